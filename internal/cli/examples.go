@@ -1,0 +1,79 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"trafficlab/examples"
+	"trafficlab/model/library"
+)
+
+func newExamples(stdout io.Writer) *cobra.Command {
+	return &cobra.Command{
+		Use:   "examples [NAME]",
+		Short: "List the built-in example scenarios, or print one",
+		Long: `examples lists the scenarios built into trafficlab, each reproducing a published
+investigation (see examples/README.md). With NAME it prints that scenario, ready to
+save and edit.`,
+		Example: `  trafficlab examples
+  trafficlab examples r1-curl-loop.yaml > my.yaml`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				data, err := examples.Get(args[0])
+				if err != nil {
+					return badInput{err}
+				}
+				_, err = stdout.Write(data)
+				return err
+			}
+			tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+			for _, ex := range examples.List() {
+				def := ""
+				if ex.Name == examples.DefaultName {
+					def = " (default)"
+				}
+				fmt.Fprintf(tw, "%s%s\t%s\n", ex.Name, def, ex.Description)
+			}
+			return tw.Flush()
+		},
+	}
+}
+
+func newLibraries(stdout io.Writer) *cobra.Command {
+	return &cobra.Command{
+		Use:   "libraries",
+		Short: "List the client library profiles a client can name with `library:`",
+		Long: `A client's library sets its connection-pool defaults the way the real library does
+(fields under connections: still win). This lists each profile, its defaults and the
+source they come from.`,
+		Args: cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "LIBRARY\tREUSE\tMAX/HOST\tMAX IDLE\tIDLE TIMEOUT\tLIFETIME\tSUMMARY")
+			for _, name := range library.Names() {
+				p, _ := library.Lookup(name)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", p.Name, p.Reuse, limit(p.MaxPerHost), limit(p.MaxIdlePerHost),
+					never(p.IdleTimeout.String(), p.IdleTimeout == 0), never(p.MaxLifetime.String(), p.MaxLifetime == 0), p.Summary)
+			}
+			return tw.Flush()
+		},
+	}
+}
+
+func limit(n int) string {
+	if n == 0 {
+		return "unlimited"
+	}
+	return fmt.Sprint(n)
+}
+
+func never(s string, isNever bool) string {
+	if isNever {
+		return "never"
+	}
+	return s
+}

@@ -1,0 +1,69 @@
+// Package cli holds trafficlab's commands, one file per verb.
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes: 0 success, 1 a failure while running, 2 bad input (DESIGN.md).
+const (
+	exitOK       = 0
+	exitFailure  = 1
+	exitBadInput = 2
+)
+
+// badInput marks errors caused by the user's input; they exit 2.
+type badInput struct{ error }
+
+// Main runs the CLI and returns the process exit code.
+func Main(args []string, stdout, stderr io.Writer) int {
+	root := newRoot(stdout, stderr)
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return exitOK
+	}
+	fmt.Fprintln(stderr, err)
+	var bad badInput
+	if errors.As(err, &bad) {
+		return exitBadInput
+	}
+	return exitFailure
+}
+
+func newRoot(stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "trafficlab",
+		Short: "Reproduce, predict and explain traffic inside a Kubernetes cluster",
+		Long: `trafficlab answers questions like "why do 2 of my 5 pods get all the traffic?"
+in seconds, from one scenario file, without a cluster.
+
+A scenario describes nodes, Services with their pods, and the clients that call them
+(threads or a rate, and how their HTTP library pools connections). simulate runs it as
+a deterministic discrete-event simulation and reports which pods got how many
+requests, with what latency, and why.`,
+		Example: `  # Run the built-in example: one shared .NET HttpClient, 5 threads, 5 pods
+  trafficlab simulate
+
+  # Run a scenario file, then ask "what if there were 8 replicas?"
+  trafficlab simulate examples/r1-shared-client-5-threads.yaml
+  trafficlab simulate examples/r1-shared-client-5-threads.yaml --set spec.services[0].replicas=8
+
+  # Machine-readable output, and a check of a scenario without running it
+  trafficlab simulate examples/r1-curl-loop.yaml -o json > result.json
+  trafficlab validate my-scenario.yaml`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return badInput{fmt.Errorf("%w\nSee '%s --help'.", err, c.CommandPath())}
+	})
+	root.AddCommand(newSimulate(stdout, stderr), newValidate(stderr), newVersion(stdout), newExamples(stdout), newLibraries(stdout))
+	return root
+}

@@ -1,0 +1,33 @@
+package cli
+
+import (
+	"io"
+
+	"github.com/spf13/cobra"
+)
+
+func newValidate(stderr io.Writer) *cobra.Command {
+	var sets []string
+	c := &cobra.Command{
+		Use:   "validate FILE",
+		Short: "Check a scenario; print nothing when it is valid",
+		Long: `validate parses and checks a scenario exactly as simulate would, without running it.
+It prints nothing and exits 0 when the scenario is valid. Each problem is printed as
+FILE:LINE:COL: message (the format editors jump to), and the exit code is 2.
+Warnings (for example a Service with 0 replicas that clients call) are printed but
+do not fail.`,
+		Example: `  trafficlab validate scenario.yaml
+  trafficlab validate scenario.yaml --set spec.clients[0].threads=20`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			sc, pos, err := loadScenario(args, sets, stderr)
+			if err != nil {
+				return err
+			}
+			_, err = buildEngine(sc, pos)
+			return err
+		},
+	}
+	c.Flags().StringArrayVar(&sets, "set", nil, "override a scenario value: --set path=value (repeatable)")
+	return c
+}

@@ -1,0 +1,157 @@
+// Package client models how client libraries hold connections: pools with limits on
+// open and idle connections, idle timeouts and lifetimes. Which pod a connection
+// reaches is kube-proxy's business; the pool only decides when connections open,
+// get reused and close, which is what decides how kube-proxy sees the traffic.
+package client
+
+import "trafficlab/sim"
+
+// ConnID indexes a connection in a Conns table.
+type ConnID = int32
+
+// Conn is one TCP connection.
+type Conn struct {
+	Pod      int32 // server pod at the other end
+	Pool     int32 // pool that owns it
+	Opened   sim.Time
+	LastUsed sim.Time
+	Open     bool
+}
+
+// Conns is a table of connections whose slots are reused once closed, so memory follows
+// the number of connections open at once, not the number ever opened.
+type Conns struct {
+	all  []Conn
+	free []ConnID
+}
+
+// New records a new open connection.
+func (t *Conns) New(pod, pool int32, now sim.Time) ConnID {
+	c := Conn{Pod: pod, Pool: pool, Opened: now, LastUsed: now, Open: true}
+	if n := len(t.free); n > 0 {
+		id := t.free[n-1]
+		t.free = t.free[:n-1]
+		t.all[id] = c
+		return id
+	}
+	t.all = append(t.all, c)
+	return ConnID(len(t.all) - 1)
+}
+
+// Get returns the connection for reading or updating.
+func (t *Conns) Get(id ConnID) *Conn { return &t.all[id] }
+
+// Free marks a closed connection's slot reusable. Call it only once nothing refers to
+// the connection any more.
+func (t *Conns) Free(id ConnID) {
+	t.all[id].Open = false
+	t.free = append(t.free, id)
+}
+
+// Waiter is a request waiting for a connection: its caller slot and request generation.
+type Waiter struct {
+	Slot int32
+	Gen  uint32
+}
+
+// Limits of one pool.
+type Limits struct {
+	MaxPerHost  int      // 0 = unlimited
+	MaxIdle     int      // 0 = unlimited
+	IdleTimeout sim.Time // 0 = never
+	MaxLifetime sim.Time // 0 = never
+}
+
+// Pool is one client's connections to one Service (one host).
+type Pool struct {
+	Limits
+	open    int
+	idle    []ConnID // most recently used last: libraries reuse the warmest one
+	waiters sim.FIFO[Waiter]
+}
+
+// Open is the number of open connections, busy or idle.
+func (p *Pool) Open() int { return p.open }
+
+// TakeIdle returns the most recently used idle connection that is still fit for use.
+// Connections past their idle timeout or lifetime are closed on the way and appended
+// to expired, for the caller to tear down.
+func (p *Pool) TakeIdle(now sim.Time, conns *Conns, expired []ConnID) (id ConnID, ok bool, _ []ConnID) {
+	for len(p.idle) > 0 {
+		id = p.idle[len(p.idle)-1]
+		p.idle = p.idle[:len(p.idle)-1]
+		c := conns.Get(id)
+		if p.stale(now, c) {
+			p.open--
+			expired = append(expired, id)
+			continue
+		}
+		return id, true, expired
+	}
+	return 0, false, expired
+}
+
+func (p *Pool) stale(now sim.Time, c *Conn) bool {
+	return (p.IdleTimeout > 0 && now-c.LastUsed >= p.IdleTimeout) ||
+		(p.MaxLifetime > 0 && now-c.Opened >= p.MaxLifetime)
+}
+
+// CanOpen tells whether the pool's limit allows another connection.
+func (p *Pool) CanOpen() bool { return p.MaxPerHost == 0 || p.open < p.MaxPerHost }
+
+// Opening counts a connection the caller is opening.
+func (p *Pool) Opening() { p.open++ }
+
+// Wait queues a request until a connection is free or may be opened.
+func (p *Pool) Wait(w Waiter) { p.waiters.Push(w) }
+
+// NextWaiter dequeues the oldest waiter for which live reports true; waiters that
+// gave up (timed out) are dropped.
+func (p *Pool) NextWaiter(live func(Waiter) bool) (Waiter, bool) {
+	for {
+		w, ok := p.waiters.Pop()
+		if !ok || live(w) {
+			return w, ok
+		}
+	}
+}
+
+// Outcome of returning a connection after a request.
+type Outcome uint8
+
+const (
+	// Idle: the connection went back to the idle pool.
+	Idle Outcome = iota
+	// Handed: the connection goes straight to the waiter returned with it.
+	Handed
+	// Closed: the connection must be closed (past its lifetime, or no idle room).
+	Closed
+)
+
+// Release returns a connection whose request finished; live tells which waiters still
+// want one. A connection past its lifetime, or one that finds the idle pool full, is
+// closed: that is how Go's transport treats connections above MaxIdleConnsPerHost and
+// how .NET applies PooledConnectionLifetime.
+func (p *Pool) Release(now sim.Time, conns *Conns, id ConnID, live func(Waiter) bool) (Outcome, Waiter) {
+	c := conns.Get(id)
+	c.LastUsed = now
+	if p.MaxLifetime > 0 && now-c.Opened >= p.MaxLifetime {
+		p.open--
+		return Closed, Waiter{}
+	}
+	if w, ok := p.NextWaiter(live); ok {
+		return Handed, w
+	}
+	if p.MaxIdle > 0 && len(p.idle) >= p.MaxIdle {
+		p.open--
+		return Closed, Waiter{}
+	}
+	p.idle = append(p.idle, id)
+	return Idle, Waiter{}
+}
+
+// Drop forgets a busy connection that closed (a timed-out request, a reset).
+func (p *Pool) Drop() { p.open-- }
+
+// HasWaiters tells whether requests may be queued for a connection.
+func (p *Pool) HasWaiters() bool { return p.waiters.Len() > 0 }

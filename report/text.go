@@ -1,0 +1,238 @@
+// Package report renders a result.Result for people (text) and programs (JSON, CSV).
+// It reads only the Result, so it works the same for every engine.
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"trafficlab/result"
+)
+
+// Text writes the human summary: vegeta-style totals, the per-pod spread with bars,
+// the clients' connections, and an explanation when the spread is uneven.
+func Text(w io.Writer, r *result.Result) error {
+	b := &strings.Builder{}
+	fmt.Fprintf(b, "%s · %s · seed %d · %s · kube-proxy %s\n\n", r.Engine, r.Scenario, r.Seed, seconds(r.DurationS), r.ProxyMode)
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "Requests\t[total, rate, throughput]\t%d, %.2f/s, %.2f/s\n", r.Requests.Total, r.RateRPS, r.ThroughputRPS)
+	l := r.LatencyMS
+	fmt.Fprintf(tw, "Latencies\t[min, mean, 50, 90, 95, 99, 99.9, max]\t%s, %s, %s, %s, %s, %s, %s, %s\n",
+		ms(l.Min), ms(l.Mean), ms(l.P50), ms(l.P90), ms(l.P95), ms(l.P99), ms(l.P999), ms(l.Max))
+	ratio := 0.0
+	if r.Requests.Total > 0 {
+		ratio = float64(r.Requests.OK) / float64(r.Requests.Total)
+	}
+	fmt.Fprintf(tw, "Success\t[ratio]\t%.2f%%\n", 100*ratio)
+	e := r.Errors
+	fmt.Fprintf(tw, "Errors\t[timeout, refused, reset]\t%d, %d, %d\n", e.Timeout, e.ConnectionRefused, e.ConnectionReset)
+	if r.Requests.NotSent > 0 {
+		fmt.Fprintf(tw, "Not sent\t[no free slot]\t%d\n", r.Requests.NotSent)
+	}
+	tw.Flush()
+	if r.Requests.InFlight > 0 {
+		fmt.Fprintf(b, "(%d requests still in flight at the end are not counted; latencies are of successful requests.)\n", r.Requests.InFlight)
+	}
+
+	for _, svc := range services(r) {
+		pods := podsOf(r, svc)
+		writePods(b, r, svc, pods)
+	}
+	writeClients(b, r)
+	for _, svc := range services(r) {
+		if why := Explain(r, svc); why != "" {
+			fmt.Fprintf(b, "\n%s\n", wrap(why, 92))
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func services(r *result.Result) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, p := range r.Pods {
+		if !seen[p.Service] {
+			seen[p.Service] = true
+			out = append(out, p.Service)
+		}
+	}
+	return out
+}
+
+func podsOf(r *result.Result, svc string) []result.Pod {
+	var out []result.Pod
+	for _, p := range r.Pods {
+		if p.Service == svc {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+const barWidth = 30
+
+func writePods(b *strings.Builder, r *result.Result, svc string, pods []result.Pod) {
+	total := int64(0)
+	for _, p := range pods {
+		total += p.Requests
+	}
+	fmt.Fprintf(b, "\nService %s: %d pods behind its ClusterIP\n", svc, len(pods))
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "POD\tNODE\tREQUESTS\tSHARE\tCONNS\tCPU\t\t\n")
+	for _, p := range pods {
+		share := 0.0
+		if total > 0 {
+			share = float64(p.Requests) / float64(total)
+		}
+		cpu := fmt.Sprintf("%.2f cores", p.CPUCores)
+		if p.CPUUtilization > 0 || p.CPUCores == 0 {
+			cpu = fmt.Sprintf("%.0f%%", 100*p.CPUUtilization)
+		}
+		bar := strings.Repeat("█", int(math.Round(share*barWidth)))
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%.1f%%\t%d\t%s\t\t%s\n", p.Name, p.Node, p.Requests, 100*share, p.Connections, cpu, bar)
+	}
+	tw.Flush()
+	if idle := idlePods(pods); idle > 0 {
+		fmt.Fprintf(b, "Idle pods: %d of %d got no request.\n", idle, len(pods))
+	}
+}
+
+func idlePods(pods []result.Pod) int {
+	n := 0
+	for _, p := range pods {
+		if p.Requests == 0 {
+			n++
+		}
+	}
+	return n
+}
+
+func writeClients(b *strings.Builder, r *result.Result) {
+	if len(r.Clients) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\nClients\n")
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "NAME\tTARGET\tPODS\tLOAD\tREUSE\tCONNS OPENED\tPEAK OPEN\tPODS REACHED\tREQUESTS\tERRORS\t\n")
+	for _, c := range r.Clients {
+		load := fmt.Sprintf("%d threads", c.Threads)
+		if c.RatePerPod > 0 {
+			load = fmt.Sprintf("%g/s", c.RatePerPod)
+		}
+		reuse := c.Reuse
+		if c.Library != "" {
+			reuse += " (" + c.Library + ")"
+		}
+		reached := fmt.Sprintf("%d of %d", c.PodsReached, len(podsOf(r, c.Target)))
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%d\t%d\t%s\t%d\t%d\t\n", c.Name, c.Target, c.Replicas, load, reuse,
+			c.ConnectionsOpened, c.PeakOpen, reached, c.Requests, c.Errors)
+	}
+	tw.Flush()
+}
+
+// Uneven is true when some pod of svc got nothing or the busiest got over 1.5× the
+// fair share. Random per-connection picks over many connections stay well inside
+// that: it takes pinning (or very few connections) to cross it.
+func Uneven(pods []result.Pod) bool {
+	total, most := int64(0), int64(0)
+	for _, p := range pods {
+		total += p.Requests
+		most = max(most, p.Requests)
+	}
+	if total == 0 || len(pods) < 2 {
+		return false
+	}
+	fair := float64(total) / float64(len(pods))
+	return idlePods(pods) > 0 || float64(most) > 1.5*fair
+}
+
+// ExpectedIdle is the expected number of pods with no connection when k connections
+// each pick one of n pods uniformly at random: n·(1−1/n)^k.
+func ExpectedIdle(n, k int) float64 {
+	if n == 0 {
+		return 0
+	}
+	return float64(n) * math.Pow(1-1/float64(n), float64(k))
+}
+
+// Explain says, in a paragraph, why the requests to svc are spread as they are, or ""
+// when there is nothing to explain.
+func Explain(r *result.Result, svc string) string {
+	pods := podsOf(r, svc)
+	if !Uneven(pods) {
+		return ""
+	}
+	var clients []result.Client
+	conns, peak, reqs := int64(0), int64(0), int64(0)
+	for _, c := range r.Clients {
+		if c.Target == svc {
+			clients = append(clients, c)
+			conns += c.ConnectionsOpened
+			peak += c.PeakOpen
+			reqs += c.Requests
+		}
+	}
+	if len(clients) == 0 || conns == 0 {
+		return ""
+	}
+	n := len(pods)
+	idle := idlePods(pods)
+	var held []string
+	sort.Slice(clients, func(i, j int) bool { return clients[i].Name < clients[j].Name })
+	for _, c := range clients {
+		held = append(held, fmt.Sprintf("%s opened %d connections (at most %d at once) for %d requests", c.Name, c.ConnectionsOpened, c.PeakOpen, c.Requests))
+	}
+	mode := r.ProxyMode
+	s := fmt.Sprintf("Why the load on %s is uneven: kube-proxy (%s mode) chooses a pod once per connection, when it opens; "+
+		"conntrack then sends every request on that connection to the same pod. %s. ",
+		svc, mode, strings.Join(held, "; "))
+	if float64(reqs)/float64(conns) >= 10 {
+		s += fmt.Sprintf("With %d long-lived connections over %d pods, n·(1−1/n)^k = %.2f pods are expected to get none (here: %d). ",
+			peak, n, ExpectedIdle(n, int(peak)), idle)
+		s += "To spread it: open more connections than pods (more threads with per-thread reuse, or a larger pool), " +
+			"recycle them (connections.maxLifetime, as .NET's PooledConnectionLifetime does), " +
+			"or balance per request with an L7 proxy (a service-mesh sidecar) or client-side load balancing."
+	} else {
+		s += "Connections are short-lived here, so the spread comes from few connections or from pods that answer at different speeds."
+	}
+	return s
+}
+
+func ms(v float64) string {
+	switch {
+	case v >= 1000:
+		return fmt.Sprintf("%.3fs", v/1000)
+	case v >= 1:
+		return fmt.Sprintf("%.3fms", v)
+	default:
+		return fmt.Sprintf("%.1fµs", v*1000)
+	}
+}
+
+func seconds(s float64) string {
+	if s >= 60 && math.Mod(s, 60) == 0 {
+		return fmt.Sprintf("%gm simulated", s/60)
+	}
+	return fmt.Sprintf("%gs simulated", s)
+}
+
+func wrap(s string, width int) string {
+	var out, line strings.Builder
+	for _, word := range strings.Fields(s) {
+		if line.Len() > 0 && line.Len()+1+len([]rune(word)) > width {
+			out.WriteString(line.String() + "\n")
+			line.Reset()
+		}
+		if line.Len() > 0 {
+			line.WriteByte(' ')
+		}
+		line.WriteString(word)
+	}
+	out.WriteString(line.String())
+	return out.String()
+}

@@ -1,0 +1,329 @@
+package simulate
+
+import (
+	"trafficlab/model/client"
+	"trafficlab/model/kubeproxy"
+	"trafficlab/scenario"
+	"trafficlab/sim"
+)
+
+// onReady: a closed-loop thread is ready to send its next request.
+func (e *Engine) onReady(ev sim.Event) { e.issue(ev.Obj) }
+
+// onArrival: an open-loop client pod's next request is due. Requests that find every
+// slot busy are counted as not sent: the schedule is kept, nothing is hidden.
+func (e *Engine) onArrival(ev sim.Event) {
+	ci := ev.Obj
+	cp := &e.cpods[ci]
+	d := &e.deps[cp.dep]
+	cp.arrivals++
+	gap := d.interval
+	if d.poisson {
+		gap = cp.rng.ExpFloat64() * d.interval
+		e.k.After(sim.Time(gap), e.evArrival, ci, 0)
+	} else {
+		// Constant rate: the k-th arrival at k·interval exactly, so rounding never drifts.
+		e.k.At(sim.Time(float64(cp.arrivals)*gap), e.evArrival, ci, 0)
+	}
+	var s int32
+	if n := len(cp.free); n > 0 {
+		s = cp.free[n-1]
+		cp.free = cp.free[:n-1]
+	} else if max := d.spec.MaxInFlight; max == 0 || cp.slots < max {
+		s = e.newSlot(ci, "")
+	} else {
+		e.stats.notSent++
+		return
+	}
+	if d.overhead > 0 {
+		e.k.After(d.overhead, e.evReady, s, 0)
+		return
+	}
+	e.issue(s)
+}
+
+// issue sends a new request from slot si.
+func (e *Engine) issue(si int32) {
+	s := &e.slots[si]
+	d := &e.deps[e.cpods[s.cpod].dep]
+	now := e.k.Now()
+	s.gen++
+	s.sent = now
+	s.deadline = now + d.timeout
+	s.attempt = 0
+	e.stats.sent++
+	if s.timerAt == 0 {
+		s.timerAt = s.deadline
+		e.k.At(s.deadline, e.evTimeout, si, 0)
+	}
+	p := &e.pools[s.pool]
+	if !d.noReuse {
+		id, ok, expired := p.TakeIdle(now, &e.conns, e.expired[:0])
+		for _, x := range expired {
+			e.closeConn(d, x)
+		}
+		e.expired = expired
+		if ok {
+			e.send(si, id, false)
+			return
+		}
+	}
+	if !p.CanOpen() {
+		s.state = waitingConn
+		p.Wait(client.Waiter{Slot: si, Gen: s.gen})
+		return
+	}
+	p.Opening()
+	d.open++
+	d.opened++
+	if d.open > d.peak {
+		d.peak = d.open
+	}
+	e.dial(si)
+}
+
+// balancer is the kube-proxy of client pod ci's node for its target Service.
+func (e *Engine) balancer(ci int32) kubeproxy.Balancer {
+	cp := &e.cpods[ci]
+	svc := e.deps[cp.dep].svc
+	i := int(cp.node)*len(e.services) + int(svc)
+	if b := e.balancers[i]; b != nil {
+		return b
+	}
+	rng := sim.Stream(e.sc.Spec.Seed, "kube-proxy/"+e.nodes[cp.node].name+"/"+e.services[svc].name)
+	b, err := kubeproxy.New(e.mode, e.sc.Spec.Cluster.IPVSScheduler, rng)
+	if err != nil {
+		panic(err) // validation admits only known modes
+	}
+	eps := make([]kubeproxy.Endpoint, len(e.services[svc].pods))
+	copy(eps, e.services[svc].pods)
+	b.SetEndpoints(eps)
+	e.balancers[i] = b
+	return b
+}
+
+// dial opens a connection for slot si through its node's kube-proxy.
+func (e *Engine) dial(si int32) {
+	s := &e.slots[si]
+	s.state = dialing
+	b := e.balancer(s.cpod)
+	ep, ok := b.Pick(uint64(s.cpod))
+	if !ok {
+		// No endpoints: kube-proxy's REJECT rule answers on the client's own node.
+		e.k.After(2*e.local, e.evRefused, si, s.gen)
+		return
+	}
+	s.pod = ep
+	if !e.pods[ep].accepting {
+		e.dialFailed(si)
+		return
+	}
+	d := &e.deps[e.cpods[s.cpod].dep]
+	id := e.conns.New(ep, s.pool, e.k.Now())
+	b.Connected(ep)
+	d.reached[ep] = true
+	e.send(si, id, true)
+}
+
+// dialFailed: the picked pod refused the connection. iptables, nftables and IPVS
+// picked once and the client sees the refusal; the userspace proxier retries the next
+// endpoint (see kubeproxy.UserspaceDialTimeouts).
+func (e *Engine) dialFailed(si int32) {
+	s := &e.slots[si]
+	if e.mode == scenario.ProxyUserspace && int(s.attempt)+1 < len(kubeproxy.UserspaceDialTimeouts) {
+		s.attempt++
+		// The refusal (RST) reaches the proxy one round trip after its SYN.
+		e.k.After(e.local+2*e.hop, e.evRedial, si, s.gen)
+		return
+	}
+	if e.mode == scenario.ProxyUserspace {
+		// The proxy had accepted the client's connection; giving up, it closes it.
+		e.k.After(3*e.local+2*e.hop, e.evRefused, si, s.gen|resetFlag)
+		return
+	}
+	e.k.After(2*e.hop, e.evRefused, si, s.gen)
+}
+
+// resetFlag marks a failed dial that the client sees as a reset, not a refusal.
+// Generations stay below it: a slot would need 2^31 requests to reach it.
+const resetFlag = 1 << 31
+
+func (e *Engine) onRedial(ev sim.Event) {
+	s := &e.slots[ev.Obj]
+	if s.gen != ev.Gen || s.state != dialing {
+		return
+	}
+	e.dial(ev.Obj)
+}
+
+// onRefused: the connection attempt failed.
+func (e *Engine) onRefused(ev sim.Event) {
+	si := ev.Obj
+	s := &e.slots[si]
+	if s.gen != ev.Gen&^resetFlag || s.state != dialing {
+		return
+	}
+	d := &e.deps[e.cpods[s.cpod].dep]
+	if ev.Gen&resetFlag != 0 {
+		e.stats.errors.reset++
+	} else {
+		e.stats.errors.refused++
+	}
+	e.pools[s.pool].Drop()
+	d.open--
+	e.fail(si)
+	e.wakeWaiter(s.pool)
+}
+
+// send puts slot si's request on connection id.
+func (e *Engine) send(si int32, id client.ConnID, newConn bool) {
+	s := &e.slots[si]
+	s.state = inFlight
+	s.conn = id
+	c := e.conns.Get(id)
+	delay := e.hop
+	if newConn {
+		// SYN, SYN-ACK, then the request rides behind the ACK: 1.5 round trips.
+		delay = 3 * e.hop
+		if e.mode == scenario.ProxyUserspace {
+			// Client to the node's proxy, then the proxy's own handshake to the pod.
+			delay += 3 * e.local
+		}
+	} else if e.mode == scenario.ProxyUserspace {
+		delay += e.local
+	}
+	j := e.newJob(job{slot: si, gen: s.gen, pod: c.Pod, newConn: newConn})
+	e.k.After(delay, e.evArrive, j, 0)
+}
+
+// onResponse: the last byte of an answer reached the client.
+func (e *Engine) onResponse(ev sim.Event) {
+	j := e.jobs[ev.Obj]
+	e.freeJob(ev.Obj)
+	si := j.slot
+	s := &e.slots[si]
+	if s.gen != j.gen || s.state != inFlight {
+		return // the client gave up on this request
+	}
+	now := e.k.Now()
+	cp := &e.cpods[s.cpod]
+	d := &e.deps[cp.dep]
+	e.stats.success(now - s.sent)
+	d.requests++
+	s.state = idle
+	e.release(d, s.pool, s.conn)
+	e.next(si)
+}
+
+// release returns a connection to its pool after a request.
+func (e *Engine) release(d *deployment, pi int32, id client.ConnID) {
+	p := &e.pools[pi]
+	if d.noReuse {
+		p.Drop()
+		e.closeConn(d, id)
+		e.wakeWaiter(pi)
+		return
+	}
+	out, w := p.Release(e.k.Now(), &e.conns, id, e.live)
+	switch out {
+	case client.Handed:
+		e.send(w.Slot, id, false)
+	case client.Closed:
+		e.closeConn(d, id)
+		e.wakeWaiter(pi)
+	}
+}
+
+// closeConn tears down a connection the pool has already let go of.
+func (e *Engine) closeConn(d *deployment, id client.ConnID) {
+	c := e.conns.Get(id)
+	e.balancer(e.poolOwner[c.Pool]).Disconnected(c.Pod)
+	d.open--
+	e.conns.Free(id)
+}
+
+// wakeWaiter lets the oldest waiter open a connection now that the pool has room.
+func (e *Engine) wakeWaiter(pi int32) {
+	p := &e.pools[pi]
+	if !p.HasWaiters() || !p.CanOpen() {
+		return
+	}
+	w, ok := p.NextWaiter(e.live)
+	if !ok {
+		return
+	}
+	s := &e.slots[w.Slot]
+	d := &e.deps[e.cpods[s.cpod].dep]
+	p.Opening()
+	d.open++
+	d.opened++
+	if d.open > d.peak {
+		d.peak = d.open
+	}
+	e.dial(w.Slot)
+}
+
+func (e *Engine) waiterLive(w client.Waiter) bool {
+	s := &e.slots[w.Slot]
+	return s.gen == w.Gen && s.state == waitingConn
+}
+
+// onTimeout: a slot's timer fired. Timers are lazy: one pending per slot at most, moved
+// forward instead of cancelled, so a request costs no timer event unless it is slow.
+func (e *Engine) onTimeout(ev sim.Event) {
+	si := ev.Obj
+	s := &e.slots[si]
+	s.timerAt = 0
+	if s.state == idle {
+		return
+	}
+	now := e.k.Now()
+	if s.deadline > now {
+		s.timerAt = s.deadline
+		e.k.At(s.deadline, e.evTimeout, si, 0)
+		return
+	}
+	d := &e.deps[e.cpods[s.cpod].dep]
+	e.stats.errors.timeout++
+	switch s.state {
+	case inFlight:
+		// Go's and .NET's clients close a connection whose request was cancelled.
+		e.pools[s.pool].Drop()
+		e.closeConn(d, s.conn)
+		e.wakeWaiter(s.pool)
+	case dialing:
+		e.pools[s.pool].Drop()
+		d.open--
+		e.wakeWaiter(s.pool)
+	}
+	e.fail(si)
+}
+
+// fail ends slot si's request as failed.
+func (e *Engine) fail(si int32) {
+	s := &e.slots[si]
+	s.state = idle
+	e.deps[e.cpods[s.cpod].dep].errors++
+	e.stats.failure()
+	e.next(si)
+}
+
+// next starts the slot's next request (closed loop) or frees it (open loop).
+func (e *Engine) next(si int32) {
+	s := &e.slots[si]
+	cp := &e.cpods[s.cpod]
+	d := &e.deps[cp.dep]
+	if d.interval > 0 {
+		cp.free = append(cp.free, si)
+		return
+	}
+	delay := d.overhead
+	if d.hasThink {
+		delay += sim.Time(d.think.Sample(s.rng))
+	}
+	if delay == 0 {
+		e.issue(si)
+		return
+	}
+	e.k.After(delay, e.evReady, si, 0)
+}

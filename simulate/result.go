@@ -1,0 +1,121 @@
+package simulate
+
+import (
+	"math"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"trafficlab/result"
+)
+
+// Result summarises the run. Call it after Run.
+func (e *Engine) Result() *result.Result {
+	sc := e.sc
+	dur := e.end.Seconds()
+	st := &e.stats
+	r := &result.Result{
+		Engine:    "simulate",
+		Scenario:  sc.Metadata.Name,
+		Seed:      sc.Spec.Seed,
+		DurationS: dur,
+		ProxyMode: e.mode,
+		Errors: result.Errors{
+			Timeout:           st.errors.timeout,
+			ConnectionRefused: st.errors.refused,
+			ConnectionReset:   st.errors.reset,
+		},
+		LatencyMS:         latency(st.latency),
+		TimelineIntervalS: st.step.Seconds(),
+	}
+	failed := r.Errors.Total()
+	r.Requests = result.Requests{
+		Total: st.ok + failed, OK: st.ok, Failed: failed,
+		InFlight: e.inFlight(), NotSent: st.notSent,
+	}
+	r.ThroughputRPS = round(float64(st.ok)/dur, 3)
+	r.RateRPS = round(float64(st.sent)/dur, 3)
+
+	nodeUsed := make([]float64, len(e.nodes))
+	for i := range e.pods {
+		p := &e.pods[i]
+		used := p.grp.Used(e.end)
+		nodeUsed[p.node] += used
+		util := 0.0
+		if c := p.grp.Capacity(); c > 0 {
+			util = used / (c * dur)
+		}
+		r.Pods = append(r.Pods, result.Pod{
+			Name: p.name, Service: e.services[p.svc].name, Node: e.nodes[p.node].name,
+			Requests: p.requests, Connections: p.connections,
+			CPUUtilization: round(util, 4), CPUCores: round(used/dur, 4),
+		})
+	}
+	for i, n := range e.nodes {
+		util := 0.0
+		if c := n.cpu.Cores(); c > 0 {
+			util = nodeUsed[i] / (c * dur)
+		}
+		r.Nodes = append(r.Nodes, result.Node{Name: n.name, CPU: n.cpu.Cores(), CPUUtilization: round(util, 4), Pods: n.pods})
+	}
+	for i := range e.deps {
+		d := &e.deps[i]
+		c := d.spec
+		rc := result.Client{
+			Name: c.Name, Target: c.Target, Replicas: c.Replicas, Threads: c.Threads,
+			Library: c.Library, Reuse: c.Connections.Reuse,
+			MaxPerHost: *c.Connections.MaxPerHost, MaxIdle: *c.Connections.MaxIdlePerHost,
+			MaxLifetimeS:      c.Connections.MaxLifetime.Duration.Seconds(),
+			ConnectionsOpened: d.opened, PeakOpen: d.peak, OpenAtEnd: d.open,
+			Requests: d.requests, Errors: d.errors,
+		}
+		if c.Rate != nil {
+			rc.RatePerPod = c.Rate.PerSecond
+		}
+		for _, hit := range d.reached {
+			if hit {
+				rc.PodsReached++
+			}
+		}
+		r.Clients = append(r.Clients, rc)
+	}
+	replicas := map[string]int{}
+	for _, s := range e.services {
+		replicas[s.name] = len(s.pods)
+	}
+	for _, p := range st.timeline {
+		r.Timeline = append(r.Timeline, result.Point{
+			TS: p.t.Seconds(), Replicas: replicas, Requests: p.requests, Errors: p.errors,
+			P99MS: round(float64(p.p99)/1e6, 3),
+		})
+	}
+	return r
+}
+
+func (e *Engine) inFlight() int64 {
+	n := int64(0)
+	for i := range e.slots {
+		if e.slots[i].state != idle {
+			n++
+		}
+	}
+	return n
+}
+
+func latency(h *hdr.Histogram) result.Latency {
+	if h.TotalCount() == 0 {
+		return result.Latency{}
+	}
+	ms := func(v int64) float64 { return round(float64(v)/1e6, 3) }
+	return result.Latency{
+		Min: ms(h.Min()), Mean: round(h.Mean()/1e6, 3),
+		P50: ms(h.ValueAtQuantile(50)), P90: ms(h.ValueAtQuantile(90)),
+		P95: ms(h.ValueAtQuantile(95)), P99: ms(h.ValueAtQuantile(99)),
+		P999: ms(h.ValueAtQuantile(99.9)), Max: ms(h.Max()),
+	}
+}
+
+// round keeps JSON short and stable: digits beyond these are noise in a simulation.
+func round(x float64, digits int) float64 {
+	p := math.Pow(10, float64(digits))
+	return math.Round(x*p) / p
+}
