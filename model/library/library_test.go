@@ -1,0 +1,131 @@
+package library
+
+import (
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// want pins every profile's values, so that a silent change to a default fails here
+// and has to come with a new citation.
+var want = []Profile{
+	{Name: "ab", Reuse: "none", Protocol: "http1", Timeout: 30 * time.Second,
+		ClosesOnTimeout: true, AbortsRun: true},
+	{Name: "ab-keepalive", Reuse: "per-thread", MaxPerHost: 1, MaxIdlePerHost: 1, Protocol: "http1",
+		Timeout: 30 * time.Second, ClosesOnTimeout: true, AbortsRun: true},
+	{Name: "curl-loop", Reuse: "none", Protocol: "http1", ClosesOnTimeout: true},
+	{Name: "dotnet-httpclient", Reuse: "shared", IdleTimeout: time.Minute, Protocol: "http1",
+		Timeout: 100 * time.Second, IdlePick: PickLIFO, ClosesOnTimeout: true, RetriesStaleIdempotent: true},
+	{Name: "fortio", Reuse: "per-thread", MaxPerHost: 1, MaxIdlePerHost: 1, Protocol: "http1",
+		Timeout: 3 * time.Second, ClosesOnTimeout: true, RetriesStaleIdempotent: true},
+	{Name: "go-net-http", Reuse: "shared", MaxIdlePerHost: 2, IdleTimeout: 90 * time.Second, Protocol: "http1",
+		IdlePick: PickLIFO, ClosesOnTimeout: true, RetriesStaleIdempotent: true},
+	{Name: "java-httpclient", Reuse: "shared", IdleTimeout: 30 * time.Second, Protocol: "http1",
+		IdlePick: PickFIFO, ClosesOnTimeout: true, RetriesStaleIdempotent: true},
+	{Name: "python-requests", Reuse: "per-thread", MaxIdlePerHost: 10, Protocol: "http1",
+		IdlePick: PickLIFO, ClosesOnTimeout: true},
+	{Name: "vegeta", Reuse: "shared", MaxIdlePerHost: 10000, Protocol: "http1", Timeout: 30 * time.Second,
+		IdlePick: PickLIFO, ClosesOnTimeout: true, RetriesStaleIdempotent: true},
+}
+
+func TestProfileValues(t *testing.T) {
+	for _, w := range want {
+		t.Run(w.Name, func(t *testing.T) {
+			got, ok := Lookup(w.Name)
+			if !ok {
+				t.Fatalf("Lookup(%q) not found", w.Name)
+			}
+			if got.Summary == "" {
+				t.Error("no Summary")
+			}
+			got.Summary, got.Sources = "", nil
+			if !reflect.DeepEqual(got, w) {
+				t.Errorf("got  %+v\nwant %+v", got, w)
+			}
+		})
+	}
+}
+
+func TestNames(t *testing.T) {
+	names := Names()
+	if !slices.IsSorted(names) {
+		t.Errorf("Names() not sorted: %v", names)
+	}
+	var pinned []string
+	for _, w := range want {
+		pinned = append(pinned, w.Name)
+	}
+	if !slices.Equal(names, pinned) {
+		t.Errorf("Names() = %v, pinned in this test: %v", names, pinned)
+	}
+	for _, n := range names {
+		if p, ok := Lookup(n); !ok || p.Name != n {
+			t.Errorf("Lookup(%q) = %q, %v", n, p.Name, ok)
+		}
+	}
+}
+
+// A citation is "owner/repo[@ref] ..."; at least one per profile names a file.
+var (
+	citeRepo = regexp.MustCompile(`^[\w.-]+(/[\w.-]+)?(@\S+)?$`)
+	citePath = regexp.MustCompile(`^[\w.-]+(/[\w.-]+)*\.\w+$`)
+)
+
+func TestSources(t *testing.T) {
+	for _, n := range Names() {
+		p, _ := Lookup(n)
+		withPath := false
+		for _, s := range p.Sources {
+			f := strings.Fields(s)
+			if len(f) < 3 || !citeRepo.MatchString(f[0]) {
+				t.Errorf("%s: citation %q is not \"owner/repo[@ref] where what\"", n, s)
+				continue
+			}
+			withPath = withPath || slices.ContainsFunc(f[1:], func(w string) bool {
+				return strings.Contains(w, "/") && citePath.MatchString(w)
+			})
+		}
+		if !withPath {
+			t.Errorf("%s: no citation names a source file", n)
+		}
+	}
+}
+
+func TestConsistent(t *testing.T) {
+	for _, n := range Names() {
+		p, _ := Lookup(n)
+		if !slices.Contains([]string{"none", "per-thread", "shared"}, p.Reuse) {
+			t.Errorf("%s: Reuse %q", n, p.Reuse)
+		}
+		if !slices.Contains([]string{"http1", "http2"}, p.Protocol) {
+			t.Errorf("%s: Protocol %q", n, p.Protocol)
+		}
+		// IdlePick is a choice only where a pool can hold several idle connections.
+		noChoice := p.Reuse == "none" || p.MaxPerHost == 1
+		if noChoice != (p.IdlePick == "") || !slices.Contains([]string{"", PickLIFO, PickFIFO}, p.IdlePick) {
+			t.Errorf("%s: IdlePick %q with Reuse %q, MaxPerHost %d", n, p.IdlePick, p.Reuse, p.MaxPerHost)
+		}
+		if p.Reuse == "none" && (p.RetriesStaleIdempotent || p.MaxPerHost != 0 || p.MaxIdlePerHost != 0 || p.IdleTimeout != 0) {
+			t.Errorf("%s: pool settings on a library that does not pool", n)
+		}
+	}
+}
+
+func TestLookupReturnsCopy(t *testing.T) {
+	p, _ := Lookup("go-net-http")
+	p.Sources[0] = "changed"
+	if q, _ := Lookup("go-net-http"); q.Sources[0] == "changed" {
+		t.Error("a caller changed the table through Lookup's Sources")
+	}
+}
+
+func TestLookupUnknown(t *testing.T) {
+	for _, n := range []string{"", "curl", "Go-Net-Http", "requests"} {
+		if p, ok := Lookup(n); ok {
+			t.Errorf("Lookup(%q) = %q, true; want false", n, p.Name)
+		}
+	}
+}
