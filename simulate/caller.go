@@ -109,7 +109,14 @@ func (e *Engine) dial(si int32) {
 	b := e.balancer(s.cpod)
 	ep, ok := b.Pick(uint64(s.cpod))
 	if !ok {
-		// No endpoints: kube-proxy's REJECT rule answers on the client's own node.
+		if e.mode == scenario.ProxyUserspace {
+			// The userspace proxier has no REJECT rule: it accepts, finds no endpoint
+			// and closes (pkg/proxy/userspace/proxier.go).
+			e.k.After(2*e.local, e.evRefused, si, s.gen|resetFlag)
+			return
+		}
+		// No endpoints: kube-proxy's REJECT rule (iptables, nftables) or IPVS's ICMP
+		// port unreachable answers on the client's own node.
 		e.k.After(2*e.local, e.evRefused, si, s.gen)
 		return
 	}
