@@ -1,0 +1,169 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"trafficlab/examples"
+)
+
+func runCLI(args ...string) (code int, stdout, stderr string) {
+	var out, errb bytes.Buffer
+	code = Main(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func writeTemp(t *testing.T, name, body string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+const good = `apiVersion: trafficlab/v1alpha1
+kind: Scenario
+metadata: {name: cli}
+spec:
+  duration: 2s
+  services:
+  - name: web
+    replicas: 3
+    pod:
+      serviceTime: {distribution: exponential, mean: 1ms}
+  clients:
+  - name: caller
+    target: web
+    threads: 2
+`
+
+func TestDefaultRunNeedsNoFile(t *testing.T) {
+	code, out, errOut := runCLI("simulate", "--duration", "2s")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"Requests", "Latencies", "webapp1-0", "Idle pods", "Clients"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("default report lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestJSONHasTheDocumentedKeys(t *testing.T) {
+	code, out, errOut := runCLI("simulate", writeTemp(t, "s.yaml", good), "-o", "json")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var r map[string]any
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	// The keys DESIGN.md promises users.
+	for _, k := range []string{"engine", "scenario", "seed", "duration_s", "requests", "errors", "throughput_rps", "latency_ms", "pods", "timeline"} {
+		if _, ok := r[k]; !ok {
+			t.Errorf("JSON lacks %q", k)
+		}
+	}
+	pod := r["pods"].([]any)[0].(map[string]any)
+	for _, k := range []string{"name", "service", "node", "requests", "connections", "cpu_utilization", "start_s", "end_s"} {
+		if _, ok := pod[k]; !ok {
+			t.Errorf("pod lacks %q", k)
+		}
+	}
+	point := r["timeline"].([]any)[0].(map[string]any)
+	for _, k := range []string{"t_s", "replicas", "requests", "errors", "p99_ms"} {
+		if _, ok := point[k]; !ok {
+			t.Errorf("timeline point lacks %q", k)
+		}
+	}
+}
+
+func TestSetSeedAndDurationOverride(t *testing.T) {
+	f := writeTemp(t, "s.yaml", good)
+	_, a, _ := runCLI("simulate", f, "-o", "json", "--seed", "9", "--duration", "1s", "--set", "spec.services[0].replicas=4")
+	var r struct {
+		Seed      int64   `json:"seed"`
+		DurationS float64 `json:"duration_s"`
+		Pods      []any   `json:"pods"`
+	}
+	if err := json.Unmarshal([]byte(a), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Seed != 9 || r.DurationS != 1 || len(r.Pods) != 4 {
+		t.Fatalf("seed %d duration %g pods %d; want 9, 1, 4", r.Seed, r.DurationS, len(r.Pods))
+	}
+}
+
+var positioned = regexp.MustCompile(`^[^:\s]+\.yaml:\d+:\d+: `)
+
+func TestBadInputExitsTwoWithPosition(t *testing.T) {
+	bad := strings.Replace(good, "threads: 2", "threads: two", 1)
+	f := writeTemp(t, "bad.yaml", bad)
+	for _, verb := range []string{"simulate", "validate"} {
+		code, out, errOut := runCLI(verb, f)
+		if code != exitBadInput {
+			t.Errorf("%s: exit %d, want 2", verb, code)
+		}
+		if out != "" {
+			t.Errorf("%s: wrote to stdout on bad input: %q", verb, out)
+		}
+		line := strings.SplitN(errOut, "\n", 2)[0]
+		if !positioned.MatchString(line) || !strings.Contains(line, ":14:14:") {
+			t.Errorf("%s: stderr %q, want FILE:14:14: message", verb, line)
+		}
+	}
+}
+
+func TestValidatePrintsNothingOnSuccess(t *testing.T) {
+	code, out, errOut := runCLI("validate", writeTemp(t, "s.yaml", good))
+	if code != exitOK || out != "" || errOut != "" {
+		t.Fatalf("exit %d, stdout %q, stderr %q; want 0 and silence", code, out, errOut)
+	}
+}
+
+func TestWarningsDoNotFail(t *testing.T) {
+	f := writeTemp(t, "s.yaml", strings.Replace(good, "replicas: 3", "replicas: 0", 1))
+	code, _, errOut := runCLI("validate", f)
+	if code != exitOK || !strings.Contains(errOut, "warning:") {
+		t.Fatalf("exit %d stderr %q; want 0 and a warning", code, errOut)
+	}
+}
+
+func TestUnknownFlagAndMissingFileAreBadInput(t *testing.T) {
+	for _, args := range [][]string{{"simulate", "--nope"}, {"simulate", "/does/not/exist.yaml"}, {"simulate", "-o", "xml"}} {
+		if code, _, _ := runCLI(args...); code != exitBadInput {
+			t.Errorf("%v: exit %d, want 2", args, code)
+		}
+	}
+}
+
+func TestEveryExampleIsValid(t *testing.T) {
+	for _, ex := range examples.List() {
+		data, _ := examples.Get(ex.Name)
+		f := writeTemp(t, ex.Name, string(data))
+		if code, _, errOut := runCLI("validate", f); code != exitOK || errOut != "" {
+			t.Errorf("%s: exit %d: %s", ex.Name, code, errOut)
+		}
+		if ex.Description == "" {
+			t.Errorf("%s has no metadata.description", ex.Name)
+		}
+	}
+}
+
+func TestTimelineCSV(t *testing.T) {
+	csv := filepath.Join(t.TempDir(), "tl.csv")
+	if code, _, errOut := runCLI("simulate", writeTemp(t, "s.yaml", good), "--timeline", csv, "-q"); code != exitOK {
+		t.Fatal(errOut)
+	}
+	data, _ := os.ReadFile(csv)
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if lines[0] != "t_s,requests,errors,p99_ms,replicas_web" || len(lines) != 3 {
+		t.Fatalf("timeline CSV:\n%s", data)
+	}
+}

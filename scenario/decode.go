@@ -1,0 +1,267 @@
+package scenario
+
+// The decoder is written by hand because neither stock decoder tells users where to look:
+// yaml.v3's strict mode (KnownFields) reports the line of an unknown field but no column,
+// stops at the first type error, and cannot decode Kubernetes' own types, which
+// unmarshal from JSON; sigs.k8s.io/yaml goes through JSON and so loses every position.
+// Walking the yaml.Node tree keeps the line and column of every key and value.
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+var (
+	durationType = reflect.TypeFor[metav1.Duration]()
+	quantityType = reflect.TypeFor[resource.Quantity]()
+	rateType     = reflect.TypeFor[Rate]()
+
+	digits = regexp.MustCompile(`^[-+]?[0-9]+$`)
+)
+
+// decoder fills Go values from a yaml.Node tree, recording where each value was written
+// and collecting every error rather than stopping at the first.
+type decoder struct {
+	file  string
+	sets  map[*yaml.Node]string // nodes written by --set, to the argument that wrote them
+	pos   Positions
+	diags Diagnostics
+}
+
+// decode fills out, which must be a pointer, from the root node n (a document's content).
+func decode(file string, n *yaml.Node, sets map[*yaml.Node]string, out any) (Positions, Diagnostics) {
+	d := &decoder{file: file, sets: sets, pos: Positions{file: file, at: map[string]position{}}}
+	d.value(n, reflect.ValueOf(out).Elem(), "")
+	return d.pos, d.diags
+}
+
+func (d *decoder) position(n *yaml.Node) position {
+	if set, ok := d.sets[n]; ok {
+		return position{Set: set}
+	}
+	return position{Line: n.Line, Col: n.Column}
+}
+
+// errorf reports a problem at node n; a non-empty path prefixes the message.
+func (d *decoder) errorf(n *yaml.Node, path, format string, args ...any) {
+	p := d.position(n)
+	msg := fmt.Sprintf(format, args...)
+	if path != "" {
+		msg = path + ": " + msg
+	}
+	d.diags = append(d.diags, Diagnostic{File: d.file, Line: p.Line, Col: p.Col, Msg: msg, Set: p.Set})
+}
+
+// expected reports a node of the wrong shape for the Go value it should fill.
+func (d *decoder) expected(n *yaml.Node, path, want string) {
+	d.errorf(n, path, "expected %s, got %s", want, describe(n))
+}
+
+func describe(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 {
+			return fmt.Sprintf("the quoted string %q", n.Value)
+		}
+		return strconv.Quote(n.Value)
+	}
+	return "an alias"
+}
+
+// isNull reports an explicit or empty YAML null, which leaves a value unset.
+func isNull(n *yaml.Node) bool {
+	return n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null"
+}
+
+// value records where the value at path was written, then fills v from it.
+func (d *decoder) value(n *yaml.Node, v reflect.Value, path string) {
+	d.pos.at[path] = d.position(n) // an alias counts as written where it is used
+	if n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	if !isNull(n) {
+		d.fill(n, v, path)
+	}
+}
+
+func (d *decoder) fill(n *yaml.Node, v reflect.Value, path string) {
+	switch v.Type() {
+	case durationType:
+		d.duration(n, v, path)
+		return
+	case quantityType:
+		d.quantity(n, v, path)
+		return
+	case rateType:
+		if n.Kind != yaml.ScalarNode {
+			d.expected(n, path, "a rate such as 1000/s")
+			return
+		}
+		r, err := ParseRate(n.Value)
+		if err != nil {
+			d.errorf(n, path, "%v", err)
+			return
+		}
+		v.Set(reflect.ValueOf(r))
+		return
+	}
+	switch v.Kind() {
+	case reflect.Pointer:
+		// A key that is present allocates its value, so "set" and "unset" stay distinct.
+		e := reflect.New(v.Type().Elem())
+		d.fill(n, e.Elem(), path)
+		v.Set(e)
+	case reflect.Struct:
+		d.mapping(n, v, path)
+	case reflect.Slice:
+		if n.Kind != yaml.SequenceNode {
+			d.expected(n, path, "a list")
+			return
+		}
+		s := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
+		for i, item := range n.Content {
+			d.value(item, s.Index(i), fmt.Sprintf("%s[%d]", path, i))
+		}
+		v.Set(s)
+	case reflect.String:
+		if n.Kind != yaml.ScalarNode {
+			d.expected(n, path, "a string")
+			return
+		}
+		v.SetString(n.Value)
+	case reflect.Bool:
+		var b bool
+		if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!bool" || n.Decode(&b) != nil {
+			d.expected(n, path, "true or false")
+			return
+		}
+		v.SetBool(b)
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		var i int64
+		// YAML resolves integers too large for 64 bits as floats; those are out of range.
+		tooBig := n.ShortTag() == "!!float" && digits.MatchString(n.Value)
+		if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" && !tooBig {
+			d.expected(n, path, "an integer")
+			return
+		}
+		if n.Decode(&i) != nil || v.OverflowInt(i) {
+			d.errorf(n, path, "integer %s is out of range", n.Value)
+			return
+		}
+		v.SetInt(i)
+	case reflect.Float32, reflect.Float64:
+		var f float64
+		if n.Kind != yaml.ScalarNode || (n.ShortTag() != "!!int" && n.ShortTag() != "!!float") || n.Decode(&f) != nil {
+			d.expected(n, path, "a number")
+			return
+		}
+		if math.IsInf(f, 0) || math.IsNaN(f) {
+			d.errorf(n, path, "expected a finite number, got %s", n.Value)
+			return
+		}
+		v.SetFloat(f)
+	default:
+		// Only a new field of an unsupported type gets here: a programming error.
+		panic(fmt.Sprintf("scenario: cannot decode %s at %s", v.Type(), path))
+	}
+}
+
+// mapping fills a struct from a YAML mapping, field by field through its yaml tags.
+func (d *decoder) mapping(n *yaml.Node, v reflect.Value, path string) {
+	if n.Kind != yaml.MappingNode {
+		d.expected(n, path, "a mapping")
+		return
+	}
+	fields := map[string]int{}
+	var names []string
+	for i := range v.NumField() {
+		name, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("yaml"), ",")
+		if name != "" && name != "-" {
+			fields[name] = i
+			names = append(names, name)
+		}
+	}
+	where := "in " + path
+	if path == "" {
+		where = "at the top level"
+	}
+	seen := map[string]*yaml.Node{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		key, val := n.Content[i], n.Content[i+1]
+		if key.Kind != yaml.ScalarNode {
+			d.errorf(key, "", "keys must be field names, got %s %s", describe(key), where)
+			continue
+		}
+		if first, dup := seen[key.Value]; dup {
+			d.errorf(key, "", "duplicate field %q %s (first at line %d)", key.Value, where, first.Line)
+			continue
+		}
+		seen[key.Value] = key
+		f, ok := fields[key.Value]
+		if !ok {
+			d.errorf(key, "", "unknown field %q %s; known fields: %s", key.Value, where, strings.Join(names, ", "))
+			continue
+		}
+		d.value(val, v.Field(f), joinPath(path, key.Value))
+	}
+}
+
+func joinPath(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+// duration parses Kubernetes' duration syntax, which is Go's: 250us, 10ms, 1m30s.
+func (d *decoder) duration(n *yaml.Node, v reflect.Value, path string) {
+	if n.Kind != yaml.ScalarNode {
+		d.expected(n, path, "a duration such as 10ms")
+		return
+	}
+	dur, err := time.ParseDuration(n.Value)
+	if err != nil {
+		if _, numErr := strconv.ParseFloat(n.Value, 64); numErr == nil {
+			d.errorf(n, path, "invalid duration %q: durations need a unit, e.g. 10ms", n.Value)
+		} else {
+			d.errorf(n, path, "invalid duration %q: want a number and a unit (ns, us, ms, s, m, h), e.g. 250us, 10ms, 1m30s", n.Value)
+		}
+		return
+	}
+	if dur < 0 {
+		d.errorf(n, path, "negative duration %s", n.Value)
+		return
+	}
+	v.Set(reflect.ValueOf(metav1.Duration{Duration: dur}))
+}
+
+// quantity parses a Kubernetes resource quantity: 500m, 2, 20Mi.
+func (d *decoder) quantity(n *yaml.Node, v reflect.Value, path string) {
+	if n.Kind != yaml.ScalarNode {
+		d.expected(n, path, "a quantity such as 500m")
+		return
+	}
+	q, err := resource.ParseQuantity(n.Value)
+	if err != nil {
+		d.errorf(n, path, "invalid quantity %q: want a Kubernetes quantity such as 500m, 2 or 20Mi", n.Value)
+		return
+	}
+	if q.Sign() < 0 {
+		d.errorf(n, path, "negative quantity %s", n.Value)
+		return
+	}
+	v.Set(reflect.ValueOf(q))
+}

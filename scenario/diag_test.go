@@ -1,0 +1,40 @@
+package scenario
+
+import "testing"
+
+func TestDiagnosticFormat(t *testing.T) {
+	cases := []struct {
+		d    Diagnostic
+		want string
+	}{
+		{Diagnostic{File: "s.yaml", Line: 3, Col: 7, Msg: "bad"}, "s.yaml:3:7: bad"},
+		{Diagnostic{File: "s.yaml", Line: 3, Col: 7, Severity: Warning, Msg: "odd"}, "s.yaml:3:7: warning: odd"},
+		{Diagnostic{File: "s.yaml", Set: "spec.seed=x", Msg: "bad"}, "s.yaml: --set spec.seed=x: bad"},
+		{Diagnostic{File: "s.yaml", Set: "spec.seed=1", Severity: Warning, Msg: "odd"}, "s.yaml: --set spec.seed=1: warning: odd"},
+		{Diagnostic{File: "s.yaml", Msg: "no such file or directory"}, "s.yaml: no such file or directory"},
+	}
+	for _, tc := range cases {
+		if got := tc.d.Error(); got != tc.want {
+			t.Errorf("Error() = %q, want %q", got, tc.want)
+		}
+	}
+}
+
+func TestDiagnostics(t *testing.T) {
+	ds := Diagnostics{
+		{File: "f", Line: 9, Col: 1, Severity: Warning, Msg: "c"},
+		{File: "f", Line: 2, Col: 5, Msg: "b"},
+		{File: "f", Line: 2, Col: 1, Severity: Warning, Msg: "a"},
+		{File: "f", Set: "x=1", Msg: "s"},
+	}
+	ds.sort()
+	if got, want := ds.Error(), "f: --set x=1: s\nf:2:1: warning: a\nf:2:5: b\nf:9:1: warning: c"; got != want {
+		t.Errorf("sorted:\n%s\nwant:\n%s", got, want)
+	}
+	if !ds.HasErrors() {
+		t.Error("HasErrors = false with errors")
+	}
+	if (Diagnostics{ds[1], ds[3]}).HasErrors() {
+		t.Error("HasErrors = true with warnings only")
+	}
+}
