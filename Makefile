@@ -12,4 +12,4 @@ test:
 	$(GO) test -count=1 ./...
 
 bench:
-	$(GO) test -run '^$$' -bench . -benchtime 1x ./simulate/
+	GOMAXPROCS=1 $(GO) test -run '^$$' -bench . -benchtime 1x ./simulate/ | grep -E "^Benchmark|^cpu"

@@ -65,7 +65,7 @@ func TestPastEventsRunNow(t *testing.T) {
 
 type chain struct {
 	k    *Kernel
-	kind uint16
+	kind uint8
 	left int
 }
 

@@ -1,6 +1,6 @@
 package sim
 
-// queue is a 4-ary min-heap of events ordered by (At, seq). Written by hand because
+// queue is a 4-ary min-heap of events ordered by (At, key). Written by hand because
 // container/heap moves elements through interface{} (an allocation per Push) and a
 // 4-ary layout halves the depth, which matters at millions of events per second.
 type queue []Event
@@ -9,7 +9,7 @@ func (q queue) less(i, j int) bool {
 	if q[i].At != q[j].At {
 		return q[i].At < q[j].At
 	}
-	return q[i].seq < q[j].seq
+	return q[i].key < q[j].key
 }
 
 func (q *queue) push(ev Event) {

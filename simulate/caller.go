@@ -7,9 +7,6 @@ import (
 	"trafficlab/sim"
 )
 
-// onReady: a closed-loop thread is ready to send its next request.
-func (e *Engine) onReady(ev sim.Event) { e.issue(ev.Obj) }
-
 // onArrival: an open-loop client pod's next request is due. Requests that find every
 // slot busy are counted as not sent: the schedule is kept, nothing is hidden.
 func (e *Engine) onArrival(ev sim.Event) {

@@ -12,6 +12,7 @@ import (
 	"trafficlab/model/client"
 	"trafficlab/model/dist"
 	"trafficlab/model/kubeproxy"
+	"trafficlab/model/library"
 	"trafficlab/model/node"
 	"trafficlab/scenario"
 	"trafficlab/sim"
@@ -45,7 +46,7 @@ type Engine struct {
 
 	stats stats
 
-	evReady, evArrive, evCPU, evWait, evResponse, evTimeout, evRefused, evRedial, evArrival, evTick uint16
+	evReady, evArrive, evCPU, evWait, evResponse, evTimeout, evRefused, evRedial, evArrival, evTick uint8
 }
 
 type nodeState struct {
@@ -148,16 +149,10 @@ func New(sc *scenario.Scenario) (*Engine, error) {
 	e.local = sim.Duration(spec.Cluster.Network.LocalLatency.Duration)
 	e.live = e.waiterLive
 
-	e.evReady = e.k.Register(handler(e.onReady))
-	e.evArrive = e.k.Register(handler(e.onArrive))
-	e.evCPU = e.k.Register(handler(e.onCPU))
-	e.evWait = e.k.Register(handler(e.onWait))
-	e.evResponse = e.k.Register(handler(e.onResponse))
-	e.evTimeout = e.k.Register(handler(e.onTimeout))
-	e.evRefused = e.k.Register(handler(e.onRefused))
-	e.evRedial = e.k.Register(handler(e.onRedial))
-	e.evArrival = e.k.Register(handler(e.onArrival))
-	e.evTick = e.k.Register(handler(e.onTick))
+	for _, kind := range []*uint8{&e.evReady, &e.evArrive, &e.evCPU, &e.evWait, &e.evResponse,
+		&e.evTimeout, &e.evRefused, &e.evRedial, &e.evArrival, &e.evTick} {
+		*kind = e.k.Register(e)
+	}
 
 	for _, pool := range spec.Cluster.Nodes {
 		cores := 0.0
@@ -198,10 +193,32 @@ func (e *FieldError) Error() string { return e.Path + ": " + e.Err.Error() }
 
 func fieldError(path string, err error) error { return &FieldError{Path: path, Err: err} }
 
-// handler adapts a method to sim.Handler without a per-event allocation.
-type handler func(sim.Event)
-
-func (h handler) Handle(ev sim.Event) { h(ev) }
+// Handle dispatches an event with a switch: one indirect call per event instead of
+// an interface call into a method value.
+func (e *Engine) Handle(ev sim.Event) {
+	switch ev.Kind() {
+	case e.evArrive:
+		e.onArrive(ev)
+	case e.evCPU:
+		e.onCPU(ev)
+	case e.evResponse:
+		e.onResponse(ev)
+	case e.evReady:
+		e.issue(ev.Obj)
+	case e.evWait:
+		e.finish(ev.Obj)
+	case e.evTimeout:
+		e.onTimeout(ev)
+	case e.evRefused:
+		e.onRefused(ev)
+	case e.evRedial:
+		e.onRedial(ev)
+	case e.evArrival:
+		e.onArrival(ev)
+	case e.evTick:
+		e.onTick(ev)
+	}
+}
 
 func (e *Engine) addService(si int32, s *scenario.Service, place *placement) error {
 	work, err := dist.New(&s.Pod.ServiceTime)
@@ -271,6 +288,9 @@ func (e *Engine) addClient(di int32, c *scenario.Client, place *placement) error
 		MaxIdle:     *conn.MaxIdlePerHost,
 		IdleTimeout: sim.Duration(conn.IdleTimeout.Duration),
 		MaxLifetime: sim.Duration(conn.MaxLifetime.Duration),
+	}
+	if p, ok := library.Lookup(c.Library); ok {
+		d.limits.OldestFirst = p.IdlePick == library.PickFIFO
 	}
 	d.noReuse = conn.Reuse == scenario.ReuseNone
 	d.perThread = conn.Reuse == scenario.ReusePerThread

@@ -77,8 +77,6 @@ func (e *Engine) cpuDone(ji int32) {
 	e.finish(ji)
 }
 
-func (e *Engine) onWait(ev sim.Event) { e.finish(ev.Obj) }
-
 // finish: the pod answers; its worker takes the next queued request.
 func (e *Engine) finish(ji int32) {
 	j := &e.jobs[ji]

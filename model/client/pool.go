@@ -60,26 +60,35 @@ type Limits struct {
 	MaxIdle     int      // 0 = unlimited
 	IdleTimeout sim.Time // 0 = never
 	MaxLifetime sim.Time // 0 = never
+	// OldestFirst reuses the longest-idle connection (java.net.http's ConnectionPool)
+	// instead of the most recently used one (Go, .NET, urllib3).
+	OldestFirst bool
 }
 
 // Pool is one client's connections to one Service (one host).
 type Pool struct {
 	Limits
 	open    int
-	idle    []ConnID // most recently used last: libraries reuse the warmest one
+	idle    []ConnID // most recently used last
 	waiters sim.FIFO[Waiter]
 }
 
 // Open is the number of open connections, busy or idle.
 func (p *Pool) Open() int { return p.open }
 
-// TakeIdle returns the most recently used idle connection that is still fit for use.
+// TakeIdle returns an idle connection that is still fit for use: the most recently
+// used one, or the oldest with OldestFirst.
 // Connections past their idle timeout or lifetime are closed on the way and appended
 // to expired, for the caller to tear down.
 func (p *Pool) TakeIdle(now sim.Time, conns *Conns, expired []ConnID) (id ConnID, ok bool, _ []ConnID) {
 	for len(p.idle) > 0 {
-		id = p.idle[len(p.idle)-1]
-		p.idle = p.idle[:len(p.idle)-1]
+		if p.OldestFirst {
+			id = p.idle[0]
+			p.idle = append(p.idle[:0], p.idle[1:]...)
+		} else {
+			id = p.idle[len(p.idle)-1]
+			p.idle = p.idle[:len(p.idle)-1]
+		}
 		c := conns.Get(id)
 		if p.stale(now, c) {
 			p.open--

@@ -22,6 +22,22 @@ func TestPoolReusesTheMostRecentlyUsedIdleConnection(t *testing.T) {
 	}
 }
 
+func TestPoolOldestFirstReusesTheLongestIdle(t *testing.T) {
+	var conns Conns
+	p := &Pool{Limits: Limits{OldestFirst: true}}
+	a, b := conns.New(1, 0, 0), conns.New(2, 0, 0)
+	p.Opening()
+	p.Opening()
+	p.Release(10, &conns, a, alive)
+	p.Release(20, &conns, b, alive)
+	if id, ok, _ := p.TakeIdle(30, &conns, nil); !ok || id != a {
+		t.Fatalf("took %d (ok=%v), want the first released %d", id, ok, a)
+	}
+	if id, ok, _ := p.TakeIdle(30, &conns, nil); !ok || id != b {
+		t.Fatalf("took %d (ok=%v), want %d", id, ok, b)
+	}
+}
+
 func TestPoolLimits(t *testing.T) {
 	cases := []struct {
 		name    string
