@@ -185,15 +185,16 @@ func Explain(r *result.Result, svc string) string {
 	var held []string
 	sort.Slice(clients, func(i, j int) bool { return clients[i].Name < clients[j].Name })
 	for _, c := range clients {
-		held = append(held, fmt.Sprintf("%s opened %d connections (at most %d at once) for %d requests", c.Name, c.ConnectionsOpened, c.PeakOpen, c.Requests))
+		held = append(held, fmt.Sprintf("%s opened %s (at most %d at once) for %s", c.Name,
+			plural(c.ConnectionsOpened, "connection"), c.PeakOpen, plural(c.Requests, "request")))
 	}
 	mode := r.ProxyMode
 	s := fmt.Sprintf("Why the load on %s is uneven: kube-proxy (%s mode) chooses a pod once per connection, when it opens; "+
 		"conntrack then sends every request on that connection to the same pod. %s. ",
 		svc, mode, strings.Join(held, "; "))
 	if float64(reqs)/float64(conns) >= 10 {
-		s += fmt.Sprintf("With %d long-lived connections over %d pods, n·(1−1/n)^k = %.2f pods are expected to get none (here: %d). ",
-			peak, n, ExpectedIdle(n, int(peak)), idle)
+		s += fmt.Sprintf("With %s over %d pods, n·(1−1/n)^k = %.2f pods are expected to get none (here: %d). ",
+			plural(peak, "long-lived connection"), n, ExpectedIdle(n, int(peak)), idle)
 		s += "To spread it: open more connections than pods (more threads with per-thread reuse, or a larger pool), " +
 			"recycle them (connections.maxLifetime, as .NET's PooledConnectionLifetime does), " +
 			"or balance per request with an L7 proxy (a service-mesh sidecar) or client-side load balancing."
@@ -201,6 +202,13 @@ func Explain(r *result.Result, svc string) string {
 		s += "Connections are short-lived here, so the spread comes from few connections or from pods that answer at different speeds."
 	}
 	return s
+}
+
+func plural(n int64, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 func ms(v float64) string {
