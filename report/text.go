@@ -189,19 +189,31 @@ func Explain(r *result.Result, svc string) string {
 			plural(c.ConnectionsOpened, "connection"), c.PeakOpen, plural(c.Requests, "request")))
 	}
 	mode := r.ProxyMode
-	s := fmt.Sprintf("Why the load on %s is uneven: kube-proxy (%s mode) chooses a pod once per connection, when it opens; "+
-		"conntrack then sends every request on that connection to the same pod. %s. ",
-		svc, mode, strings.Join(held, "; "))
-	if float64(reqs)/float64(conns) >= 10 {
+	if r.IPVSScheduler != "" {
+		mode += " " + r.IPVSScheduler
+	}
+	pin := "conntrack then sends every request on that connection to the same pod"
+	if r.ProxyMode == "userspace" {
+		pin = "the proxy process then relays every request on that connection to the same pod"
+	}
+	s := fmt.Sprintf("Why the load on %s is uneven: kube-proxy (%s) chooses a pod once per connection, when it opens; %s. %s. ",
+		svc, mode, pin, strings.Join(held, "; "))
+	if float64(reqs)/float64(conns) < 10 {
+		return s + "Connections are short-lived here, so the spread comes from few connections or from pods that answer at different speeds."
+	}
+	switch {
+	case r.IPVSScheduler == "sh":
+		s += "IPVS source hashing sends every connection from one client pod to the same pod, so no more pods are used than there are client pods. "
+	case r.ProxyMode == "ipvs" || r.ProxyMode == "userspace":
+		s += fmt.Sprintf("This mode hands new connections to pods in turn (or to the least busy), so on each node k long-lived connections reach at most k pods: "+
+			"%s over %d pods leave at least %d idle (here: %d). ", plural(peak, "long-lived connection"), n, max(0, n-int(peak)), idle)
+	default:
 		s += fmt.Sprintf("With %s over %d pods, n·(1−1/n)^k = %.2f pods are expected to get none (here: %d). ",
 			plural(peak, "long-lived connection"), n, ExpectedIdle(n, int(peak)), idle)
-		s += "To spread it: open more connections than pods (more threads with per-thread reuse, or a larger pool), " +
-			"recycle them (connections.maxLifetime, as .NET's PooledConnectionLifetime does), " +
-			"or balance per request with an L7 proxy (a service-mesh sidecar) or client-side load balancing."
-	} else {
-		s += "Connections are short-lived here, so the spread comes from few connections or from pods that answer at different speeds."
 	}
-	return s
+	return s + "To spread it: open more connections than pods (more threads with per-thread reuse, or a larger pool), " +
+		"recycle them (connections.maxLifetime, as .NET's PooledConnectionLifetime does), " +
+		"or balance per request with an L7 proxy (a service-mesh sidecar) or client-side load balancing."
 }
 
 func plural(n int64, noun string) string {

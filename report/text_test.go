@@ -50,10 +50,24 @@ func TestExplainNamesTheCauseOnlyWhenUneven(t *testing.T) {
 	r := &result.Result{Engine: "simulate", ProxyMode: "iptables", Pods: pods(1000, 0, 0, 0, 0),
 		Clients: []result.Client{{Name: "caller", Target: "web", ConnectionsOpened: 1, PeakOpen: 1, Requests: 1000}}}
 	why := Explain(r, "web")
-	for _, want := range []string{"iptables", "once per connection", "opened 1 connection (", "1 long-lived connection over", "4.00 pods", "maxLifetime"} {
+	for _, want := range []string{"kube-proxy (iptables)", "once per connection", "opened 1 connection (", "1 long-lived connection over", "4.00 pods", "maxLifetime"} {
 		if !strings.Contains(why, want) {
 			t.Errorf("explanation lacks %q: %s", want, why)
 		}
+	}
+	r.ProxyMode, r.IPVSScheduler = "ipvs", "rr"
+	for _, want := range []string{"ipvs rr", "in turn", "at least 4 idle"} {
+		if why := Explain(r, "web"); !strings.Contains(why, want) {
+			t.Errorf("ipvs rr explanation lacks %q: %s", want, why)
+		}
+	}
+	r.IPVSScheduler = "sh"
+	if why := Explain(r, "web"); !strings.Contains(why, "source hashing") {
+		t.Errorf("ipvs sh explanation lacks source hashing: %s", why)
+	}
+	r.ProxyMode, r.IPVSScheduler = "userspace", ""
+	if why := Explain(r, "web"); !strings.Contains(why, "proxy process") || strings.Contains(why, "conntrack") {
+		t.Errorf("userspace explanation must name the proxy process, not conntrack: %s", why)
 	}
 	r.Pods = pods(200, 200, 200, 200, 200)
 	if why := Explain(r, "web"); why != "" {

@@ -9,6 +9,8 @@ type Result struct {
 	Seed      int64   `json:"seed"`
 	DurationS float64 `json:"duration_s"`
 	ProxyMode string  `json:"proxy_mode"`
+	// IPVSScheduler is set in ipvs mode: rr, lc, sh, sed or nq.
+	IPVSScheduler string `json:"ipvs_scheduler,omitempty"`
 
 	Requests Requests `json:"requests"`
 	Errors   Errors   `json:"errors"`

@@ -162,7 +162,9 @@ type Client struct {
 	// Overhead is the client's own time per request before it is sent (building it,
 	// or starting a process, as `curl` in a shell loop does). Default 0.
 	Overhead metav1.Duration `yaml:"overhead"`
-	// Timeout of one request, from sending to the last byte of the answer. Default 30s.
+	// Timeout of one request, from sending to the last byte of the answer. Default: the
+	// library's own default when it has one (.NET 100s, ab and vegeta 30s, fortio 3s),
+	// else 30s.
 	Timeout *metav1.Duration `yaml:"timeout"`
 	// Library sets the connection defaults of a real client library (see `trafficlab
 	// libraries`); fields set under Connections win.

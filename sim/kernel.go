@@ -79,12 +79,13 @@ func (k *Kernel) After(d Time, kind uint8, obj int32, gen uint32) {
 // Stop ends Run after the current event.
 func (k *Kernel) Stop() { k.stopped = true }
 
-// Run handles events in order until the queue is empty, Stop is called, or the next
-// event lies after until; the clock then rests at until (or at the stop).
+// Run handles the events before until, in order, unless Stop is called; the clock
+// then rests at until (or at the stop). The horizon is exclusive so that a run of
+// length d covers [0, d): at 1 request a second, 10 s sends 10 requests, as vegeta does.
 func (k *Kernel) Run(until Time) {
 	k.stopped = false
 	for !k.stopped && len(k.queue) > 0 {
-		if k.queue[0].At > until {
+		if k.queue[0].At >= until {
 			break
 		}
 		ev := k.queue.pop()

@@ -42,8 +42,8 @@ func TestRunStopsAtHorizon(t *testing.T) {
 	k.At(20, kind, 2, 0)
 	k.At(30, kind, 3, 0)
 	k.Run(20)
-	if len(r.got) != 2 || k.Now() != 20 || k.Pending() != 1 {
-		t.Fatalf("after Run(20): handled %d, now %d, pending %d; want 2, 20, 1", len(r.got), k.Now(), k.Pending())
+	if len(r.got) != 1 || k.Now() != 20 || k.Pending() != 2 {
+		t.Fatalf("after Run(20): handled %d, now %d, pending %d; want 1, 20, 2 (the horizon is exclusive)", len(r.got), k.Now(), k.Pending())
 	}
 	k.Run(25)
 	if k.Now() != 25 {

@@ -71,11 +71,6 @@ func (e *Engine) issue(si int32) {
 		return
 	}
 	p.Opening()
-	d.open++
-	d.opened++
-	if d.open > d.peak {
-		d.peak = d.open
-	}
 	e.dial(si)
 }
 
@@ -109,7 +104,7 @@ func (e *Engine) dial(si int32) {
 		if e.mode == scenario.ProxyUserspace {
 			// The userspace proxier has no REJECT rule: it accepts, finds no endpoint
 			// and closes (pkg/proxy/userspace/proxier.go).
-			e.k.After(2*e.local, e.evRefused, si, s.gen|resetFlag)
+			e.k.After(2*e.local, e.evReset, si, s.gen)
 			return
 		}
 		// No endpoints: kube-proxy's REJECT rule (iptables, nftables) or IPVS's ICMP
@@ -126,6 +121,9 @@ func (e *Engine) dial(si int32) {
 	id := e.conns.New(ep, s.pool, e.k.Now())
 	b.Connected(ep)
 	d.reached[ep] = true
+	d.open++
+	d.opened++
+	d.peak = max(d.peak, d.open)
 	e.send(si, id, true)
 }
 
@@ -142,15 +140,11 @@ func (e *Engine) dialFailed(si int32) {
 	}
 	if e.mode == scenario.ProxyUserspace {
 		// The proxy had accepted the client's connection; giving up, it closes it.
-		e.k.After(3*e.local+2*e.hop, e.evRefused, si, s.gen|resetFlag)
+		e.k.After(3*e.local+2*e.hop, e.evReset, si, s.gen)
 		return
 	}
 	e.k.After(2*e.hop, e.evRefused, si, s.gen)
 }
-
-// resetFlag marks a failed dial that the client sees as a reset, not a refusal.
-// Generations stay below it: a slot would need 2^31 requests to reach it.
-const resetFlag = 1 << 31
 
 func (e *Engine) onRedial(ev sim.Event) {
 	s := &e.slots[ev.Obj]
@@ -160,23 +154,21 @@ func (e *Engine) onRedial(ev sim.Event) {
 	e.dial(ev.Obj)
 }
 
-// onRefused: the connection attempt failed.
-func (e *Engine) onRefused(ev sim.Event) {
+// dialError: the connection attempt failed; the client sees a refusal, or a reset
+// when a userspace proxy had accepted it first. The pool's room goes to the oldest
+// waiter before this slot tries again, as Go hands a freed per-host slot to the next
+// waiter in line.
+func (e *Engine) dialError(ev sim.Event, count *int64) {
 	si := ev.Obj
 	s := &e.slots[si]
-	if s.gen != ev.Gen&^resetFlag || s.state != dialing {
+	if s.gen != ev.Gen || s.state != dialing {
 		return
 	}
-	d := &e.deps[e.cpods[s.cpod].dep]
-	if ev.Gen&resetFlag != 0 {
-		e.stats.errors.reset++
-	} else {
-		e.stats.errors.refused++
-	}
+	*count++
 	e.pools[s.pool].Drop()
-	d.open--
-	e.fail(si)
+	s.state = idle
 	e.wakeWaiter(s.pool)
+	e.fail(si)
 }
 
 // send puts slot si's request on connection id.
@@ -230,6 +222,8 @@ func (e *Engine) release(d *deployment, pi int32, id client.ConnID) {
 	}
 	out, w := p.Release(e.k.Now(), &e.conns, id, e.live)
 	switch out {
+	case client.Idle:
+		e.armSweep(pi)
 	case client.Handed:
 		e.send(w.Slot, id, false)
 	case client.Closed:
@@ -256,15 +250,33 @@ func (e *Engine) wakeWaiter(pi int32) {
 	if !ok {
 		return
 	}
-	s := &e.slots[w.Slot]
-	d := &e.deps[e.cpods[s.cpod].dep]
 	p.Opening()
-	d.open++
-	d.opened++
-	if d.open > d.peak {
-		d.peak = d.open
-	}
 	e.dial(w.Slot)
+}
+
+// armSweep makes sure an event will close the pool's oldest idle connection when its
+// idle timeout passes: one pending event per pool, moved forward when it fires early.
+func (e *Engine) armSweep(pi int32) {
+	if e.sweepAt[pi] != 0 {
+		return
+	}
+	if at, ok := e.pools[pi].NextExpiry(&e.conns); ok {
+		e.sweepAt[pi] = at
+		e.k.At(at, e.evSweep, pi, 0)
+	}
+}
+
+func (e *Engine) onSweep(ev sim.Event) {
+	pi := ev.Obj
+	e.sweepAt[pi] = 0
+	expired := e.pools[pi].Expire(e.k.Now(), &e.conns, e.expired[:0])
+	d := &e.deps[e.cpods[e.poolOwner[pi]].dep]
+	for _, id := range expired {
+		e.closeConn(d, id)
+	}
+	e.expired = expired
+	e.armSweep(pi)
+	e.wakeWaiter(pi)
 }
 
 func (e *Engine) waiterLive(w client.Waiter) bool {
@@ -294,10 +306,11 @@ func (e *Engine) onTimeout(ev sim.Event) {
 		// Go's and .NET's clients close a connection whose request was cancelled.
 		e.pools[s.pool].Drop()
 		e.closeConn(d, s.conn)
+		s.state = idle
 		e.wakeWaiter(s.pool)
 	case dialing:
 		e.pools[s.pool].Drop()
-		d.open--
+		s.state = idle
 		e.wakeWaiter(s.pool)
 	}
 	e.fail(si)

@@ -36,7 +36,8 @@ type Engine struct {
 	cpods     []clientPod
 	slots     []slot
 	pools     []client.Pool
-	poolOwner []int32 // client pod of each pool
+	poolOwner []int32    // client pod of each pool
+	sweepAt   []sim.Time // pending idle-timeout sweep per pool; 0 = none
 	conns     client.Conns
 	jobs      []job
 	freeJobs  []int32
@@ -46,7 +47,7 @@ type Engine struct {
 
 	stats stats
 
-	evReady, evArrive, evCPU, evWait, evResponse, evTimeout, evRefused, evRedial, evArrival, evTick uint8
+	evReady, evArrive, evCPU, evWait, evResponse, evTimeout, evRefused, evReset, evRedial, evArrival, evTick, evSweep uint8
 }
 
 type nodeState struct {
@@ -150,7 +151,7 @@ func New(sc *scenario.Scenario) (*Engine, error) {
 	e.live = e.waiterLive
 
 	for _, kind := range []*uint8{&e.evReady, &e.evArrive, &e.evCPU, &e.evWait, &e.evResponse,
-		&e.evTimeout, &e.evRefused, &e.evRedial, &e.evArrival, &e.evTick} {
+		&e.evTimeout, &e.evRefused, &e.evReset, &e.evRedial, &e.evArrival, &e.evTick, &e.evSweep} {
 		*kind = e.k.Register(e)
 	}
 
@@ -178,7 +179,9 @@ func New(sc *scenario.Scenario) (*Engine, error) {
 		}
 	}
 	e.stats.init(e.end)
-	e.k.At(e.stats.step, e.evTick, 0, 0)
+	if e.stats.step < e.end {
+		e.k.At(e.stats.step, e.evTick, 0, 0)
+	}
 	return e, nil
 }
 
@@ -210,7 +213,11 @@ func (e *Engine) Handle(ev sim.Event) {
 	case e.evTimeout:
 		e.onTimeout(ev)
 	case e.evRefused:
-		e.onRefused(ev)
+		e.dialError(ev, &e.stats.errors.refused)
+	case e.evReset:
+		e.dialError(ev, &e.stats.errors.reset)
+	case e.evSweep:
+		e.onSweep(ev)
 	case e.evRedial:
 		e.onRedial(ev)
 	case e.evArrival:
@@ -316,7 +323,7 @@ func (e *Engine) addClient(di int32, c *scenario.Client, place *placement) error
 		}
 		for t := 0; t < c.Threads; t++ {
 			s := e.newSlot(ci, fmt.Sprintf("client/%s/thread-%d", name, t))
-			e.k.At(0, e.evReady, s, 0)
+			e.k.At(d.overhead, e.evReady, s, 0)
 		}
 	}
 	return nil
@@ -325,6 +332,7 @@ func (e *Engine) addClient(di int32, c *scenario.Client, place *placement) error
 func (e *Engine) newPool(d *deployment, ci int32) int32 {
 	e.pools = append(e.pools, client.Pool{Limits: d.limits})
 	e.poolOwner = append(e.poolOwner, ci)
+	e.sweepAt = append(e.sweepAt, 0)
 	return int32(len(e.pools) - 1)
 }
 
@@ -361,9 +369,8 @@ func (e *Engine) Run(progress Progress) {
 			break
 		}
 	}
-	if rest := e.end % e.stats.step; rest != 0 {
-		e.stats.closeInterval(e.end - rest)
-	}
+	// The last interval closes after every event of the final instant has run.
+	e.stats.closeInterval((e.end - 1) / e.stats.step * e.stats.step)
 }
 
 // Events is the number of events handled so far.
@@ -440,7 +447,7 @@ func (s *stats) closeInterval(start sim.Time) {
 func (e *Engine) onTick(ev sim.Event) {
 	now := e.k.Now()
 	e.stats.closeInterval(now - e.stats.step)
-	if next := now + e.stats.step; next <= e.end {
+	if next := now + e.stats.step; next < e.end {
 		e.k.At(next, e.evTick, 0, 0)
 	}
 }

@@ -206,14 +206,14 @@ func TestTimeoutsFailRequestsAndCloseConnections(t *testing.T) {
 	r := run(t, opts{duration: "10s", replicas: 2,
 		pod:    "      serviceTime: {distribution: constant, value: 3s}",
 		client: "    threads: 1\n    timeout: 1s\n    library: dotnet-httpclient"})
-	// Each try waits 1 s: 10 in 10 s, the 10th timing out exactly at the end.
-	if r.Errors.Timeout != 10 || r.Requests.OK != 0 {
-		t.Errorf("%d timeouts, %d ok; want 10 and 0", r.Errors.Timeout, r.Requests.OK)
+	// Each try waits 1 s; the run covers [0, 10 s), so the 10th try, which would time
+	// out at exactly 10 s, is still in flight.
+	if r.Errors.Timeout != 9 || r.Requests.OK != 0 || r.Requests.InFlight != 1 {
+		t.Errorf("%d timeouts, %d ok, %d in flight; want 9, 0, 1", r.Errors.Timeout, r.Requests.OK, r.Requests.InFlight)
 	}
-	// A timed-out request's connection is closed, so every try dials anew (the 11th
-	// try starts at the very end and is still in flight).
-	if got := r.Clients[0].ConnectionsOpened; got != 11 || r.Requests.InFlight != 1 {
-		t.Errorf("%d connections opened, %d in flight; want one per try (11) and 1", got, r.Requests.InFlight)
+	// A timed-out request's connection is closed, so every try dials anew.
+	if got := r.Clients[0].ConnectionsOpened; got != 10 {
+		t.Errorf("%d connections opened, want one per try (10)", got)
 	}
 }
 
@@ -330,5 +330,65 @@ func TestTextReportExplainsPinning(t *testing.T) {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("text report lacks %q:\n%s", want, b.String())
 		}
+	}
+}
+
+// Regression: a refused dial must hand the pool's room to the oldest waiter before its
+// own thread tries again; otherwise one thread takes every refusal and the other
+// starves until its timeout.
+func TestRefusalPassesThePoolToTheWaiter(t *testing.T) {
+	r := run(t, opts{duration: "5s", replicas: 0,
+		client: "    threads: 2\n    timeout: 1s\n    library: dotnet-httpclient\n    connections: {maxPerHost: 1}"})
+	if r.Errors.Timeout != 0 || r.Errors.ConnectionRefused == 0 {
+		t.Errorf("%d timeouts, %d refused; want only refusals", r.Errors.Timeout, r.Errors.ConnectionRefused)
+	}
+	if r.Clients[0].ConnectionsOpened != 0 {
+		t.Errorf("%d connections counted as opened; refused dials open none", r.Clients[0].ConnectionsOpened)
+	}
+}
+
+// Regression: outcomes at the very last instant belong to the last timeline interval.
+func TestTimelineAddsUpToTheTotals(t *testing.T) {
+	cases := []opts{
+		{duration: "1s", replicas: 3, client: "    threads: 20\n    timeout: 2ms\n    library: dotnet-httpclient"},
+		{duration: "2500ms", replicas: 3, client: "    threads: 5\n    library: go-net-http"},
+		{duration: "3s", replicas: 0, client: "    threads: 1\n    library: curl-loop"},
+	}
+	for _, o := range cases {
+		r := run(t, o)
+		var reqs, errs int64
+		for _, p := range r.Timeline {
+			reqs += p.Requests
+			errs += p.Errors
+		}
+		if reqs != r.Requests.Total || errs != r.Requests.Failed {
+			t.Errorf("%s: timeline has %d requests, %d errors; totals say %d, %d", o.duration, reqs, errs, r.Requests.Total, r.Requests.Failed)
+		}
+		if want := int(math.Ceil(r.DurationS)); len(r.Timeline) != want {
+			t.Errorf("%s: %d timeline points, want %d", o.duration, len(r.Timeline), want)
+		}
+	}
+}
+
+// Regression: an idle connection closes when its idle timeout passes, not when the
+// pool next looks at it. One request a second with a 500 ms idle timeout: every
+// request dials anew and nothing is open at the end.
+func TestIdleTimeoutClosesConnectionsOnTime(t *testing.T) {
+	r := run(t, opts{duration: "10s", replicas: 2,
+		client: "    rate: 1/s\n    library: dotnet-httpclient\n    connections: {idleTimeout: 500ms}"})
+	c := r.Clients[0]
+	if c.ConnectionsOpened != 10 || c.OpenAtEnd != 0 {
+		t.Errorf("%d opened, %d open at the end; want 10 and 0", c.ConnectionsOpened, c.OpenAtEnd)
+	}
+}
+
+// Regression: the client's per-request overhead comes before the first request too.
+func TestOverheadPrecedesEveryRequest(t *testing.T) {
+	r := run(t, opts{duration: "1s", replicas: 1,
+		pod:    "      serviceTime: {distribution: constant, value: 1us}",
+		client: "    threads: 1\n    overhead: 100ms\n    library: curl-loop"})
+	// Each cycle: 100 ms overhead, then 0.3 ms handshake + 1 µs + 0.1 ms: 9 fit in 1 s.
+	if r.Requests.OK != 9 {
+		t.Errorf("%d requests, want 9", r.Requests.OK)
 	}
 }

@@ -14,11 +14,12 @@ func (e *Engine) Result() *result.Result {
 	dur := e.end.Seconds()
 	st := &e.stats
 	r := &result.Result{
-		Engine:    "simulate",
-		Scenario:  sc.Metadata.Name,
-		Seed:      sc.Spec.Seed,
-		DurationS: dur,
-		ProxyMode: e.mode,
+		Engine:        "simulate",
+		Scenario:      sc.Metadata.Name,
+		Seed:          sc.Spec.Seed,
+		DurationS:     dur,
+		ProxyMode:     e.mode,
+		IPVSScheduler: sc.Spec.Cluster.IPVSScheduler,
 		Errors: result.Errors{
 			Timeout:           st.errors.timeout,
 			ConnectionRefused: st.errors.refused,

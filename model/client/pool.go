@@ -68,8 +68,10 @@ type Limits struct {
 // Pool is one client's connections to one Service (one host).
 type Pool struct {
 	Limits
-	open    int
-	idle    []ConnID // most recently used last
+	open int
+	// idle[head:] are idle, ordered by when they were released: the oldest first.
+	idle    []ConnID
+	head    int
 	waiters sim.FIFO[Waiter]
 }
 
@@ -77,20 +79,19 @@ type Pool struct {
 func (p *Pool) Open() int { return p.open }
 
 // TakeIdle returns an idle connection that is still fit for use: the most recently
-// used one, or the oldest with OldestFirst.
-// Connections past their idle timeout or lifetime are closed on the way and appended
-// to expired, for the caller to tear down.
+// used one, or the oldest with OldestFirst. Connections past their idle timeout or
+// lifetime are closed on the way and appended to expired, for the caller to tear down.
 func (p *Pool) TakeIdle(now sim.Time, conns *Conns, expired []ConnID) (id ConnID, ok bool, _ []ConnID) {
-	for len(p.idle) > 0 {
+	for p.head < len(p.idle) {
 		if p.OldestFirst {
-			id = p.idle[0]
-			p.idle = append(p.idle[:0], p.idle[1:]...)
+			id = p.idle[p.head]
+			p.head++
 		} else {
 			id = p.idle[len(p.idle)-1]
 			p.idle = p.idle[:len(p.idle)-1]
 		}
-		c := conns.Get(id)
-		if p.stale(now, c) {
+		p.compact()
+		if p.stale(now, conns.Get(id)) {
 			p.open--
 			expired = append(expired, id)
 			continue
@@ -98,6 +99,37 @@ func (p *Pool) TakeIdle(now sim.Time, conns *Conns, expired []ConnID) (id ConnID
 		return id, true, expired
 	}
 	return 0, false, expired
+}
+
+// Expire closes the idle connections whose idle timeout has passed, as the libraries'
+// own idle timers do (Go's per-connection idleTimer, .NET's pool scavenger), appending
+// them to expired.
+func (p *Pool) Expire(now sim.Time, conns *Conns, expired []ConnID) []ConnID {
+	for p.head < len(p.idle) && p.IdleTimeout > 0 && now-conns.Get(p.idle[p.head]).LastUsed >= p.IdleTimeout {
+		expired = append(expired, p.idle[p.head])
+		p.head++
+		p.open--
+		p.compact()
+	}
+	return expired
+}
+
+// NextExpiry is when the oldest idle connection reaches its idle timeout.
+func (p *Pool) NextExpiry(conns *Conns) (sim.Time, bool) {
+	if p.IdleTimeout == 0 || p.head == len(p.idle) {
+		return 0, false
+	}
+	return conns.Get(p.idle[p.head]).LastUsed + p.IdleTimeout, true
+}
+
+// compact keeps the idle slice from creeping forward through memory.
+func (p *Pool) compact() {
+	if p.head == len(p.idle) {
+		p.idle, p.head = p.idle[:0], 0
+	} else if p.head > 32 && 2*p.head > len(p.idle) {
+		n := copy(p.idle, p.idle[p.head:])
+		p.idle, p.head = p.idle[:n], 0
+	}
 }
 
 func (p *Pool) stale(now sim.Time, c *Conn) bool {
@@ -151,7 +183,7 @@ func (p *Pool) Release(now sim.Time, conns *Conns, id ConnID, live func(Waiter) 
 	if w, ok := p.NextWaiter(live); ok {
 		return Handed, w
 	}
-	if p.MaxIdle > 0 && len(p.idle) >= p.MaxIdle {
+	if p.MaxIdle > 0 && len(p.idle)-p.head >= p.MaxIdle {
 		p.open--
 		return Closed, Waiter{}
 	}

@@ -93,6 +93,31 @@ func TestPoolLimits(t *testing.T) {
 	}
 }
 
+func TestPoolExpireClosesIdleConnectionsOnTime(t *testing.T) {
+	var conns Conns
+	p := &Pool{Limits: Limits{IdleTimeout: 10}}
+	var ids []ConnID
+	for i := 0; i < 3; i++ {
+		p.Opening()
+		ids = append(ids, conns.New(int32(i), 0, 0))
+	}
+	for i, id := range ids {
+		p.Release(sim.Time(i), &conns, id, alive) // released at 0, 1, 2
+	}
+	if at, ok := p.NextExpiry(&conns); !ok || at != 10 {
+		t.Fatalf("next expiry %d (ok=%v), want 10: the oldest idle one", at, ok)
+	}
+	if got := p.Expire(10, &conns, nil); len(got) != 1 || got[0] != ids[0] {
+		t.Fatalf("at 10 expired %v, want only %d", got, ids[0])
+	}
+	if got := p.Expire(12, &conns, nil); len(got) != 2 || p.Open() != 0 {
+		t.Fatalf("at 12 expired %v with %d open, want the other two and none open", got, p.Open())
+	}
+	if _, ok := p.NextExpiry(&conns); ok {
+		t.Fatal("an empty idle list has no expiry")
+	}
+}
+
 func TestPoolMaxPerHostQueuesAndHandsOver(t *testing.T) {
 	var conns Conns
 	p := &Pool{Limits: Limits{MaxPerHost: 1}}

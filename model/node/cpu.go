@@ -2,8 +2,9 @@
 package node
 
 import (
+	"cmp"
 	"math"
-	"sort"
+	"slices"
 
 	"trafficlab/sim"
 )
@@ -169,8 +170,8 @@ func (c *CPU) waterFill(now sim.Time, changed *Group) {
 			x.rate = 0
 		}
 	}
-	sort.SliceStable(busy, func(i, j int) bool {
-		return busy[i].demand()/busy[i].weight < busy[j].demand()/busy[j].weight
+	slices.SortStableFunc(busy, func(a, b *Group) int {
+		return cmp.Compare(a.demand()/a.weight, b.demand()/b.weight)
 	})
 	left, weights := c.cores, 0.0
 	for _, x := range busy {

@@ -10,7 +10,7 @@ import (
 // driver runs a CPU on the event kernel and records each job's completion time.
 type driver struct {
 	k    *sim.Kernel
-	kind uint16
+	kind uint8
 	cpu  *CPU
 	grp  []*Group
 	done map[int32]sim.Time
