@@ -410,6 +410,7 @@ func (s *stats) init(end sim.Time) {
 	if n := math.Ceil(float64(end) / float64(s.step)); n > maxTimelinePoints {
 		s.step = sim.Time(math.Ceil(float64(end)/maxTimelinePoints/1e9)) * 1e9
 	}
+	s.timeline = make([]point, 0, (end+s.step-1)/s.step)
 }
 
 func (s *stats) success(latency sim.Time) {

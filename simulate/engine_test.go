@@ -392,3 +392,13 @@ func TestOverheadPrecedesEveryRequest(t *testing.T) {
 		t.Errorf("%d requests, want 9", r.Requests.OK)
 	}
 }
+
+// Memory must not grow with simulated time: a day-long run keeps at most 3,600
+// timeline points by widening the interval (24 s here).
+func TestTimelineStaysBoundedOverADay(t *testing.T) {
+	r := run(t, opts{duration: "24h", replicas: 1,
+		client: "    threads: 1\n    thinkTime: {distribution: constant, value: 10s}\n    library: dotnet-httpclient"})
+	if len(r.Timeline) != 3600 || r.TimelineIntervalS != 24 {
+		t.Fatalf("%d points of %g s, want 3600 of 24 s", len(r.Timeline), r.TimelineIntervalS)
+	}
+}
