@@ -12,7 +12,7 @@ import (
 	"trafficlab/scenario"
 )
 
-// base is a scenario with {{.Mode}}, {{.Replicas}}... filled by run's options.
+// base is a scenario whose blanks build fills from opts.
 const base = `apiVersion: trafficlab/v1alpha1
 kind: Scenario
 metadata: {name: test}
@@ -21,7 +21,7 @@ spec:
   seed: %d
   cluster:
     proxyMode: %s
-    nodes: [{name: worker, count: 1}]
+    nodes: %s
     network: {latency: 100us}
   services:
   - name: web
@@ -38,6 +38,7 @@ type opts struct {
 	duration string
 	seed     int64
 	mode     string
+	nodes    string // the node pool list; default one node of unlimited CPU
 	replicas int
 	pod      string // indented under pod:
 	client   string // indented under the client
@@ -51,10 +52,13 @@ func build(t testing.TB, o opts) *Engine {
 	if o.mode == "" {
 		o.mode = "iptables"
 	}
+	if o.nodes == "" {
+		o.nodes = "[{name: worker, count: 1}]"
+	}
 	if o.pod == "" {
 		o.pod = "      serviceTime: {distribution: exponential, mean: 1ms}"
 	}
-	src := fmt.Sprintf(base, o.duration, o.seed, o.mode, o.replicas, o.pod, o.client)
+	src := fmt.Sprintf(base, o.duration, o.seed, o.mode, o.nodes, o.replicas, o.pod, o.client)
 	sc, _, diags := scenario.Load("test.yaml", []byte(src), nil)
 	if diags.HasErrors() {
 		t.Fatalf("scenario: %v\n%s", diags, src)
