@@ -406,3 +406,42 @@ func TestTimelineStaysBoundedOverADay(t *testing.T) {
 		t.Fatalf("%d points of %g s, want 3600 of 24 s", len(r.Timeline), r.TimelineIntervalS)
 	}
 }
+
+// Each per-request cost, checked where its arithmetic is exact: one client thread
+// (or four for the worker queue), 100 µs each way, constant times, a 1 s run.
+func TestPerRequestCostsAddUp(t *testing.T) {
+	cases := []struct {
+		name        string
+		pod, client string
+		cycle       float64 // ms per request per thread in steady state
+		threads     float64
+	}{
+		// A new connection per request: 0.3 ms until the request arrives, 1 ms accept,
+		// 1 ms work, 0.1 ms back.
+		{"accept cost on every new connection",
+			"      acceptCost: 1ms\n      serviceTime: {distribution: constant, value: 1ms}",
+			"    threads: 1\n    library: curl-loop", 2.4, 1},
+		// Off-CPU wait holds the request but not the core: 0.2 + 1 + 2.
+		{"wait time after the work",
+			"      serviceTime: {distribution: constant, value: 1ms}\n      waitTime: {distribution: constant, value: 2ms}",
+			"    threads: 1\n    library: dotnet-httpclient", 3.2, 1},
+		// Think time between answer and next request: 0.2 + 1 + 0.8.
+		{"think time between requests",
+			"      serviceTime: {distribution: constant, value: 1ms}",
+			"    threads: 1\n    thinkTime: {distribution: constant, value: 800us}\n    library: dotnet-httpclient", 2, 1},
+		// One worker thread serves four callers one at a time: 1,000 requests a second
+		// in all, each caller waiting behind the other three (4 ms per cycle).
+		{"one worker queues the rest",
+			"      concurrency: 1\n      serviceTime: {distribution: constant, value: 1ms}",
+			"    threads: 4\n    library: dotnet-httpclient\n    connections: {reuse: per-thread}", 4, 4},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := run(t, opts{duration: "10s", replicas: 1, pod: c.pod, client: c.client})
+			want := c.threads * 1000 / c.cycle
+			if math.Abs(r.ThroughputRPS-want) > 0.005*want {
+				t.Errorf("throughput %.1f rps, want %.1f", r.ThroughputRPS, want)
+			}
+		})
+	}
+}
