@@ -42,7 +42,6 @@ type Kernel struct {
 	seq      uint64
 	queue    queue
 	handlers []Handler
-	stopped  bool
 	// Processed counts events handled, for benchmarks.
 	Processed uint64
 }
@@ -76,15 +75,10 @@ func (k *Kernel) After(d Time, kind uint8, obj int32, gen uint32) {
 	k.At(k.now+d, kind, obj, gen)
 }
 
-// Stop ends Run after the current event.
-func (k *Kernel) Stop() { k.stopped = true }
-
-// Run handles the events before until, in order, unless Stop is called; the clock
-// then rests at until (or at the stop). The horizon is exclusive so that a run of
+// Run handles the events before until, in order; the clock then rests at until. The horizon is exclusive so that a run of
 // length d covers [0, d): at 1 request a second, 10 s sends 10 requests, as vegeta does.
 func (k *Kernel) Run(until Time) {
-	k.stopped = false
-	for !k.stopped && len(k.queue) > 0 {
+	for len(k.queue) > 0 {
 		if k.queue[0].At >= until {
 			break
 		}
@@ -93,7 +87,7 @@ func (k *Kernel) Run(until Time) {
 		k.Processed++
 		k.handlers[uint8(ev.key)].Handle(ev)
 	}
-	if !k.stopped && k.now < until {
+	if k.now < until {
 		k.now = until
 	}
 }

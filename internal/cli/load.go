@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"trafficlab/examples"
 	"trafficlab/scenario"
@@ -14,15 +13,16 @@ import (
 // loadScenario reads FILE (or the built-in default when no file is given), applies
 // --set overrides and validates. Warnings go to stderr; errors come back as badInput.
 func loadScenario(args []string, sets []string, stderr io.Writer) (*scenario.Scenario, scenario.Positions, error) {
-	name, data := examples.DefaultName, examples.Default()
+	var (
+		sc    *scenario.Scenario
+		pos   scenario.Positions
+		diags scenario.Diagnostics
+	)
 	if len(args) == 1 {
-		name = args[0]
-		var err error
-		if data, err = os.ReadFile(name); err != nil {
-			return nil, scenario.Positions{}, badInput{err}
-		}
+		sc, pos, diags = scenario.LoadFile(args[0], sets)
+	} else {
+		sc, pos, diags = scenario.Load(examples.DefaultName, examples.Default(), sets)
 	}
-	sc, pos, diags := scenario.Load(name, data, sets)
 	for _, d := range diags {
 		if d.Severity == scenario.Warning {
 			fmt.Fprintln(stderr, d.Error())
