@@ -165,10 +165,20 @@ func (e *Engine) dialError(ev sim.Event, count *int64) {
 		return
 	}
 	*count++
+	e.letGo(si)
+	e.fail(si)
+}
+
+// letGo gives up slot si's connection, or its dial, and passes the pool's room to the
+// oldest waiter.
+func (e *Engine) letGo(si int32) {
+	s := &e.slots[si]
 	e.pools[s.pool].Drop()
+	if s.state == inFlight {
+		e.closeConn(&e.deps[e.cpods[s.cpod].dep], s.conn)
+	}
 	s.state = idle
 	e.wakeWaiter(s.pool)
-	e.fail(si)
 }
 
 // send puts slot si's request on connection id.
@@ -177,16 +187,11 @@ func (e *Engine) send(si int32, id client.ConnID, newConn bool) {
 	s.state = inFlight
 	s.conn = id
 	c := e.conns.Get(id)
-	delay := e.hop
+	delay := e.hop + e.relay
 	if newConn {
-		// SYN, SYN-ACK, then the request rides behind the ACK: 1.5 round trips.
-		delay = 3 * e.hop
-		if e.mode == scenario.ProxyUserspace {
-			// Client to the node's proxy, then the proxy's own handshake to the pod.
-			delay += 3 * e.local
-		}
-	} else if e.mode == scenario.ProxyUserspace {
-		delay += e.local
+		// SYN, SYN-ACK, then the request rides behind the ACK: 1.5 round trips, to
+		// the pod, and in userspace mode to the node's proxy first.
+		delay = 3 * (e.hop + e.relay)
 	}
 	j := e.newJob(job{slot: si, gen: s.gen, pod: c.Pod, newConn: newConn})
 	e.k.After(delay, e.evArrive, j, 0)
@@ -299,19 +304,10 @@ func (e *Engine) onTimeout(ev sim.Event) {
 		e.k.At(s.deadline, e.evTimeout, si, 0)
 		return
 	}
-	d := &e.deps[e.cpods[s.cpod].dep]
 	e.stats.errors.timeout++
-	switch s.state {
-	case inFlight:
+	if s.state == inFlight || s.state == dialing {
 		// Go's and .NET's clients close a connection whose request was cancelled.
-		e.pools[s.pool].Drop()
-		e.closeConn(d, s.conn)
-		s.state = idle
-		e.wakeWaiter(s.pool)
-	case dialing:
-		e.pools[s.pool].Drop()
-		s.state = idle
-		e.wakeWaiter(s.pool)
+		e.letGo(si)
 	}
 	e.fail(si)
 }

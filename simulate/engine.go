@@ -27,6 +27,9 @@ type Engine struct {
 	mode  string
 	hop   sim.Time // one-way pod-to-pod latency
 	local sim.Time // one-way latency that stays on the client's node
+	// relay is the extra one-way leg through the node's userspace proxy process
+	// (local in userspace mode, else 0): the client talks to it, it talks to the pod.
+	relay sim.Time
 
 	nodes     []nodeState
 	services  []service
@@ -148,6 +151,9 @@ func New(sc *scenario.Scenario) (*Engine, error) {
 	e.mode = spec.Cluster.ProxyMode
 	e.hop = sim.Duration(spec.Cluster.Network.Latency.Duration)
 	e.local = sim.Duration(spec.Cluster.Network.LocalLatency.Duration)
+	if e.mode == scenario.ProxyUserspace {
+		e.relay = e.local
+	}
 	e.live = e.waiterLive
 
 	for _, kind := range []*uint8{&e.evReady, &e.evArrive, &e.evCPU, &e.evWait, &e.evResponse,

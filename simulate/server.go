@@ -2,7 +2,6 @@ package simulate
 
 import (
 	"trafficlab/model/node"
-	"trafficlab/scenario"
 	"trafficlab/sim"
 )
 
@@ -83,11 +82,7 @@ func (e *Engine) finish(ji int32) {
 	p := &e.pods[j.pod]
 	p.busy--
 	p.requests++
-	delay := e.hop
-	if e.mode == scenario.ProxyUserspace {
-		delay += e.local
-	}
-	e.k.After(delay, e.evResponse, ji, 0)
+	e.k.After(e.hop+e.relay, e.evResponse, ji, 0)
 	if next, ok := p.queue.Pop(); ok {
 		e.start(next)
 	}
