@@ -136,6 +136,8 @@ func (d *decoder) fill(n *yaml.Node, v reflect.Value, path string) {
 			d.value(item, s.Index(i), fmt.Sprintf("%s[%d]", path, i))
 		}
 		v.Set(s)
+	case reflect.Map:
+		d.stringMap(n, v, path)
 	case reflect.String:
 		if n.Kind != yaml.ScalarNode {
 			d.expected(n, path, "a string")
@@ -188,7 +190,7 @@ func (d *decoder) mapping(n *yaml.Node, v reflect.Value, path string) {
 	fields := map[string]int{}
 	var names []string
 	for i := range v.NumField() {
-		name, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("yaml"), ",")
+		name := fieldName(v.Type().Field(i))
 		if name != "" && name != "-" {
 			fields[name] = i
 			names = append(names, name)
@@ -217,6 +219,37 @@ func (d *decoder) mapping(n *yaml.Node, v reflect.Value, path string) {
 		}
 		d.value(val, v.Field(f), joinPath(path, key.Value))
 	}
+}
+
+// fieldName is a struct field's key: its yaml tag, or else its json tag, which is how
+// Kubernetes' own types (an autoscaling/v2 HPA spec) name their fields.
+func fieldName(f reflect.StructField) string {
+	tag, ok := f.Tag.Lookup("yaml")
+	if !ok {
+		tag = f.Tag.Get("json")
+	}
+	name, _, _ := strings.Cut(tag, ",")
+	return name
+}
+
+// stringMap fills a map with string keys, such as a label selector's matchLabels.
+func (d *decoder) stringMap(n *yaml.Node, v reflect.Value, path string) {
+	if n.Kind != yaml.MappingNode || v.Type().Key().Kind() != reflect.String {
+		d.expected(n, path, "a mapping")
+		return
+	}
+	m := reflect.MakeMapWithSize(v.Type(), len(n.Content)/2)
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		key, val := n.Content[i], n.Content[i+1]
+		if key.Kind != yaml.ScalarNode {
+			d.errorf(key, path, "keys must be strings, got %s", describe(key))
+			continue
+		}
+		e := reflect.New(v.Type().Elem()).Elem()
+		d.value(val, e, path+"."+key.Value)
+		m.SetMapIndex(reflect.ValueOf(key.Value).Convert(v.Type().Key()), e)
+	}
+	v.Set(m)
 }
 
 func joinPath(path, key string) string {

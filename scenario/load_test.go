@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -49,8 +51,35 @@ func TestLoadBase(t *testing.T) {
 	}
 }
 
+// hpaOld is the part of base that hpa replaces.
+const hpaOld = "    replicas: 2\n    pod:"
+
+// hpa gives base's service an autoscaler written from line 10, column 7, one line per
+// argument, and its pod a CPU limit (on the line after the autoscaler).
+func hpa(lines ...string) string {
+	var b strings.Builder
+	b.WriteString("    replicas: 2\n    autoscaler:\n")
+	for _, l := range lines {
+		b.WriteString("      " + l + "\n")
+	}
+	b.WriteString("    pod:\n      cpu: 1")
+	return b.String()
+}
+
+// resourceMetric is hpa's lines for one Resource metric; the target is on line 15,
+// from column 19.
+func resourceMetric(name, target string) []string {
+	return []string{"maxReplicas: 3", "metrics:", "- type: Resource", "  resource:", "    name: " + name, "    target: " + target}
+}
+
+// scaling is hpa's lines for a behavior with one rule in one direction, on line 13
+// from column 11.
+func scaling(direction, rule string) []string {
+	return []string{"maxReplicas: 3", "behavior:", "  " + direction + ":", "    " + rule}
+}
+
 func TestLoadErrors(t *testing.T) {
-	const clientFields = "name, target, replicas, threads, rate, arrival, maxInFlight, thinkTime, overhead, timeout, library, connections"
+	const clientFields = "name, target, replicas, threads, rate, arrival, maxInFlight, thinkTime, overhead, timeout, library, connections, phases, repeat"
 	cases := []struct {
 		name, old, new string
 		want           string
@@ -181,6 +210,141 @@ func TestLoadErrors(t *testing.T) {
 			`15:29: spec.clients[0].connections.protocol: protocol http2 is not modelled yet (it arrives with the TCP/HTTP2 model); use http1`},
 		{"unknown protocol", "    threads: 2", "    threads: 2\n    connections: {protocol: spdy}",
 			`15:29: spec.clients[0].connections.protocol: unknown protocol "spdy"; valid: http1, http2`},
+
+		// Autoscaler: hpa writes it from line 10, column 7, under "    autoscaler:" on line 9.
+		{"hpa without maxReplicas", hpaOld, hpa("minReplicas: 1"),
+			`10:7: spec.services[0].autoscaler.maxReplicas: is required`},
+		{"hpa maxReplicas zero", hpaOld, hpa("maxReplicas: 0"),
+			`10:20: spec.services[0].autoscaler.maxReplicas: must be at least 1`},
+		{"hpa maxReplicas below minReplicas", hpaOld, hpa("minReplicas: 3", "maxReplicas: 2"),
+			`11:20: spec.services[0].autoscaler.maxReplicas: must be at least minReplicas (3)`},
+		{"hpa scale to zero", hpaOld, hpa("minReplicas: 0", "maxReplicas: 2"),
+			`10:20: spec.services[0].autoscaler.minReplicas: must be at least 1: minReplicas 0 is Kubernetes' alpha feature HPAScaleToZero (off by default; it also needs an Object or External metric), not modelled`},
+		{"hpa negative minReplicas", hpaOld, hpa("minReplicas: -1", "maxReplicas: 2"),
+			`10:20: spec.services[0].autoscaler.minReplicas: must be at least 1`},
+		{"hpa metric without type", hpaOld, hpa("maxReplicas: 3", "metrics: [{resource: {name: cpu}}]"),
+			`11:17: spec.services[0].autoscaler.metrics[0].type: is required; supported: type Resource with resource.name cpu`},
+		{"hpa Pods metric", hpaOld, hpa("maxReplicas: 3", "metrics: [{type: Pods, pods: {metric: {name: rps}, target: {type: AverageValue, averageValue: 10}}}]"),
+			`11:24: spec.services[0].autoscaler.metrics[0].type: metric type Pods is not modelled yet; supported: type Resource with resource.name cpu`},
+		{"hpa unknown metric type", hpaOld, hpa("maxReplicas: 3", "metrics: [{type: Memory}]"),
+			`11:24: spec.services[0].autoscaler.metrics[0].type: unknown metric type "Memory"; valid: Resource, Pods, Object, External, ContainerResource; supported: type Resource with resource.name cpu`},
+		{"hpa Resource metric without resource", hpaOld, hpa("maxReplicas: 3", "metrics: [{type: Resource}]"),
+			`11:17: spec.services[0].autoscaler.metrics[0].resource: is required by type Resource, e.g. {name: cpu, target: {type: Utilization, averageUtilization: 80}}`},
+		{"hpa metric with two sources", hpaOld, hpa("maxReplicas: 3", "metrics:", "- type: Resource",
+			"  resource: {name: cpu, target: {type: AverageValue, averageValue: 500m}}", "  external: {metric: {name: q}, target: {type: Value, value: 1}}"),
+			`14:19: spec.services[0].autoscaler.metrics[0].external: cannot be set with type Resource: a metric has one source`},
+		{"hpa memory metric", hpaOld, hpa(resourceMetric("memory", "{type: AverageValue, averageValue: 1Gi}")...),
+			`14:17: spec.services[0].autoscaler.metrics[0].resource.name: resource memory is not modelled yet; supported: cpu`},
+		{"hpa utilization without target", hpaOld, hpa(resourceMetric("cpu", "{type: Utilization}")...),
+			`15:19: spec.services[0].autoscaler.metrics[0].resource.target.averageUtilization: is required by target type Utilization: a percentage of the CPU request, e.g. 80`},
+		{"hpa zero utilization", hpaOld, hpa(resourceMetric("cpu", "{type: Utilization, averageUtilization: 0}")...),
+			`15:59: spec.services[0].autoscaler.metrics[0].resource.target.averageUtilization: must be greater than 0`},
+		{"hpa utilization and average value", hpaOld, hpa(resourceMetric("cpu", "{type: Utilization, averageUtilization: 50, averageValue: 500m}")...),
+			`15:77: spec.services[0].autoscaler.metrics[0].resource.target.averageValue: cannot be set with target type Utilization: Kubernetes takes averageUtilization or averageValue, not both`},
+		{"hpa utilization without pod cpu", hpaOld, strings.TrimSuffix(hpa(resourceMetric("cpu", "{type: Utilization, averageUtilization: 50}")...), "\n      cpu: 1"),
+			`15:26: spec.services[0].autoscaler.metrics[0].resource.target.type: Utilization needs pod.cpu: utilization is relative to the pod's CPU request, which trafficlab takes from pod.cpu; set pod.cpu or use target type AverageValue`},
+		{"hpa default metric without pod cpu", hpaOld, strings.TrimSuffix(hpa("maxReplicas: 3"), "\n      cpu: 1"),
+			`10:7: spec.services[0].autoscaler.metrics: the default metric, 80% average CPU utilization, needs pod.cpu: utilization is relative to the pod's CPU request, which trafficlab takes from pod.cpu; set pod.cpu, or a metric with target type AverageValue`},
+		{"hpa average value without target", hpaOld, hpa(resourceMetric("cpu", "{type: AverageValue}")...),
+			`15:19: spec.services[0].autoscaler.metrics[0].resource.target.averageValue: is required by target type AverageValue: CPU per pod, e.g. 500m`},
+		{"hpa zero average value", hpaOld, hpa(resourceMetric("cpu", "{type: AverageValue, averageValue: 0}")...),
+			`15:54: spec.services[0].autoscaler.metrics[0].resource.target.averageValue: must be greater than 0`},
+		{"hpa Value target", hpaOld, hpa(resourceMetric("cpu", "{type: Value, value: 1}")...),
+			`15:26: spec.services[0].autoscaler.metrics[0].resource.target.type: target type Value does not apply to a Resource metric (Kubernetes needs averageUtilization or averageValue); supported: Utilization, AverageValue`},
+		{"hpa unknown target type", hpaOld, hpa(resourceMetric("cpu", "{type: Percent}")...),
+			`15:26: spec.services[0].autoscaler.metrics[0].resource.target.type: unknown target type "Percent"; supported: Utilization, AverageValue`},
+		{"hpa select policy", hpaOld, hpa(scaling("scaleUp", "selectPolicy: Sometimes")...),
+			`13:25: spec.services[0].autoscaler.behavior.scaleUp.selectPolicy: unknown select policy "Sometimes"; valid: Max, Min, Disabled`},
+		{"hpa long stabilization window", hpaOld, hpa(scaling("scaleUp", "stabilizationWindowSeconds: 3601")...),
+			`13:39: spec.services[0].autoscaler.behavior.scaleUp.stabilizationWindowSeconds: must be at most 3600 (Kubernetes' MaxStabilizationWindowSeconds)`},
+		{"hpa negative stabilization window", hpaOld, hpa(scaling("scaleDown", "stabilizationWindowSeconds: -1")...),
+			`13:39: spec.services[0].autoscaler.behavior.scaleDown.stabilizationWindowSeconds: must not be negative`},
+		{"hpa no policies", hpaOld, hpa(scaling("scaleDown", "policies: []")...),
+			`13:21: spec.services[0].autoscaler.behavior.scaleDown.policies: must list at least one policy; leave policies out for Kubernetes' default`},
+		{"hpa policy type", hpaOld, hpa(scaling("scaleUp", "policies: [{type: Nodes, value: 1, periodSeconds: 15}]")...),
+			`13:29: spec.services[0].autoscaler.behavior.scaleUp.policies[0].type: unknown scaling policy type "Nodes"; valid: Pods, Percent`},
+		{"hpa policy without type", hpaOld, hpa(scaling("scaleUp", "policies: [{value: 1, periodSeconds: 15}]")...),
+			`13:22: spec.services[0].autoscaler.behavior.scaleUp.policies[0].type: is required; valid: Pods, Percent`},
+		{"hpa policy value", hpaOld, hpa(scaling("scaleUp", "policies: [{type: Pods, value: 0, periodSeconds: 15}]")...),
+			`13:42: spec.services[0].autoscaler.behavior.scaleUp.policies[0].value: must be greater than 0`},
+		{"hpa policy long period", hpaOld, hpa(scaling("scaleDown", "policies: [{type: Percent, value: 100, periodSeconds: 1801}]")...),
+			`13:65: spec.services[0].autoscaler.behavior.scaleDown.policies[0].periodSeconds: must be at most 1800 (Kubernetes' MaxPeriodSeconds)`},
+		{"hpa policy without period", hpaOld, hpa(scaling("scaleDown", "policies: [{type: Pods, value: 1}]")...),
+			`13:22: spec.services[0].autoscaler.behavior.scaleDown.policies[0].periodSeconds: must be greater than 0`},
+		{"hpa zero sync period", hpaOld, hpa("maxReplicas: 3", "controller: {syncPeriod: 0s}"),
+			`11:32: spec.services[0].autoscaler.controller.syncPeriod: must be greater than 0`},
+		{"hpa tolerance of 1", hpaOld, hpa("maxReplicas: 3", "controller: {tolerance: 1}"),
+			`11:31: spec.services[0].autoscaler.controller.tolerance: must be at least 0 and less than 1: a fraction of the target (0.1 is 10%)`},
+		{"hpa negative tolerance", hpaOld, hpa("maxReplicas: 3", "controller: {tolerance: -0.1}"),
+			`11:31: spec.services[0].autoscaler.controller.tolerance: must be at least 0 and less than 1`},
+		{"hpa zero metric resolution", hpaOld, hpa("maxReplicas: 3", "controller: {metricResolution: 0s}"),
+			`11:38: spec.services[0].autoscaler.controller.metricResolution: must be greater than 0`},
+
+		// Pod start, readiness and termination, written on line 10 from column 7.
+		{"bad startup delay", "    pod:", "    pod:\n      startupDelay: {distribution: uniform}",
+			`10:21: spec.services[0].pod.startupDelay.max: is required by distribution uniform`},
+		{"probe period zero", "    pod:", "    pod:\n      readinessProbe: {periodSeconds: 0}",
+			`10:39: spec.services[0].pod.readinessProbe.periodSeconds: must be at least 1; Kubernetes reads 0 as its default, 10: leave the field out for that`},
+		{"probe negative timeout", "    pod:", "    pod:\n      readinessProbe: {timeoutSeconds: -1}",
+			`10:40: spec.services[0].pod.readinessProbe.timeoutSeconds: must be at least 1`},
+		{"probe success threshold zero", "    pod:", "    pod:\n      readinessProbe: {successThreshold: 0}",
+			`10:42: spec.services[0].pod.readinessProbe.successThreshold: must be at least 1; Kubernetes reads 0 as its default, 1`},
+		{"probe negative failure threshold", "    pod:", "    pod:\n      readinessProbe: {failureThreshold: -3}",
+			`10:42: spec.services[0].pod.readinessProbe.failureThreshold: must be at least 1`},
+		{"probe negative initial delay", "    pod:", "    pod:\n      readinessProbe: {initialDelaySeconds: -1}",
+			`10:45: spec.services[0].pod.readinessProbe.initialDelaySeconds: must not be negative`},
+		{"empty preStop", "    pod:", "    pod:\n      lifecycle: {preStop: {}}",
+			`10:28: spec.services[0].pod.lifecycle.preStop: needs sleep ({seconds: N}) or exec ({command: [sh, -c, "sleep N"]})`},
+		{"preStop sleep and exec", "    pod:", "    pod:\n      lifecycle: {preStop: {sleep: {seconds: 1}, exec: {command: [sleep, 1]}}}",
+			`10:56: spec.services[0].pod.lifecycle.preStop.exec: cannot be set with sleep: a hook runs one action; set one`},
+		{"preStop negative sleep", "    pod:", "    pod:\n      lifecycle: {preStop: {sleep: {seconds: -1}}}",
+			`10:46: spec.services[0].pod.lifecycle.preStop.sleep.seconds: must not be negative`},
+		{"preStop exec without command", "    pod:", "    pod:\n      lifecycle: {preStop: {exec: {command: []}}}",
+			`10:45: spec.services[0].pod.lifecycle.preStop.exec.command: is required: the command the hook runs, e.g. [sh, -c, "sleep 10"]`},
+		{"preStop exec without duration", "    pod:", "    pod:\n      lifecycle: {preStop: {exec: {command: [nginx, -s, quit]}}}",
+			"10:35: spec.services[0].pod.lifecycle.preStop.exec.duration: is required: trafficlab cannot tell how long \"nginx -s quit\" runs; only `sleep N`, directly or through `sh -c`, is read from the command"},
+		{"negative grace period", "    pod:", "    pod:\n      terminationGracePeriodSeconds: -1",
+			`10:38: spec.services[0].pod.terminationGracePeriodSeconds: must not be negative`},
+		{"unknown SIGTERM action", "    pod:", "    pod:\n      onSigterm: {action: die}",
+			`10:27: spec.services[0].pod.onSigterm.action: unknown SIGTERM action "die"; valid: exit, drain`},
+		{"zero drain timeout", "    pod:", "    pod:\n      onSigterm: {action: drain, drainTimeout: 0s}",
+			`10:48: spec.services[0].pod.onSigterm.drainTimeout: must be greater than 0; leave it out to drain until SIGKILL`},
+
+		// Client phases, from line 14.
+		{"threads with phases", "    threads: 2", "    threads: 2\n    phases: [{threads: 1, duration: 5s}]",
+			`14:14: spec.clients[0].threads: cannot be set with phases: each phase sets its own threads or rate`},
+		{"rate with phases", "    threads: 2", "    rate: 5/s\n    phases: [{threads: 1, duration: 5s}]",
+			`14:11: spec.clients[0].rate: cannot be set with phases: each phase sets its own threads or rate`},
+		{"no phases", "    threads: 2", "    phases: []",
+			`14:13: spec.clients[0].phases: must list at least one phase; leave phases out to use threads or rate`},
+		{"phase threads and rate", "    threads: 2", "    phases:\n    - {threads: 1, rate: 5/s, duration: 5s}",
+			`15:26: spec.clients[0].phases[0].rate: cannot be set with threads: threads run a closed loop, rate an open loop; set one`},
+		{"phase zero threads", "    threads: 2", "    phases:\n    - {threads: 0, duration: 5s}",
+			`15:17: spec.clients[0].phases[0].threads: must be at least 1`},
+		{"phase without load", "    threads: 2", "    phases:\n    - {duration: 5s}",
+			`15:7: spec.clients[0].phases[0]: needs threads (a closed loop) or rate (an open loop)`},
+		{"phase duration and requests", "    threads: 2", "    phases:\n    - {threads: 1, duration: 5s, requests: 10}",
+			`15:44: spec.clients[0].phases[0].requests: cannot be set with duration: a phase ends after a duration or after a number of requests; set one`},
+		{"phase zero duration", "    threads: 2", "    phases:\n    - {threads: 1, duration: 0s}",
+			`15:30: spec.clients[0].phases[0].duration: must be greater than 0`},
+		{"phase zero requests", "    threads: 2", "    phases:\n    - {threads: 1, requests: 0}",
+			`15:30: spec.clients[0].phases[0].requests: must be at least 1`},
+		{"phase without end", "    threads: 2", "    phases:\n    - {threads: 1}",
+			`15:7: spec.clients[0].phases[0]: needs duration or requests: when the phase ends`},
+		{"phase ramp with threads", "    threads: 2", "    phases:\n    - {threads: 1, duration: 5s, rampTo: 10/s}",
+			`15:42: spec.clients[0].phases[0].rampTo: applies only to an open loop (rate): the rate changes from rate to rampTo`},
+		{"phase ramp by requests", "    threads: 2", "    phases:\n    - {rate: 5/s, requests: 100, rampTo: 10/s}",
+			`15:42: spec.clients[0].phases[0].rampTo: needs duration: the rate ramps over the phase's duration, which a phase by requests does not have`},
+		{"phase negative pause", "    threads: 2", "    phases:\n    - {threads: 1, duration: 5s, pause: -1s}",
+			`15:41: spec.clients[0].phases[0].pause: negative duration -1s`},
+		{"negative repeat", "    threads: 2", "    phases: [{threads: 1, duration: 5s}]\n    repeat: -1",
+			`15:13: spec.clients[0].repeat: must be at least 1`},
+
+		// Cluster timing: durations, so never negative.
+		{"negative min sync period", "  services:", "  cluster: {minSyncPeriod: -1s}\n  services:",
+			`6:28: spec.cluster.minSyncPeriod: negative duration -1s`},
+		{"negative propagation jitter", "  services:", "  cluster: {endpointPropagation: {jitter: -1s}}\n  services:",
+			`6:43: spec.cluster.endpointPropagation.jitter: negative duration -1s`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -210,6 +374,24 @@ func TestLoadWarnings(t *testing.T) {
 			`f.yaml:15:16: warning: spec.clients[0].thinkTime: applies only to a closed loop (threads); ignored`},
 		{"maxInFlight with threads", "    threads: 2", "    threads: 2\n    maxInFlight: 3",
 			`f.yaml:15:18: warning: spec.clients[0].maxInFlight: applies only to an open loop (rate); ignored`},
+		{"drain timeout with exit", "    pod:", "    pod:\n      onSigterm: {drainTimeout: 5s}",
+			`f.yaml:10:33: warning: spec.services[0].pod.onSigterm.drainTimeout: applies only to action drain; ignored with exit`},
+		{"repeat without phases", "    threads: 2", "    threads: 2\n    repeat: 3",
+			`f.yaml:15:13: warning: spec.clients[0].repeat: applies only with phases; ignored`},
+		{"replicas above maxReplicas", hpaOld, hpa("maxReplicas: 1"),
+			`f.yaml:8:15: warning: spec.services[0].replicas: 2 is above maxReplicas (1): the HPA will scale it to 1 at its first sync`},
+		{"replicas below minReplicas", hpaOld, hpa("minReplicas: 3", "maxReplicas: 5"),
+			`f.yaml:8:15: warning: spec.services[0].replicas: 2 is below minReplicas (3): the HPA will scale it to 3 at its first sync`},
+		{"preStop sleep as long as the grace period", "    pod:", "    pod:\n      terminationGracePeriodSeconds: 10\n      lifecycle: {preStop: {sleep: {seconds: 10}}}",
+			`f.yaml:11:46: warning: spec.services[0].pod.lifecycle.preStop.sleep.seconds: the hook runs 10s, not less than terminationGracePeriodSeconds (10): the kubelet cuts it at 10s, then sends SIGTERM and allows the app only 2s more before SIGKILL`},
+		{"preStop sleep command longer than the default grace period", "    pod:", "    pod:\n      lifecycle: {preStop: {exec: {command: [sleep, \"45\"]}}}",
+			`f.yaml:10:45: warning: spec.services[0].pod.lifecycle.preStop.exec.command: the hook runs 45s, not less than terminationGracePeriodSeconds (30): the kubelet cuts it at 30s`},
+		{"preStop exec duration longer than the grace period", "    pod:", "    pod:\n      terminationGracePeriodSeconds: 5\n      lifecycle: {preStop: {exec: {command: [drain.sh], duration: 7500ms}}}",
+			`f.yaml:11:67: warning: spec.services[0].pod.lifecycle.preStop.exec.duration: the hook runs 7.5s, not less than terminationGracePeriodSeconds (5): the kubelet cuts it at 5s`},
+		{"preStop without grace period", "    pod:", "    pod:\n      terminationGracePeriodSeconds: 0\n      lifecycle: {preStop: {sleep: {seconds: 5}}}",
+			`f.yaml:11:28: warning: spec.services[0].pod.lifecycle.preStop: never runs: with terminationGracePeriodSeconds 0 the kubelet skips preStop hooks`},
+		{"value of a resource metric", hpaOld, hpa(resourceMetric("cpu", "{type: Utilization, averageUtilization: 50, value: 1}")...),
+			`f.yaml:15:70: warning: spec.services[0].autoscaler.metrics[0].resource.target.value: not used by a Resource metric; ignored`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -217,8 +399,8 @@ func TestLoadWarnings(t *testing.T) {
 			if sc == nil || diags.HasErrors() {
 				t.Fatalf("want a scenario and only warnings, got %v", diags)
 			}
-			if len(diags) != 1 || diags[0].Error() != tc.want {
-				t.Errorf("diagnostics:\n%v\nwant exactly:\n%s", diags, tc.want)
+			if len(diags) != 1 || !strings.HasPrefix(diags[0].Error(), tc.want) {
+				t.Errorf("diagnostics:\n%v\nwant exactly one, starting:\n%s", diags, tc.want)
 			}
 		})
 	}
@@ -486,6 +668,7 @@ func TestLoadFull(t *testing.T) {
 		return metav1.Duration{Duration: time.Duration(n * float64(time.Millisecond))}
 	}
 	q := func(s string) *resource.Quantity { v := resource.MustParse(s); return &v }
+	startup := &Distribution{Distribution: DistConstant, Value: ms(2000)}
 	want := &Scenario{
 		APIVersion: APIVersion,
 		Kind:       Kind,
@@ -497,6 +680,10 @@ func TestLoadFull(t *testing.T) {
 				ProxyMode: ProxyIptables,
 				Nodes:     []NodePool{{Name: "worker", Count: 3, CPU: q("2")}, {Name: "big", Count: 1}},
 				Network:   Network{Latency: ms(0.1), LocalLatency: ptr(ms(0.01))},
+				// Defaults.
+				EndpointPropagation: EndpointPropagation{Latency: ptr(ms(200)), Jitter: ptr(ms(300))},
+				MinSyncPeriod:       ptr(ms(1000)),
+				PodNetworkTeardown:  ptr(ms(1000)),
 			},
 			Services: []Service{
 				{Name: "webapp1", Replicas: 5, Pod: Pod{
@@ -504,10 +691,18 @@ func TestLoadFull(t *testing.T) {
 					ServiceTime: Distribution{Distribution: DistExponential, Mean: ms(1)},
 					WaitTime:    &Distribution{Distribution: DistLognormal, Mean: ms(2), P99: ms(20)},
 					AcceptCost:  ms(0.05),
+					// Defaults.
+					StartupDelay:                  startup,
+					TerminationGracePeriodSeconds: ptr[int64](30),
+					OnSigterm:                     OnSigterm{Action: SigtermExit},
 				}},
 				{Name: "db", Replicas: 1, Pod: Pod{
 					CPU:         q("500m"),
 					ServiceTime: Distribution{Distribution: DistEmpirical, Samples: []metav1.Duration{ms(1), ms(2), ms(10)}},
+					// Defaults.
+					StartupDelay:                  startup,
+					TerminationGracePeriodSeconds: ptr[int64](30),
+					OnSigterm:                     OnSigterm{Action: SigtermExit},
 				}},
 			},
 			Clients: []Client{
@@ -515,11 +710,13 @@ func TestLoadFull(t *testing.T) {
 					ThinkTime: &Distribution{Distribution: DistUniform, Min: ms(1), Max: ms(3)},
 					Overhead:  ms(2),
 					Connections: Connections{Reuse: ReusePerThread, MaxPerHost: ptr(0), MaxIdlePerHost: ptr(0),
-						IdleTimeout: ptr(ms(0)), MaxLifetime: ptr(ms(0)), Protocol: ProtocolHTTP1}},
+						IdleTimeout: ptr(ms(0)), MaxLifetime: ptr(ms(0)), Protocol: ProtocolHTTP1},
+					Repeat: 1},
 				{Name: "loader", Target: "db", Replicas: 2, Rate: &Rate{PerSecond: 1000}, Arrival: ArrivalPoisson,
 					MaxInFlight: 64, Timeout: ptr(ms(30000)),
 					Connections: Connections{Reuse: ReuseNone, MaxPerHost: ptr(0), MaxIdlePerHost: ptr(0),
-						IdleTimeout: ptr(ms(90000)), MaxLifetime: ptr(ms(0)), Protocol: ProtocolHTTP1}},
+						IdleTimeout: ptr(ms(90000)), MaxLifetime: ptr(ms(0)), Protocol: ProtocolHTTP1},
+					Repeat: 1},
 			},
 		},
 	}
@@ -544,5 +741,210 @@ func TestLoadFull(t *testing.T) {
 	}
 	if _, _, ok := pos.Lookup("spec.clients[0].rate"); ok {
 		t.Error("Lookup of an absent field is ok")
+	}
+}
+
+// TestLoadLifecycleAutoscalerPhases checks that the Kubernetes-shaped fields decode into
+// their types and take their defaults.
+func TestLoadLifecycleAutoscalerPhases(t *testing.T) {
+	sec := func(n float64) *metav1.Duration {
+		return &metav1.Duration{Duration: time.Duration(n * float64(time.Second))}
+	}
+	preStop := func(sc *Scenario) *LifecycleHandler { return sc.Spec.Services[0].Pod.Lifecycle.PreStop }
+	cases := []struct {
+		name, old, new string
+		check          func(t *testing.T, sc *Scenario)
+	}{
+		{"hpa spec", hpaOld, hpa(
+			"maxReplicas: 10",
+			"metrics:",
+			"- type: Resource",
+			"  resource: {name: cpu, target: {type: AverageValue, averageValue: 500m}}",
+			"behavior:",
+			"  scaleUp: {policies: [{type: Percent, value: 200, periodSeconds: 30}], selectPolicy: Min}",
+			"  scaleDown: {stabilizationWindowSeconds: 60, selectPolicy: Disabled}",
+			"controller: {syncPeriod: 10s, tolerance: 0.05}"),
+			func(t *testing.T, sc *Scenario) {
+				a := sc.Spec.Services[0].Autoscaler
+				if *a.MinReplicas != 1 || a.MaxReplicas != 10 {
+					t.Errorf("replicas [%d, %d], want [1, 10]", *a.MinReplicas, a.MaxReplicas)
+				}
+				r := a.Metrics[0].Resource
+				if a.Metrics[0].Type != autoscalingv2.ResourceMetricSourceType || r.Name != corev1.ResourceCPU ||
+					r.Target.Type != autoscalingv2.AverageValueMetricType || r.Target.AverageValue.Cmp(resource.MustParse("500m")) != 0 {
+					t.Errorf("metric %+v, want a Resource cpu metric of average value 500m", a.Metrics[0])
+				}
+				up := a.Behavior.ScaleUp
+				wantUp := []autoscalingv2.HPAScalingPolicy{{Type: autoscalingv2.PercentScalingPolicy, Value: 200, PeriodSeconds: 30}}
+				if !reflect.DeepEqual(up.Policies, wantUp) || *up.SelectPolicy != autoscalingv2.MinChangePolicySelect || up.StabilizationWindowSeconds != nil {
+					t.Errorf("scaleUp %+v, want policies %+v, selectPolicy Min and no window", up, wantUp)
+				}
+				down := a.Behavior.ScaleDown
+				if *down.StabilizationWindowSeconds != 60 || *down.SelectPolicy != autoscalingv2.DisabledPolicySelect || down.Policies != nil {
+					t.Errorf("scaleDown %+v, want window 60, selectPolicy Disabled, no policies (the hpa package's default)", down)
+				}
+				c := a.Controller
+				if c.SyncPeriod.Duration != 10*time.Second || *c.Tolerance != 0.05 || c.MetricResolution.Duration != 15*time.Second ||
+					c.DownscaleStabilization.Duration != 5*time.Minute || c.CPUInitializationPeriod.Duration != 5*time.Minute ||
+					c.InitialReadinessDelay.Duration != 30*time.Second {
+					t.Errorf("controller %+v, want the given sync period and tolerance and the defaults", c)
+				}
+			}},
+		{"hpa default metric", hpaOld, hpa("maxReplicas: 5"),
+			func(t *testing.T, sc *Scenario) {
+				want := []autoscalingv2.MetricSpec{{
+					Type: autoscalingv2.ResourceMetricSourceType,
+					Resource: &autoscalingv2.ResourceMetricSource{Name: corev1.ResourceCPU,
+						Target: autoscalingv2.MetricTarget{Type: autoscalingv2.UtilizationMetricType, AverageUtilization: ptr[int32](80)}},
+				}}
+				if got := sc.Spec.Services[0].Autoscaler.Metrics; !reflect.DeepEqual(got, want) {
+					t.Errorf("metrics %+v, want 80%% CPU utilization", got)
+				}
+				if sc.Spec.Services[0].Autoscaler.Behavior != nil {
+					t.Error("behavior defaulted; the hpa package applies Kubernetes' rules")
+				}
+			}},
+		{"preStop sh -c sleep", "    pod:", "    pod:\n      lifecycle: {preStop: {exec: {command: [sh, -c, \"sleep 10\"]}}}",
+			func(t *testing.T, sc *Scenario) {
+				if d := preStop(sc).Exec.Duration; !reflect.DeepEqual(d, sec(10)) {
+					t.Errorf("duration %v, want 10s", d)
+				}
+			}},
+		{"preStop sleep", "    pod:", "    pod:\n      lifecycle: {preStop: {exec: {command: [\"sleep\", \"5\"]}}}",
+			func(t *testing.T, sc *Scenario) {
+				if d := preStop(sc).Exec.Duration; !reflect.DeepEqual(d, sec(5)) {
+					t.Errorf("duration %v, want 5s", d)
+				}
+			}},
+		{"preStop bash -c sleep with a unit", "    pod:", "    pod:\n      lifecycle: {preStop: {exec: {command: [/bin/bash, -c, \"sleep 1.5s\"]}}}",
+			func(t *testing.T, sc *Scenario) {
+				if d := preStop(sc).Exec.Duration; !reflect.DeepEqual(d, sec(1.5)) {
+					t.Errorf("duration %v, want 1.5s", d)
+				}
+			}},
+		{"preStop exec with its duration", "    pod:", "    pod:\n      lifecycle: {preStop: {exec: {command: [sleep, \"5\"], duration: 3s}}}",
+			func(t *testing.T, sc *Scenario) {
+				if d := preStop(sc).Exec.Duration; !reflect.DeepEqual(d, sec(3)) {
+					t.Errorf("duration %v, want the given 3s", d)
+				}
+			}},
+		{"pod lifecycle", "    pod:", "    pod:\n" +
+			"      startupDelay: {distribution: uniform, min: 1s, max: 3s}\n" +
+			"      readinessProbe: {initialDelaySeconds: 2, periodSeconds: 1}\n" +
+			"      lifecycle: {preStop: {sleep: {seconds: 5}}}\n" +
+			"      terminationGracePeriodSeconds: 20\n" +
+			"      onSigterm: {action: drain, drainTimeout: 10s}",
+			func(t *testing.T, sc *Scenario) {
+				p := sc.Spec.Services[0].Pod
+				want := Pod{
+					ServiceTime:                   p.ServiceTime,
+					StartupDelay:                  &Distribution{Distribution: DistUniform, Min: *sec(1), Max: *sec(3)},
+					ReadinessProbe:                &Probe{InitialDelaySeconds: 2, PeriodSeconds: ptr[int32](1), TimeoutSeconds: ptr[int32](1), SuccessThreshold: ptr[int32](1), FailureThreshold: ptr[int32](3)},
+					Lifecycle:                     &Lifecycle{PreStop: &LifecycleHandler{Sleep: &SleepAction{Seconds: 5}}},
+					TerminationGracePeriodSeconds: ptr[int64](20),
+					OnSigterm:                     OnSigterm{Action: SigtermDrain, DrainTimeout: sec(10)},
+				}
+				if !reflect.DeepEqual(p, want) {
+					t.Errorf("pod\n%+v\nwant\n%+v", p, want)
+				}
+			}},
+		{"phases with repeat", "    threads: 2", "    repeat: 3\n    phases:\n" +
+			"    - {name: warm-up, threads: 2, duration: 10s, pause: 1s}\n" +
+			"    - {name: ramp, rate: 10/s, rampTo: 100/s, duration: 30s}\n" +
+			"    - {name: burst, rate: 50/s, requests: 1000}",
+			func(t *testing.T, sc *Scenario) {
+				c := sc.Spec.Clients[0]
+				want := []Phase{
+					{Name: "warm-up", Threads: 2, Duration: sec(10), Pause: sec(1)},
+					{Name: "ramp", Rate: &Rate{PerSecond: 10}, RampTo: &Rate{PerSecond: 100}, Duration: sec(30)},
+					{Name: "burst", Rate: &Rate{PerSecond: 50}, Requests: 1000},
+				}
+				if !reflect.DeepEqual(c.Phases, want) || c.Repeat != 3 {
+					t.Errorf("phases %+v repeated %d, want %+v repeated 3", c.Phases, c.Repeat, want)
+				}
+				// Some phases are open loops, so the arrival process takes its default.
+				if c.Threads != 0 || c.Rate != nil || c.Arrival != ArrivalConstant {
+					t.Errorf("threads %d, rate %v, arrival %q; want none, none, constant", c.Threads, c.Rate, c.Arrival)
+				}
+			}},
+		{"cluster timing", "  services:", "  cluster:\n    endpointPropagation: {latency: 1s, jitter: 0s}\n    minSyncPeriod: 0s\n    podNetworkTeardown: 2s\n  services:",
+			func(t *testing.T, sc *Scenario) {
+				c := sc.Spec.Cluster
+				if !reflect.DeepEqual(c.EndpointPropagation, EndpointPropagation{Latency: sec(1), Jitter: sec(0)}) ||
+					!reflect.DeepEqual(c.MinSyncPeriod, sec(0)) || !reflect.DeepEqual(c.PodNetworkTeardown, sec(2)) {
+					t.Errorf("cluster %+v, want propagation 1s+0s, minSyncPeriod 0s, teardown 2s", c)
+				}
+			}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			sc, _, diags := Load("f.yaml", []byte(edit(t, tc.old, tc.new)), nil)
+			if len(diags) > 0 {
+				t.Fatal(diags)
+			}
+			tc.check(t, sc)
+		})
+	}
+}
+
+// TestAutoscalerAtZero checks that a Deployment at 0 replicas, which Kubernetes does
+// not autoscale, is pointed out whether the 0 is written or left out.
+func TestAutoscalerAtZero(t *testing.T) {
+	cases := []struct {
+		name, new string
+		want      []string
+	}{
+		{"written", "    replicas: 0\n    autoscaler: {maxReplicas: 3}\n    pod:\n      cpu: 1", []string{
+			`f.yaml:8:15: warning: spec.services[0].replicas: 0 replicas disable the HPA: Kubernetes does not autoscale a Deployment at 0 replicas`,
+			`f.yaml:15:13: warning: spec.clients[0].target: service web has 0 replicas`,
+		}},
+		{"left out", "    autoscaler: {maxReplicas: 3}\n    pod:\n      cpu: 1", []string{
+			`f.yaml:7:5: warning: spec.services[0].replicas: is not set, so the Deployment starts with 0 pods and the HPA never scales it (Kubernetes disables autoscaling at 0 replicas); set replicas, e.g. to minReplicas (1)`,
+			`f.yaml:14:13: warning: spec.clients[0].target: service web has 0 replicas`,
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			sc, _, diags := Load("f.yaml", []byte(edit(t, hpaOld, tc.new)), nil)
+			if sc == nil {
+				t.Fatal(diags)
+			}
+			checkLines(t, diags, tc.want)
+		})
+	}
+}
+
+func TestSleepCommand(t *testing.T) {
+	cases := []struct {
+		cmd  []string
+		want time.Duration // -1: not read
+	}{
+		{[]string{"sleep", "5"}, 5 * time.Second},
+		{[]string{"/bin/sleep", "0.25"}, 250 * time.Millisecond},
+		{[]string{"sh", "-c", "sleep 10"}, 10 * time.Second},
+		{[]string{"/bin/sh", "-c", "  sleep   2m "}, 2 * time.Minute},
+		{[]string{"sleep", "1h"}, time.Hour},
+		{[]string{"sleep", "1d"}, 24 * time.Hour},
+		{[]string{"sleep", "0"}, 0},
+		{[]string{"sleep", "infinity"}, -1},
+		{[]string{"sleep", "-1"}, -1},
+		{[]string{"sleep", "1ms"}, -1},
+		{[]string{"sleep", "s"}, -1},
+		{[]string{"sleep"}, -1},
+		{[]string{"sleep", "1", "2"}, -1},
+		{[]string{"sh", "-c", "sleep 5 && nginx -s quit"}, -1},
+		{[]string{"python", "-c", "sleep 5"}, -1},
+		{[]string{"nginx", "-s", "quit"}, -1},
+		{[]string{"asleep", "5"}, -1},
+		{nil, -1},
+	}
+	for _, tc := range cases {
+		got, ok := sleepCommand(tc.cmd)
+		if !ok {
+			got = -1
+		}
+		if got != tc.want {
+			t.Errorf("sleepCommand(%q) = %v, %v; want %v", tc.cmd, got, ok, tc.want)
+		}
 	}
 }

@@ -7,6 +7,7 @@
 package scenario
 
 import (
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -67,6 +68,25 @@ type Cluster struct {
 	IPVSScheduler string     `yaml:"ipvsScheduler"`
 	Nodes         []NodePool `yaml:"nodes"`
 	Network       Network    `yaml:"network"`
+	// EndpointPropagation is how long an EndpointSlice change takes to reach each
+	// node's kube-proxy, before its own sync.
+	EndpointPropagation EndpointPropagation `yaml:"endpointPropagation"`
+	// MinSyncPeriod is kube-proxy's --iptables-min-sync-period (or the nftables one):
+	// a node reprograms its rules at most this often. Default 1s.
+	MinSyncPeriod *metav1.Duration `yaml:"minSyncPeriod"`
+	// PodNetworkTeardown is the time from a pod's last container exiting to its IP
+	// being released (the sandbox stopped); from then on a packet to it gets no answer
+	// instead of a reset. Default 1s.
+	PodNetworkTeardown *metav1.Duration `yaml:"podNetworkTeardown"`
+}
+
+// EndpointPropagation is the delay from a pod's status change to the EndpointSlice
+// reaching one node's kube-proxy: the kubelet's status update, the EndpointSlice
+// controller and the watch. Each node draws its own delay, uniform in
+// [latency, latency+jitter].
+type EndpointPropagation struct {
+	Latency *metav1.Duration `yaml:"latency"`
+	Jitter  *metav1.Duration `yaml:"jitter"`
 }
 
 // NodePool is Count identical nodes named NAME-0, NAME-1, ...
@@ -88,9 +108,43 @@ type Network struct {
 
 // Service is a ClusterIP Service and the Deployment behind it.
 type Service struct {
-	Name     string `yaml:"name"`
-	Replicas int    `yaml:"replicas"`
-	Pod      Pod    `yaml:"pod"`
+	Name string `yaml:"name"`
+	// Replicas at the start; with an autoscaler, its initial replica count.
+	Replicas int `yaml:"replicas"`
+	Pod      Pod `yaml:"pod"`
+	// Autoscaler is a HorizontalPodAutoscaler on the Deployment.
+	Autoscaler *Autoscaler `yaml:"autoscaler"`
+}
+
+// Autoscaler is an autoscaling/v2 HorizontalPodAutoscalerSpec without scaleTargetRef
+// (the target is the service's Deployment), plus the controller's settings.
+type Autoscaler struct {
+	MinReplicas *int32                                         `yaml:"minReplicas"`
+	MaxReplicas int32                                          `yaml:"maxReplicas"`
+	Metrics     []autoscalingv2.MetricSpec                     `yaml:"metrics"`
+	Behavior    *autoscalingv2.HorizontalPodAutoscalerBehavior `yaml:"behavior"`
+	Controller  HPAController                                  `yaml:"controller"`
+}
+
+// HPAController is kube-controller-manager's HPA flags and metrics-server's
+// resolution, which a cluster may change (R2 ran with 10 s intervals).
+type HPAController struct {
+	// SyncPeriod: --horizontal-pod-autoscaler-sync-period. Default 15s.
+	SyncPeriod *metav1.Duration `yaml:"syncPeriod"`
+	// Tolerance: --horizontal-pod-autoscaler-tolerance. Default 0.1.
+	Tolerance *float64 `yaml:"tolerance"`
+	// DownscaleStabilization: --horizontal-pod-autoscaler-downscale-stabilization.
+	// Default 5m.
+	DownscaleStabilization *metav1.Duration `yaml:"downscaleStabilization"`
+	// CPUInitializationPeriod: --horizontal-pod-autoscaler-cpu-initialization-period.
+	// Default 5m.
+	CPUInitializationPeriod *metav1.Duration `yaml:"cpuInitializationPeriod"`
+	// InitialReadinessDelay: --horizontal-pod-autoscaler-initial-readiness-delay.
+	// Default 30s.
+	InitialReadinessDelay *metav1.Duration `yaml:"initialReadinessDelay"`
+	// MetricResolution: metrics-server's --metric-resolution, the interval between
+	// its scrapes of each kubelet and so the window of a CPU reading. Default 15s.
+	MetricResolution *metav1.Duration `yaml:"metricResolution"`
 }
 
 // Pod is the application container of every replica.
@@ -107,6 +161,72 @@ type Pod struct {
 	WaitTime *Distribution `yaml:"waitTime"`
 	// AcceptCost is the CPU work to accept a new connection, paid before its first request.
 	AcceptCost metav1.Duration `yaml:"acceptCost"`
+
+	// StartupDelay is the time from a pod's creation to its app listening: scheduling,
+	// image pull and container start. Default 2s.
+	StartupDelay *Distribution `yaml:"startupDelay"`
+	// ReadinessProbe gates the pod's endpoint. Unset: ready as soon as the app listens.
+	ReadinessProbe *Probe `yaml:"readinessProbe"`
+	// Lifecycle hooks; only preStop is modelled.
+	Lifecycle *Lifecycle `yaml:"lifecycle"`
+	// TerminationGracePeriodSeconds as Kubernetes counts it: from the deletion,
+	// preStop included, to SIGKILL. Default 30.
+	TerminationGracePeriodSeconds *int64 `yaml:"terminationGracePeriodSeconds"`
+	// OnSigterm is what the app does when it gets SIGTERM.
+	OnSigterm OnSigterm `yaml:"onSigterm"`
+}
+
+// Probe is a readinessProbe's timing, with Kubernetes' field names and defaults
+// (period 10, timeout 1, success 1, failure 3). The probe succeeds while the app
+// listens and is not shutting down.
+type Probe struct {
+	InitialDelaySeconds int32  `yaml:"initialDelaySeconds"`
+	PeriodSeconds       *int32 `yaml:"periodSeconds"`
+	TimeoutSeconds      *int32 `yaml:"timeoutSeconds"`
+	SuccessThreshold    *int32 `yaml:"successThreshold"`
+	FailureThreshold    *int32 `yaml:"failureThreshold"`
+}
+
+// Lifecycle is a container's lifecycle hooks.
+type Lifecycle struct {
+	PreStop *LifecycleHandler `yaml:"preStop"`
+}
+
+// LifecycleHandler is a hook: a sleep action, or a command that runs for a while.
+type LifecycleHandler struct {
+	Sleep *SleepAction `yaml:"sleep"`
+	Exec  *ExecAction  `yaml:"exec"`
+}
+
+// SleepAction is Kubernetes' lifecycle sleep action.
+type SleepAction struct {
+	Seconds int64 `yaml:"seconds"`
+}
+
+// ExecAction is a command hook. Duration is how long it runs; when left out it is
+// read from a command of the form `sleep N` (directly or through `sh -c`).
+type ExecAction struct {
+	Command  []string         `yaml:"command"`
+	Duration *metav1.Duration `yaml:"duration"`
+}
+
+// What an app does on SIGTERM.
+const (
+	// SigtermExit: the process ends at once (the default of most servers without a
+	// signal handler, and of a container whose PID 1 ignores nothing).
+	SigtermExit = "exit"
+	// SigtermDrain: stop accepting, close idle keep-alive connections, finish the
+	// requests in progress answering them with Connection: close, then exit.
+	SigtermDrain = "drain"
+)
+
+// OnSigterm is the app's shutdown behaviour.
+type OnSigterm struct {
+	// Action: exit (default) or drain.
+	Action string `yaml:"action"`
+	// DrainTimeout bounds a drain; what is still in progress then is cut off. Unset:
+	// until SIGKILL.
+	DrainTimeout *metav1.Duration `yaml:"drainTimeout"`
 }
 
 // Distribution kinds.
@@ -170,6 +290,26 @@ type Client struct {
 	// libraries`); fields set under Connections win.
 	Library     string      `yaml:"library"`
 	Connections Connections `yaml:"connections"`
+	// Phases replace Threads and Rate with a sequence of load steps: each closed
+	// loop (threads) or open loop (rate), ending after a duration or a request count.
+	Phases []Phase `yaml:"phases"`
+	// Repeat runs the phase list this many times. Default 1.
+	Repeat int `yaml:"repeat"`
+}
+
+// Phase is one step of a client's load. A phase by request count ends when all its
+// requests are answered, as an `ab -n` run does; the next starts then.
+type Phase struct {
+	Name     string           `yaml:"name"`
+	Duration *metav1.Duration `yaml:"duration"`
+	Requests int64            `yaml:"requests"`
+	Threads  int              `yaml:"threads"`
+	Rate     *Rate            `yaml:"rate"`
+	// RampTo makes an open-loop phase's rate change linearly from Rate to RampTo
+	// over its duration.
+	RampTo *Rate `yaml:"rampTo"`
+	// Pause after the phase before the next one starts.
+	Pause *metav1.Duration `yaml:"pause"`
 }
 
 // Connection reuse strategies.

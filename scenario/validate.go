@@ -7,6 +7,9 @@ import (
 	"strings"
 	"time"
 
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	corev1 "k8s.io/api/core/v1"
+
 	"trafficlab/model/library"
 )
 
@@ -17,6 +20,19 @@ var (
 	arrivals       = []string{ArrivalConstant, ArrivalPoisson}
 	reuses         = []string{ReuseNone, ReusePerThread, ReuseShared}
 	protocols      = []string{ProtocolHTTP1, ProtocolHTTP2}
+	sigtermActions = []string{SigtermExit, SigtermDrain}
+
+	// Kubernetes' HPA enumerations (pkg/apis/autoscaling/validation/validation.go).
+	metricSourceTypes = []string{
+		string(autoscalingv2.ResourceMetricSourceType), string(autoscalingv2.PodsMetricSourceType),
+		string(autoscalingv2.ObjectMetricSourceType), string(autoscalingv2.ExternalMetricSourceType),
+		string(autoscalingv2.ContainerResourceMetricSourceType),
+	}
+	scalingPolicyTypes   = []string{string(autoscalingv2.PodsScalingPolicy), string(autoscalingv2.PercentScalingPolicy)}
+	scalingPolicySelects = []string{
+		string(autoscalingv2.MaxChangePolicySelect), string(autoscalingv2.MinChangePolicySelect),
+		string(autoscalingv2.DisabledPolicySelect),
+	}
 
 	// distributionFields are the parameters each distribution reads.
 	distributionFields = map[string][]string{
@@ -163,9 +179,310 @@ func (v *validator) services(svcs []Service) map[string]*Service {
 		if s.Pod.WaitTime != nil {
 			v.distribution(pod+".waitTime", s.Pod.WaitTime)
 		}
+		v.podLifecycle(pod, &s.Pod)
+		if s.Autoscaler != nil {
+			v.autoscaler(path, s)
+		}
 	}
 	return byName
 }
+
+// podLifecycle checks how a pod starts, becomes ready and stops.
+func (v *validator) podLifecycle(pod string, p *Pod) {
+	// The default start-up delay needs no checking, and has no positions to check by.
+	if v.written(pod + ".startupDelay") {
+		v.distribution(pod+".startupDelay", p.StartupDelay)
+	}
+	if r := p.ReadinessProbe; r != nil {
+		rp := pod + ".readinessProbe"
+		if r.InitialDelaySeconds < 0 {
+			v.errorf(rp+".initialDelaySeconds", "must not be negative")
+		}
+		for _, f := range []struct {
+			name       string
+			value, def int32
+		}{
+			{"periodSeconds", *r.PeriodSeconds, defaultProbePeriod},
+			{"timeoutSeconds", *r.TimeoutSeconds, defaultProbeTimeout},
+			{"successThreshold", *r.SuccessThreshold, defaultProbeSuccess},
+			{"failureThreshold", *r.FailureThreshold, defaultProbeFailure},
+		} {
+			switch {
+			case f.value == 0:
+				// Kubernetes' SetDefaults_Probe reads 0 as unset; here unset is leaving it out.
+				v.errorf(rp+"."+f.name, "must be at least 1; Kubernetes reads 0 as its default, %d: leave the field out for that", f.def)
+			case f.value < 0:
+				v.errorf(rp+"."+f.name, "must be at least 1")
+			}
+		}
+	}
+	grace := *p.TerminationGracePeriodSeconds
+	if grace < 0 {
+		v.errorf(pod+".terminationGracePeriodSeconds", "must not be negative")
+	}
+	if p.Lifecycle != nil && p.Lifecycle.PreStop != nil {
+		v.preStop(pod+".lifecycle.preStop", p.Lifecycle.PreStop, grace)
+	}
+	at := pod + ".onSigterm"
+	v.oneOf(at+".action", "SIGTERM action", p.OnSigterm.Action, sigtermActions)
+	if d := p.OnSigterm.DrainTimeout; d != nil {
+		switch p.OnSigterm.Action {
+		case SigtermExit:
+			v.warnf(at+".drainTimeout", "applies only to action %s; ignored with %s", SigtermDrain, SigtermExit)
+		case SigtermDrain:
+			if d.Duration <= 0 {
+				v.errorf(at+".drainTimeout", "must be greater than 0; leave it out to drain until SIGKILL")
+			}
+		}
+	}
+}
+
+// preStop checks a preStop hook and how long it runs against the grace period.
+func (v *validator) preStop(path string, h *LifecycleHandler, grace int64) {
+	var (
+		secs float64 // how long the hook runs
+		at   string  // where that was written
+	)
+	switch {
+	case h.Sleep == nil && h.Exec == nil:
+		v.errorf(path, `needs sleep ({seconds: N}) or exec ({command: [sh, -c, "sleep N"]})`)
+		return
+	case h.Sleep != nil && h.Exec != nil:
+		v.errorf(path+".exec", "cannot be set with sleep: a hook runs one action; set one")
+		return
+	case h.Sleep != nil:
+		at = path + ".sleep.seconds"
+		if h.Sleep.Seconds < 0 {
+			v.errorf(at, "must not be negative")
+			return
+		}
+		secs = float64(h.Sleep.Seconds)
+	default:
+		x := h.Exec
+		at = path + ".exec.duration"
+		switch {
+		case len(x.Command) == 0:
+			v.errorf(path+".exec.command", `is required: the command the hook runs, e.g. [sh, -c, "sleep 10"]`)
+			return
+		case x.Duration == nil:
+			v.errorf(at, "is required: trafficlab cannot tell how long %q runs; only `sleep N`, directly or through `sh -c`, is read from the command", strings.Join(x.Command, " "))
+			return
+		case !v.written(at):
+			at = path + ".exec.command" // read from `sleep N`
+		}
+		secs = x.Duration.Seconds()
+	}
+	// pkg/kubelet/kuberuntime/kuberuntime_container.go killContainer: the hook runs only
+	// with a grace period, is cut when the grace period ends, and the app is then still
+	// allowed minimumGracePeriodInSeconds (2) after SIGTERM.
+	switch {
+	case grace == 0:
+		v.warnf(path, "never runs: with terminationGracePeriodSeconds 0 the kubelet skips preStop hooks")
+	case grace > 0 && secs >= float64(grace):
+		v.warnf(at, "the hook runs %gs, not less than terminationGracePeriodSeconds (%d): the kubelet cuts it at %ds, then sends SIGTERM and allows the app only 2s more before SIGKILL",
+			secs, grace, grace)
+	}
+}
+
+// autoscaler checks a service's HPA as the API server does
+// (pkg/apis/autoscaling/validation/validation.go), and that trafficlab models it.
+func (v *validator) autoscaler(svc string, s *Service) {
+	a := s.Autoscaler
+	path := svc + ".autoscaler"
+	at := func(field string) string { return path + "." + field }
+	minR := *a.MinReplicas
+	switch {
+	case minR == 0:
+		v.errorf(at("minReplicas"), "must be at least 1: minReplicas 0 is Kubernetes' alpha feature HPAScaleToZero (off by default; it also needs an Object or External metric), not modelled")
+	case minR < 0:
+		v.errorf(at("minReplicas"), "must be at least 1")
+	}
+	bounds := minR >= 1
+	switch {
+	case !v.written(at("maxReplicas")):
+		v.errorf(at("maxReplicas"), "is required")
+		bounds = false
+	case a.MaxReplicas < 1:
+		v.errorf(at("maxReplicas"), "must be at least 1")
+		bounds = false
+	case a.MaxReplicas < minR:
+		v.errorf(at("maxReplicas"), "must be at least minReplicas (%d)", minR)
+		bounds = false
+	}
+	if !v.written(at("metrics[0]")) {
+		// Kubernetes' default metric, set by setDefaults.
+		if s.Pod.CPU == nil {
+			v.errorf(at("metrics"), "the default metric, %d%% average CPU utilization, needs pod.cpu: %s; set pod.cpu, or a metric with target type AverageValue",
+				defaultCPUUtilization, utilizationNeedsCPU)
+		}
+	} else {
+		for i := range a.Metrics {
+			v.metric(fmt.Sprintf("%s.metrics[%d]", path, i), &a.Metrics[i], s.Pod.CPU != nil)
+		}
+	}
+	if b := a.Behavior; b != nil {
+		v.scalingRules(at("behavior.scaleUp"), b.ScaleUp)
+		v.scalingRules(at("behavior.scaleDown"), b.ScaleDown)
+	}
+	c := &a.Controller
+	if c.SyncPeriod.Duration <= 0 {
+		v.errorf(at("controller.syncPeriod"), "must be greater than 0")
+	}
+	if t := *c.Tolerance; t < 0 || t >= 1 {
+		v.errorf(at("controller.tolerance"), "must be at least 0 and less than 1: a fraction of the target (0.1 is 10%%)")
+	}
+	if c.MetricResolution.Duration <= 0 {
+		v.errorf(at("controller.metricResolution"), "must be greater than 0")
+	}
+
+	// What the HPA does at its first sync (pkg/controller/podautoscaler/horizontal.go
+	// reconcileAutoscaler): nothing at 0 replicas, else clamp to [minReplicas, maxReplicas].
+	replicas := svc + ".replicas"
+	switch r := int64(s.Replicas); {
+	case !bounds || r < 0:
+	case r == 0 && !v.written(replicas):
+		v.warnf(replicas, "is not set, so the Deployment starts with 0 pods and the HPA never scales it (Kubernetes disables autoscaling at 0 replicas); set replicas, e.g. to minReplicas (%d)", minR)
+	case r == 0:
+		v.warnf(replicas, "0 replicas disable the HPA: Kubernetes does not autoscale a Deployment at 0 replicas")
+	case r < int64(minR):
+		v.warnf(replicas, "%d is below minReplicas (%d): the HPA will scale it to %d at its first sync", r, minR, minR)
+	case r > int64(a.MaxReplicas):
+		v.warnf(replicas, "%d is above maxReplicas (%d): the HPA will scale it to %d at its first sync", r, a.MaxReplicas, a.MaxReplicas)
+	}
+}
+
+const (
+	utilizationNeedsCPU = "utilization is relative to the pod's CPU request, which trafficlab takes from pod.cpu"
+	supportedMetrics    = "supported: type Resource with resource.name cpu"
+	supportedTargets    = "supported: Utilization, AverageValue"
+)
+
+// metric checks one entry of an HPA's metrics: trafficlab models CPU, as a utilization
+// or an average value per pod.
+func (v *validator) metric(path string, m *autoscalingv2.MetricSpec, hasCPU bool) {
+	at := func(field string) string { return path + "." + field }
+	switch m.Type {
+	case autoscalingv2.ResourceMetricSourceType:
+	case "":
+		v.errorf(at("type"), "is required; %s", supportedMetrics)
+		return
+	default:
+		if slices.Contains(metricSourceTypes, string(m.Type)) {
+			v.errorf(at("type"), "metric type %s is not modelled yet; %s", m.Type, supportedMetrics)
+		} else {
+			v.errorf(at("type"), "unknown metric type %q; valid: %s; %s", m.Type, strings.Join(metricSourceTypes, ", "), supportedMetrics)
+		}
+		return
+	}
+	for _, other := range []struct {
+		field string
+		set   bool
+	}{{"object", m.Object != nil}, {"pods", m.Pods != nil}, {"containerResource", m.ContainerResource != nil}, {"external", m.External != nil}} {
+		if other.set {
+			v.errorf(at(other.field), "cannot be set with type Resource: a metric has one source")
+		}
+	}
+	r := m.Resource
+	if r == nil {
+		v.errorf(at("resource"), "is required by type Resource, e.g. {name: cpu, target: {type: Utilization, averageUtilization: 80}}")
+		return
+	}
+	switch r.Name {
+	case corev1.ResourceCPU:
+	case "":
+		v.errorf(at("resource.name"), "is required; supported: cpu")
+	default:
+		v.errorf(at("resource.name"), "resource %s is not modelled yet; supported: cpu", r.Name)
+	}
+
+	t := &r.Target
+	target := at("resource.target")
+	tat := func(field string) string { return target + "." + field }
+	switch t.Type {
+	case autoscalingv2.UtilizationMetricType:
+		switch u := t.AverageUtilization; {
+		case u == nil:
+			v.errorf(tat("averageUtilization"), "is required by target type Utilization: a percentage of the CPU request, e.g. 80")
+		case *u < 1:
+			v.errorf(tat("averageUtilization"), "must be greater than 0")
+		}
+		if t.AverageValue != nil {
+			v.errorf(tat("averageValue"), "cannot be set with target type Utilization: Kubernetes takes averageUtilization or averageValue, not both")
+		}
+		if !hasCPU {
+			v.errorf(tat("type"), "Utilization needs pod.cpu: %s; set pod.cpu or use target type AverageValue", utilizationNeedsCPU)
+		}
+	case autoscalingv2.AverageValueMetricType:
+		switch q := t.AverageValue; {
+		case q == nil:
+			v.errorf(tat("averageValue"), "is required by target type AverageValue: CPU per pod, e.g. 500m")
+		case q.Sign() <= 0:
+			v.errorf(tat("averageValue"), "must be greater than 0")
+		}
+		if t.AverageUtilization != nil {
+			v.errorf(tat("averageUtilization"), "cannot be set with target type AverageValue: Kubernetes takes averageUtilization or averageValue, not both")
+		}
+	case autoscalingv2.ValueMetricType:
+		v.errorf(tat("type"), "target type Value does not apply to a Resource metric (Kubernetes needs averageUtilization or averageValue); %s", supportedTargets)
+		return
+	case "":
+		v.errorf(tat("type"), "is required; %s", supportedTargets)
+		return
+	default:
+		v.errorf(tat("type"), "unknown target type %q; %s", t.Type, supportedTargets)
+		return
+	}
+	if t.Value != nil {
+		v.warnf(tat("value"), "not used by a Resource metric; ignored")
+	}
+}
+
+// scalingRules checks one direction of an HPA's behavior as
+// pkg/apis/autoscaling/validation/validation.go validateScalingRules does. Absent
+// rules and fields take Kubernetes' defaults in the hpa package.
+func (v *validator) scalingRules(path string, r *autoscalingv2.HPAScalingRules) {
+	if r == nil {
+		return
+	}
+	at := func(field string) string { return path + "." + field }
+	if w := r.StabilizationWindowSeconds; w != nil {
+		switch {
+		case *w < 0:
+			v.errorf(at("stabilizationWindowSeconds"), "must not be negative")
+		case *w > maxStabilizationWindowSeconds:
+			v.errorf(at("stabilizationWindowSeconds"), "must be at most %d (Kubernetes' MaxStabilizationWindowSeconds)", maxStabilizationWindowSeconds)
+		}
+	}
+	if p := r.SelectPolicy; p != nil {
+		v.oneOf(at("selectPolicy"), "select policy", string(*p), scalingPolicySelects)
+	}
+	if r.Policies != nil && len(r.Policies) == 0 {
+		v.errorf(at("policies"), "must list at least one policy; leave policies out for Kubernetes' default")
+	}
+	for i, p := range r.Policies {
+		pp := fmt.Sprintf("%s.policies[%d]", path, i)
+		if p.Type == "" {
+			v.errorf(pp+".type", "is required; valid: %s", strings.Join(scalingPolicyTypes, ", "))
+		} else {
+			v.oneOf(pp+".type", "scaling policy type", string(p.Type), scalingPolicyTypes)
+		}
+		if p.Value <= 0 {
+			v.errorf(pp+".value", "must be greater than 0")
+		}
+		switch {
+		case p.PeriodSeconds <= 0:
+			v.errorf(pp+".periodSeconds", "must be greater than 0")
+		case p.PeriodSeconds > maxPeriodSeconds:
+			v.errorf(pp+".periodSeconds", "must be at most %d (Kubernetes' MaxPeriodSeconds)", maxPeriodSeconds)
+		}
+	}
+}
+
+// Bounds of an HPA's behavior (pkg/apis/autoscaling/validation/validation.go).
+const (
+	maxPeriodSeconds              = 1800
+	maxStabilizationWindowSeconds = 3600
+)
 
 // distribution checks that d has the parameters its kind needs, and warns about the ones
 // it ignores, which are usually a mistake (exponential with a value instead of a mean).
@@ -265,24 +582,35 @@ func (v *validator) clients(clients []Client, services map[string]*Service) {
 	}
 }
 
-// loop checks the closed-loop (threads) or open-loop (rate) settings of a client.
+// loop checks the closed-loop (threads) or open-loop (rate) settings of a client, or
+// its phases.
 func (v *validator) loop(path string, c *Client) {
 	at := func(field string) string { return path + "." + field }
-	switch {
-	case c.Threads < 0:
-		v.errorf(at("threads"), "must be greater than 0")
-	case c.Threads > 0 && c.Rate != nil:
-		v.errorf(at("rate"), "cannot be set with threads: threads run a closed loop, rate an open loop; set one")
-	case c.Threads == 0 && c.Rate == nil:
-		v.errorf(path, "needs threads (a closed loop) or rate (an open loop)")
+	if c.Repeat < 1 {
+		v.errorf(at("repeat"), "must be at least 1")
+	} else if v.written(at("repeat")) && !v.written(at("phases")) {
+		v.warnf(at("repeat"), "applies only with phases; ignored")
 	}
+	if v.written(at("phases")) {
+		v.phases(path, c)
+	} else {
+		switch {
+		case c.Threads < 0:
+			v.errorf(at("threads"), "must be greater than 0")
+		case c.Threads > 0 && c.Rate != nil:
+			v.errorf(at("rate"), "cannot be set with threads: threads run a closed loop, rate an open loop; set one")
+		case c.Threads == 0 && c.Rate == nil:
+			v.errorf(path, "needs threads (a closed loop) or rate (an open loop)")
+		}
+	}
+	open, closed := openLoop(c), closedLoop(c)
 	if c.MaxInFlight < 0 {
 		v.errorf(at("maxInFlight"), "must not be negative; 0 is unbounded")
-	} else if c.MaxInFlight > 0 && c.Rate == nil {
+	} else if c.MaxInFlight > 0 && !open {
 		v.warnf(at("maxInFlight"), "applies only to an open loop (rate); ignored")
 	}
 	if c.Arrival != "" {
-		if c.Rate == nil {
+		if !open {
 			v.errorf(at("arrival"), "applies only to an open loop (rate)")
 		} else {
 			v.oneOf(at("arrival"), "arrival", c.Arrival, arrivals)
@@ -290,8 +618,60 @@ func (v *validator) loop(path string, c *Client) {
 	}
 	if c.ThinkTime != nil {
 		v.distribution(at("thinkTime"), c.ThinkTime)
-		if c.Rate != nil {
+		if !closed {
 			v.warnf(at("thinkTime"), "applies only to a closed loop (threads); ignored")
+		}
+	}
+}
+
+// phases checks a client's load steps, which replace its threads and rate.
+func (v *validator) phases(path string, c *Client) {
+	at := func(field string) string { return path + "." + field }
+	const each = "cannot be set with phases: each phase sets its own threads or rate"
+	if c.Threads != 0 {
+		v.errorf(at("threads"), each)
+	}
+	if c.Rate != nil {
+		v.errorf(at("rate"), each)
+	}
+	if len(c.Phases) == 0 {
+		v.errorf(at("phases"), "must list at least one phase; leave phases out to use threads or rate")
+	}
+	for i := range c.Phases {
+		v.phase(fmt.Sprintf("%s.phases[%d]", path, i), &c.Phases[i])
+	}
+}
+
+// phase checks one load step: a closed or an open loop, ending after a duration or a
+// number of requests.
+func (v *validator) phase(path string, p *Phase) {
+	at := func(field string) string { return path + "." + field }
+	threads := v.written(at("threads"))
+	switch {
+	case threads && p.Rate != nil:
+		v.errorf(at("rate"), "cannot be set with threads: threads run a closed loop, rate an open loop; set one")
+	case threads && p.Threads < 1:
+		v.errorf(at("threads"), "must be at least 1")
+	case !threads && p.Rate == nil:
+		v.errorf(path, "needs threads (a closed loop) or rate (an open loop)")
+	}
+	requests := v.written(at("requests"))
+	switch {
+	case p.Duration != nil && requests:
+		v.errorf(at("requests"), "cannot be set with duration: a phase ends after a duration or after a number of requests; set one")
+	case p.Duration != nil && p.Duration.Duration <= 0:
+		v.errorf(at("duration"), "must be greater than 0")
+	case requests && p.Requests < 1:
+		v.errorf(at("requests"), "must be at least 1")
+	case p.Duration == nil && !requests:
+		v.errorf(path, "needs duration or requests: when the phase ends")
+	}
+	if p.RampTo != nil {
+		switch {
+		case p.Rate == nil:
+			v.errorf(at("rampTo"), "applies only to an open loop (rate): the rate changes from rate to rampTo")
+		case p.Duration == nil:
+			v.errorf(at("rampTo"), "needs duration: the rate ramps over the phase's duration, which a phase by requests does not have")
 		}
 	}
 }
