@@ -111,6 +111,28 @@ func (g *Group) Finish(now sim.Time, done []int32) []int32 {
 	return done
 }
 
+// Abort drops every running request, as when the container's process dies, appending
+// their jobs to out. The CPU they would have used goes to the node's other pods.
+func (g *Group) Abort(now sim.Time, out []int32) []int32 {
+	g.advance(now)
+	for len(g.jobs) > 0 {
+		out = append(out, g.jobs.pop().job)
+	}
+	g.cpu.rebalance(now, g)
+	return out
+}
+
+// Remove takes an idle group off the node, once its pod is gone.
+func (g *Group) Remove() {
+	if len(g.jobs) > 0 {
+		panic("node: removing a group with running requests")
+	}
+	c := g.cpu
+	if i := slices.Index(c.groups, g); i >= 0 {
+		c.groups = slices.Delete(c.groups, i, i+1)
+	}
+}
+
 func (g *Group) advance(now sim.Time) {
 	if dt := float64(now - g.vAt); dt > 0 {
 		// Explicit float64 conversions keep the compiler from fusing multiply-adds,

@@ -143,3 +143,32 @@ func TestUsedCountsCoreSeconds(t *testing.T) {
 		t.Fatalf("used %.6f core-s, want 0.1", got)
 	}
 }
+
+// A pod whose process dies frees its cores at once: on a 1-core node shared by two
+// pods, the survivor's request runs at full speed from the abort on.
+func TestAbortFreesTheNode(t *testing.T) {
+	d := newDriver(1)
+	dying, survivor := d.group(0, 1), d.group(0, 1)
+	dying.Start(0, 0, int64(100*ms))
+	survivor.Start(0, 1, int64(100*ms))
+	d.k.Run(40 * ms) // both at half speed: 20 ms of work each so far
+	if got := dying.Abort(d.k.Now(), nil); len(got) != 1 || got[0] != 0 {
+		t.Fatalf("aborted %v, want [0]", got)
+	}
+	dying.Remove()
+	d.k.Run(1000 * ms)
+	if _, ok := d.done[0]; ok {
+		t.Errorf("aborted job 0 completed")
+	}
+	// 80 ms of work left at full speed from 40 ms.
+	if got := d.done[1]; got < 120*ms-1 || got > 120*ms+1 {
+		t.Errorf("survivor done at %v ms, want 120", float64(got)/1e6)
+	}
+	if n := len(d.cpu.groups); n != 1 {
+		t.Errorf("%d groups left on the node, want 1", n)
+	}
+	// Core-time used by the dead pod stays counted: 20 ms.
+	if got := dying.Used(d.k.Now()); math.Abs(got-0.02) > 1e-9 {
+		t.Errorf("dead pod used %.6f core-s, want 0.02", got)
+	}
+}
