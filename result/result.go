@@ -26,6 +26,22 @@ type Result struct {
 
 	TimelineIntervalS float64 `json:"timeline_interval_s"`
 	Timeline          []Point `json:"timeline"`
+	// ScaleEvents are the autoscaler's changes of a Deployment's replicas, in order.
+	ScaleEvents []ScaleEvent `json:"scale_events"`
+}
+
+// ScaleEvent is one change of a Deployment's spec.replicas by its autoscaler.
+type ScaleEvent struct {
+	TS      float64 `json:"t_s"`
+	Service string  `json:"service"`
+	From    int     `json:"from"`
+	To      int     `json:"to"`
+	// Reason is the metric and target that triggered it, as the HPA reports it.
+	Reason string `json:"reason"`
+	// Deleted names the pods a scale-in chose to delete; Created the pods a
+	// scale-out added.
+	Deleted []string `json:"deleted,omitempty"`
+	Created []string `json:"created,omitempty"`
 }
 
 // Requests counts requests by outcome. Total = OK + Failed; requests still in flight
@@ -36,6 +52,9 @@ type Requests struct {
 	Failed   int64 `json:"failed"`
 	InFlight int64 `json:"in_flight"`
 	NotSent  int64 `json:"not_sent"`
+	// Retried counts requests a client library resent on another connection, without
+	// the caller seeing an error, after a reused connection failed under them.
+	Retried int64 `json:"retried"`
 }
 
 // Errors counts failed requests by kind, named as the client sees them.
@@ -43,10 +62,15 @@ type Errors struct {
 	Timeout           int64 `json:"timeout"`
 	ConnectionRefused int64 `json:"connection_refused"`
 	ConnectionReset   int64 `json:"connection_reset"`
+	// ConnectionClosed: the server closed the connection before any answer (the
+	// client reads EOF), as when the app exits with the request read.
+	ConnectionClosed int64 `json:"connection_closed"`
 }
 
 // Total is the sum of all kinds.
-func (e Errors) Total() int64 { return e.Timeout + e.ConnectionRefused + e.ConnectionReset }
+func (e Errors) Total() int64 {
+	return e.Timeout + e.ConnectionRefused + e.ConnectionReset + e.ConnectionClosed
+}
 
 // Latency percentiles and extremes in milliseconds.
 type Latency struct {
@@ -73,9 +97,16 @@ type Pod struct {
 	// node's cores) over its lifetime, 0..1; 0 when neither limits it.
 	CPUUtilization float64 `json:"cpu_utilization"`
 	// CPUCores is the average number of cores used.
-	CPUCores float64  `json:"cpu_cores"`
+	CPUCores float64 `json:"cpu_cores"`
+	// StartS is when the pod was created; ReadyS when it first became Ready (null if
+	// never); DeletedS when its deletion began; EndS when its process ended.
 	StartS   float64  `json:"start_s"`
+	ReadyS   *float64 `json:"ready_s"`
+	DeletedS *float64 `json:"deleted_s"`
 	EndS     *float64 `json:"end_s"`
+	// Errors are the failed requests this pod's shutdown caused: connections refused
+	// or reset by it, requests cut off by its exit, timeouts waiting on its gone IP.
+	Errors Errors `json:"errors"`
 }
 
 // Node is one node and what ran on it.
@@ -109,13 +140,22 @@ type Client struct {
 	PodsReached int   `json:"pods_reached"`
 	Requests    int64 `json:"requests"`
 	Errors      int64 `json:"errors"`
+	// RunsAborted counts runs the tool ended at a receive error, as ab does.
+	RunsAborted int64 `json:"runs_aborted"`
 }
 
 // Point is one interval of the timeline.
 type Point struct {
-	TS       float64        `json:"t_s"`
-	Replicas map[string]int `json:"replicas"`
-	Requests int64          `json:"requests"`
-	Errors   int64          `json:"errors"`
-	P99MS    float64        `json:"p99_ms"`
+	TS float64 `json:"t_s"`
+	// Replicas per service at the interval's end: pods not terminating;
+	// DesiredReplicas is the Deployment's spec.replicas; ReadyEndpoints the ready
+	// endpoints of its EndpointSlice.
+	Replicas        map[string]int `json:"replicas"`
+	DesiredReplicas map[string]int `json:"desired_replicas"`
+	ReadyEndpoints  map[string]int `json:"ready_endpoints"`
+	Requests        int64          `json:"requests"`
+	Errors          int64          `json:"errors"`
+	// ErrorsByKind splits Errors; absent when there were none.
+	ErrorsByKind *Errors `json:"errors_by_kind,omitempty"`
+	P99MS        float64 `json:"p99_ms"`
 }

@@ -12,31 +12,43 @@ import (
 func (e *Engine) onArrival(ev sim.Event) {
 	ci := ev.Obj
 	cp := &e.cpods[ci]
+	if ev.Gen != cp.epoch || !cp.active {
+		return
+	}
 	d := &e.deps[cp.dep]
 	cp.arrivals++
-	gap := d.interval
-	if d.poisson {
-		gap = cp.rng.ExpFloat64() * d.interval
-		e.k.After(sim.Time(gap), e.evArrival, ci, 0)
-	} else {
-		// Constant rate: the k-th arrival at k·interval exactly, so rounding never drifts.
-		e.k.At(sim.Time(float64(cp.arrivals)*gap), e.evArrival, ci, 0)
-	}
-	var s int32
+	e.nextArrival(ci)
+	var si int32
 	if n := len(cp.free); n > 0 {
-		s = cp.free[n-1]
+		si = cp.free[n-1]
 		cp.free = cp.free[:n-1]
-	} else if max := d.spec.MaxInFlight; max == 0 || cp.slots < max {
-		s = e.newSlot(ci, "")
+	} else if max := d.spec.MaxInFlight; max == 0 || len(cp.slots) < max {
+		si = e.newSlot(ci, -1)
 	} else {
 		e.stats.notSent++
 		return
 	}
 	if d.overhead > 0 {
-		e.k.After(d.overhead, e.evReady, s, 0)
+		s := &e.slots[si]
+		s.scheduled = true
+		e.k.After(d.overhead, e.evReady, si, s.gen)
 		return
 	}
-	e.issue(s)
+	e.issue(si)
+}
+
+// onReady: a slot's overhead or think time is over.
+func (e *Engine) onReady(ev sim.Event) {
+	si := ev.Obj
+	s := &e.slots[si]
+	if s.gen != ev.Gen || !s.scheduled {
+		return // the run was aborted meanwhile
+	}
+	s.scheduled = false
+	if s.thread >= 0 && !e.mayIssue(si) {
+		return
+	}
+	e.issue(si)
 }
 
 // issue sends a new request from slot si.
@@ -44,26 +56,48 @@ func (e *Engine) issue(si int32) {
 	s := &e.slots[si]
 	d := &e.deps[e.cpods[s.cpod].dep]
 	now := e.k.Now()
-	s.gen++
+	cp := &e.cpods[s.cpod]
+	cp.issued++
+	s.epoch = cp.epoch
 	s.sent = now
 	s.deadline = now + d.timeout
-	s.attempt = 0
 	e.stats.sent++
 	if s.timerAt == 0 {
 		s.timerAt = s.deadline
 		e.k.At(s.deadline, e.evTimeout, si, 0)
 	}
+	e.acquire(si)
+}
+
+// acquire gets slot si's request a connection: an idle one from its pool, a new one,
+// or a place in the queue for one.
+func (e *Engine) acquire(si int32) {
+	s := &e.slots[si]
+	d := &e.deps[e.cpods[s.cpod].dep]
+	now := e.k.Now()
+	s.gen++
+	s.attempt = 0
+	s.pod = -1
 	p := &e.pools[s.pool]
-	if !d.noReuse {
+	for !d.noReuse {
 		id, ok, expired := p.TakeIdle(now, &e.conns, e.expired[:0])
 		for _, x := range expired {
 			e.closeConn(d, x)
 		}
 		e.expired = expired
-		if ok {
-			e.send(si, id, false)
-			return
+		if !ok {
+			break
 		}
+		if e.serverClosed(id) {
+			// The server's FIN has arrived: every library checks an idle connection
+			// before reuse (Go's read loop sees EOF, .NET and urllib3 poll the socket)
+			// and drops it.
+			p.Drop()
+			e.closeConn(d, id)
+			continue
+		}
+		e.send(si, id, false)
+		return
 	}
 	if !p.CanOpen() {
 		s.state = waitingConn
@@ -72,6 +106,13 @@ func (e *Engine) issue(si int32) {
 	}
 	p.Opening()
 	e.dial(si)
+}
+
+// serverClosed reports whether the pod at the other end of idle connection id has
+// closed it and the client has heard: the FIN takes one trip.
+func (e *Engine) serverClosed(id client.ConnID) bool {
+	p := &e.pods[e.conns.Get(id).Pod]
+	return p.phase >= podDraining && e.k.Now() >= p.closedAt+e.hop+e.relay
 }
 
 // balancer is the kube-proxy of client pod ci's node for its target Service.
@@ -87,9 +128,7 @@ func (e *Engine) balancer(ci int32) kubeproxy.Balancer {
 	if err != nil {
 		panic(err) // validation admits only known modes
 	}
-	eps := make([]kubeproxy.Endpoint, len(e.services[svc].pods))
-	copy(eps, e.services[svc].pods)
-	b.SetEndpoints(eps)
+	b.SetEndpoints(e.programmed(cp.node, svc))
 	e.balancers[i] = b
 	return b
 }
@@ -113,13 +152,27 @@ func (e *Engine) dial(si int32) {
 		return
 	}
 	s.pod = ep
-	if !e.pods[ep].accepting {
-		e.dialFailed(si)
+	switch e.pods[ep].phase {
+	case podRunning:
+	case podDraining, podExited:
+		// Nothing listens: the pod's kernel answers the SYN with a reset, one round
+		// trip after it left the client (or the node's userspace proxy).
+		e.dialFailed(si, 2*e.hop+e.relay)
+		return
+	default:
+		// The IP is gone: the SYN gets no answer. The userspace proxy gives up on
+		// this endpoint after its dial timeout; a client waits for its own timeout.
+		if e.mode == scenario.ProxyUserspace {
+			e.dialFailed(si, sim.Duration(kubeproxy.UserspaceDialTimeouts[s.attempt]))
+		}
 		return
 	}
 	d := &e.deps[e.cpods[s.cpod].dep]
 	id := e.conns.New(ep, s.pool, e.k.Now())
 	b.Connected(ep)
+	if int(ep) >= len(d.reached) {
+		d.reached = append(d.reached, make([]bool, len(e.pods)-len(d.reached))...)
+	}
 	d.reached[ep] = true
 	d.open++
 	d.opened++
@@ -130,20 +183,20 @@ func (e *Engine) dial(si int32) {
 // dialFailed: the picked pod refused the connection. iptables, nftables and IPVS
 // picked once and the client sees the refusal; the userspace proxier retries the next
 // endpoint (see kubeproxy.UserspaceDialTimeouts).
-func (e *Engine) dialFailed(si int32) {
+// The failure is known after learn.
+func (e *Engine) dialFailed(si int32, learn sim.Time) {
 	s := &e.slots[si]
 	if e.mode == scenario.ProxyUserspace && int(s.attempt)+1 < len(kubeproxy.UserspaceDialTimeouts) {
 		s.attempt++
-		// The refusal (RST) reaches the proxy one round trip after its SYN.
-		e.k.After(e.local+2*e.hop, e.evRedial, si, s.gen)
+		e.k.After(learn, e.evRedial, si, s.gen)
 		return
 	}
 	if e.mode == scenario.ProxyUserspace {
 		// The proxy had accepted the client's connection; giving up, it closes it.
-		e.k.After(3*e.local+2*e.hop, e.evReset, si, s.gen)
+		e.k.After(learn+2*e.local, e.evReset, si, s.gen)
 		return
 	}
-	e.k.After(2*e.hop, e.evRefused, si, s.gen)
+	e.k.After(learn, e.evRefused, si, s.gen)
 }
 
 func (e *Engine) onRedial(ev sim.Event) {
@@ -154,19 +207,40 @@ func (e *Engine) onRedial(ev sim.Event) {
 	e.dial(ev.Obj)
 }
 
-// dialError: the connection attempt failed; the client sees a refusal, or a reset
-// when a userspace proxy had accepted it first. The pool's room goes to the oldest
-// waiter before this slot tries again, as Go hands a freed per-host slot to the next
-// waiter in line.
-func (e *Engine) dialError(ev sim.Event, count *int64) {
+// Error kinds, as the client sees them.
+const (
+	errTimeout uint8 = iota
+	errRefused
+	errReset
+	errClosed // EOF before any answer: the server closed the connection
+	errKinds
+)
+
+// connError: a connection attempt failed (a refusal, or a reset when a userspace
+// proxy had accepted it first), or the connection under a request was reset or
+// closed. The pool's room goes to the oldest waiter before this slot tries again,
+// as Go hands a freed per-host slot to the next waiter in line.
+//
+// A library that resends idempotent requests does so, on another connection and
+// without the caller seeing an error, when a reused connection failed before any
+// answer: the server may have closed it while the request was on its way (see
+// library.Profile.RetriesStaleIdempotent). A new connection's failure is final.
+func (e *Engine) connError(ev sim.Event, kind uint8) {
 	si := ev.Obj
 	s := &e.slots[si]
-	if s.gen != ev.Gen || s.state != dialing {
+	if s.gen != ev.Gen || (s.state != dialing && s.state != inFlight) {
 		return
 	}
-	*count++
+	d := &e.deps[e.cpods[s.cpod].dep]
+	if s.state == inFlight && !s.fresh && d.retriesStale {
+		e.stats.retries++
+		e.letGo(si)
+		e.acquire(si)
+		return
+	}
+	cause := s.pod
 	e.letGo(si)
-	e.fail(si)
+	e.fail(si, kind, cause)
 }
 
 // letGo gives up slot si's connection, or its dial, and passes the pool's room to the
@@ -186,14 +260,16 @@ func (e *Engine) send(si int32, id client.ConnID, newConn bool) {
 	s := &e.slots[si]
 	s.state = inFlight
 	s.conn = id
+	s.fresh = newConn
 	c := e.conns.Get(id)
+	s.pod = c.Pod
 	delay := e.hop + e.relay
 	if newConn {
 		// SYN, SYN-ACK, then the request rides behind the ACK: 1.5 round trips, to
 		// the pod, and in userspace mode to the node's proxy first.
 		delay = 3 * (e.hop + e.relay)
 	}
-	j := e.newJob(job{slot: si, gen: s.gen, pod: c.Pod, newConn: newConn})
+	j := e.newJob(job{slot: si, gen: s.gen, pod: c.Pod, state: jobWire, newConn: newConn})
 	e.k.After(delay, e.evArrive, j, 0)
 }
 
@@ -212,7 +288,15 @@ func (e *Engine) onResponse(ev sim.Event) {
 	e.stats.success(now - s.sent)
 	d.requests++
 	s.state = idle
-	e.release(d, s.pool, s.conn)
+	if j.closeAfter {
+		// Connection: close: the client closes it instead of pooling it.
+		e.pools[s.pool].Drop()
+		e.closeConn(d, s.conn)
+		e.wakeWaiter(s.pool)
+	} else {
+		e.release(d, s.pool, s.conn)
+	}
+	e.completed(si)
 	e.next(si)
 }
 
@@ -304,20 +388,35 @@ func (e *Engine) onTimeout(ev sim.Event) {
 		e.k.At(s.deadline, e.evTimeout, si, 0)
 		return
 	}
-	e.stats.errors.timeout++
+	cause := s.pod
+	if s.state == waitingConn {
+		cause = -1
+	}
 	if s.state == inFlight || s.state == dialing {
 		// Go's and .NET's clients close a connection whose request was cancelled.
 		e.letGo(si)
 	}
-	e.fail(si)
+	e.fail(si, errTimeout, cause)
 }
 
-// fail ends slot si's request as failed.
-func (e *Engine) fail(si int32) {
+// fail ends slot si's request as failed with error kind, caused by pod cause (-1:
+// none, as when no endpoint exists). A client library that aborts its run at a
+// receive error (ab) does so here: an EOF is only counted.
+func (e *Engine) fail(si int32, kind uint8, cause int32) {
 	s := &e.slots[si]
 	s.state = idle
-	e.deps[e.cpods[s.cpod].dep].errors++
-	e.stats.failure()
+	cp := &e.cpods[s.cpod]
+	d := &e.deps[cp.dep]
+	d.errors++
+	e.stats.failure(kind)
+	if cause >= 0 {
+		e.pods[cause].errors.add(kind)
+	}
+	if d.abortsRun && kind != errClosed && s.epoch == cp.epoch && cp.active {
+		e.abortRun(s.cpod)
+		return
+	}
+	e.completed(si)
 	e.next(si)
 }
 
@@ -325,11 +424,14 @@ func (e *Engine) fail(si int32) {
 func (e *Engine) next(si int32) {
 	s := &e.slots[si]
 	cp := &e.cpods[s.cpod]
-	d := &e.deps[cp.dep]
-	if d.interval > 0 {
+	if s.thread < 0 {
 		cp.free = append(cp.free, si)
 		return
 	}
+	if !e.mayIssue(si) {
+		return
+	}
+	d := &e.deps[cp.dep]
 	delay := d.overhead
 	if d.hasThink {
 		delay += sim.Time(d.think.Sample(s.rng))
@@ -338,5 +440,6 @@ func (e *Engine) next(si int32) {
 		e.issue(si)
 		return
 	}
-	e.k.After(delay, e.evReady, si, 0)
+	s.scheduled = true
+	e.k.After(delay, e.evReady, si, s.gen)
 }

@@ -14,6 +14,7 @@ import (
 	"trafficlab/model/kubeproxy"
 	"trafficlab/model/library"
 	"trafficlab/model/node"
+	"trafficlab/result"
 	"trafficlab/scenario"
 	"trafficlab/sim"
 )
@@ -34,7 +35,13 @@ type Engine struct {
 	nodes     []nodeState
 	services  []service
 	pods      []pod
+	place     *placement
 	balancers []kubeproxy.Balancer // per client node × service, nil until used
+	views     []proxyView          // per node × service: what its kube-proxy knows
+	spread    *rand.Rand           // endpoint propagation delays
+	// started is false while New builds the initial cluster, which is settled: its
+	// pods run and every node's rules list them.
+	started   bool
 	deps      []deployment
 	cpods     []clientPod
 	slots     []slot
@@ -48,20 +55,38 @@ type Engine struct {
 	expired   []client.ConnID
 	live      func(client.Waiter) bool
 
-	stats stats
+	stats       stats
+	scaleEvents []result.ScaleEvent
 
-	evReady, evArrive, evCPU, evWait, evResponse, evTimeout, evRefused, evReset, evRedial, evArrival, evTick, evSweep uint8
+	evReady, evArrive, evCPU, evWait, evResponse, evTimeout, evRefused, evReset, evClosed, evRedial, evArrival, evTick, evSweep,
+	evPodStart, evProbe, evSigterm, evKill, evNetGone, evSlice, evDeliver, evSync,
+	evPhaseEnd, evPhaseStart uint8
 }
 
 type nodeState struct {
-	name string
-	cpu  *node.CPU
-	pods int
+	name        string
+	cpu         *node.CPU
+	pods        int
+	sync        *kubeproxy.SyncRunner // kube-proxy's rate limit on rule syncs
+	syncPending bool
 }
 
 type service struct {
-	name string
-	pods []int32
+	name     string
+	spec     *scenario.Service
+	replicas int     // the Deployment's spec.replicas
+	pods     []int32 // pods not yet gone, in creation order
+	created  int     // pods ever created, for their names
+	work     dist.Sampler
+	wait     dist.Sampler
+	startup  dist.Sampler
+	limit    float64 // CPU limit per pod, cores
+	weight   float64 // CFS weight per pod
+	// The EndpointSlice: each change of the endpoints kube-proxy would use is a new
+	// version; history keeps the versions some node has yet to program.
+	version uint32
+	history []endpointVersion
+	dirty   bool // a change is pending in this instant
 }
 
 type pod struct {
@@ -75,10 +100,25 @@ type pod struct {
 	work, wait  dist.Sampler
 	acceptCost  int64
 	rng         *rand.Rand
-	// accepting is false once the process no longer listens: new connections are refused.
-	accepting   bool
 	requests    int64
 	connections int64
+	errors      errorCounts // failed requests this pod was the cause of
+
+	uid        string
+	phase      uint8
+	deleting   bool     // deletionTimestamp set
+	ready      bool     // the Ready condition
+	readySince sim.Time // last transition of the Ready condition
+	firstReady sim.Time // -1 until first Ready
+	probeOK    bool     // result of the last readiness probe
+	probeRun   int32    // results in a row equal to probeOK
+	created    sim.Time
+	started    sim.Time // the app started listening
+	deletedAt  sim.Time
+	ended      sim.Time // the process ended; -1 while it runs
+	// closedAt is when the app closed its idle keep-alive connections (drain or
+	// exit); a client learns of it one trip later. Valid once phase ≥ podDraining.
+	closedAt sim.Time
 }
 
 // deployment is one client Deployment of the scenario.
@@ -92,9 +132,12 @@ type deployment struct {
 	limits    client.Limits
 	noReuse   bool
 	perThread bool
-	interval  float64 // open loop: mean ns between arrivals per pod
 	poisson   bool
-	pods      []int32
+	// What the client library does when a connection fails under a request.
+	retriesStale, abortsRun bool
+	phases                  []scenario.Phase
+	runs                    int // phases × repeat
+	pods                    []int32
 
 	open, peak, opened int64
 	requests, errors   int64
@@ -102,13 +145,28 @@ type deployment struct {
 }
 
 type clientPod struct {
-	dep      int32
-	node     int32
-	pool     int32 // shared pool, or -1 when each slot has its own
-	rng      *rand.Rand
-	free     []int32 // idle open-loop slots
-	slots    int
-	arrivals int64
+	dep     int32
+	node    int32
+	name    string
+	pool    int32 // shared pool, or -1 when each slot has its own
+	rng     *rand.Rand
+	free    []int32 // idle open-loop slots
+	threads []int32 // the slot of each closed-loop thread, made on first use
+	slots   []int32 // every slot of this pod
+	aborted int64   // runs the client library aborted
+
+	// The current phase.
+	phase     int    // index into the phase list repeated; runs when all are done
+	epoch     uint32 // changes at each phase boundary; events of an older one are stale
+	active    bool   // the phase is issuing requests
+	begun     sim.Time
+	issued    int64 // requests issued, answered or failed in this phase
+	done      int64
+	threadsOn int     // closed loop: threads in this phase
+	interval  float64 // open loop without a ramp: ns between arrivals
+	ramp      ramp    // open loop with a ramp
+	arrivals  int64
+	lambda    float64 // open loop, poisson ramp: expected arrivals up to the next one
 }
 
 // Slot states.
@@ -121,26 +179,44 @@ const (
 
 // slot is a caller: a closed-loop thread or one open-loop request in flight.
 type slot struct {
-	cpod     int32
-	pool     int32
-	gen      uint32
-	state    uint8
-	attempt  uint8
-	conn     client.ConnID
-	pod      int32 // pod being dialled
-	sent     sim.Time
-	deadline sim.Time
-	timerAt  sim.Time // time of the pending timeout event; 0 = none
-	rng      *rand.Rand
+	cpod      int32
+	pool      int32
+	thread    int32 // closed-loop thread number; -1 in an open loop
+	gen       uint32
+	epoch     uint32 // the client pod's phase epoch when the request was issued
+	state     uint8
+	attempt   uint8
+	scheduled bool // an evReady is pending
+	fresh     bool // the request went on a connection opened for it
+	conn      client.ConnID
+	pod       int32 // pod dialled or connected to; -1 when none
+	sent      sim.Time
+	deadline  sim.Time
+	timerAt   sim.Time // time of the pending timeout event; 0 = none
+	rng       *rand.Rand
 }
+
+// Job states.
+const (
+	jobFree    uint8 = iota
+	jobWire          // on its way to the pod
+	jobQueued        // read by the app, waiting for a worker
+	jobCPU           // on CPU
+	jobWaiting       // off CPU (I/O, a dependency), holding its worker
+	jobReply         // the answer is on its way back
+	jobDead          // its pod died while it waited off CPU
+)
 
 // job is a request as the server sees it.
 type job struct {
 	slot    int32
 	gen     uint32
 	pod     int32
+	state   uint8
 	newConn bool
-	wait    int64
+	// closeAfter: the answer carries Connection: close (the pod is draining).
+	closeAfter bool
+	wait       int64
 }
 
 // New builds the cluster twin. The scenario must have been validated.
@@ -155,9 +231,12 @@ func New(sc *scenario.Scenario) (*Engine, error) {
 		e.relay = e.local
 	}
 	e.live = e.waiterLive
+	e.spread = sim.Stream(spec.Seed, "endpoint-propagation")
 
 	for _, kind := range []*uint8{&e.evReady, &e.evArrive, &e.evCPU, &e.evWait, &e.evResponse,
-		&e.evTimeout, &e.evRefused, &e.evReset, &e.evRedial, &e.evArrival, &e.evTick, &e.evSweep} {
+		&e.evTimeout, &e.evRefused, &e.evReset, &e.evClosed, &e.evRedial, &e.evArrival, &e.evTick, &e.evSweep,
+		&e.evPodStart, &e.evProbe, &e.evSigterm, &e.evKill, &e.evNetGone, &e.evSlice, &e.evDeliver, &e.evSync,
+		&e.evPhaseEnd, &e.evPhaseStart} {
 		*kind = e.k.Register(e)
 	}
 
@@ -169,21 +248,25 @@ func New(sc *scenario.Scenario) (*Engine, error) {
 		for i := 0; i < pool.Count; i++ {
 			cpu := node.NewCPU(cores)
 			cpu.Changed = e.cpuChanged
-			e.nodes = append(e.nodes, nodeState{name: fmt.Sprintf("%s-%d", pool.Name, i), cpu: cpu})
+			e.nodes = append(e.nodes, nodeState{name: fmt.Sprintf("%s-%d", pool.Name, i), cpu: cpu,
+				sync: kubeproxy.NewSyncRunner(spec.Cluster.MinSyncPeriod.Duration)})
 		}
 	}
-	place := newPlacement(len(e.nodes))
+	e.place = newPlacement(len(e.nodes))
 	for si := range spec.Services {
-		if err := e.addService(int32(si), &spec.Services[si], place); err != nil {
+		if err := e.addService(int32(si), &spec.Services[si]); err != nil {
 			return nil, err
 		}
 	}
 	e.balancers = make([]kubeproxy.Balancer, len(e.nodes)*len(e.services))
+	e.views = make([]proxyView, len(e.nodes)*len(e.services))
+	e.settleEndpoints()
 	for di := range spec.Clients {
-		if err := e.addClient(int32(di), &spec.Clients[di], place); err != nil {
+		if err := e.addClient(int32(di), &spec.Clients[di]); err != nil {
 			return nil, err
 		}
 	}
+	e.started = true
 	e.stats.init(e.end)
 	if e.stats.step < e.end {
 		e.k.At(e.stats.step, e.evTick, 0, 0)
@@ -213,15 +296,17 @@ func (e *Engine) Handle(ev sim.Event) {
 	case e.evResponse:
 		e.onResponse(ev)
 	case e.evReady:
-		e.issue(ev.Obj)
+		e.onReady(ev)
 	case e.evWait:
-		e.finish(ev.Obj)
+		e.onWait(ev)
 	case e.evTimeout:
 		e.onTimeout(ev)
 	case e.evRefused:
-		e.dialError(ev, &e.stats.errors.refused)
+		e.connError(ev, errRefused)
 	case e.evReset:
-		e.dialError(ev, &e.stats.errors.reset)
+		e.connError(ev, errReset)
+	case e.evClosed:
+		e.connError(ev, errClosed)
 	case e.evSweep:
 		e.onSweep(ev)
 	case e.evRedial:
@@ -230,45 +315,55 @@ func (e *Engine) Handle(ev sim.Event) {
 		e.onArrival(ev)
 	case e.evTick:
 		e.onTick(ev)
+	case e.evPodStart:
+		e.onPodStart(ev)
+	case e.evProbe:
+		e.onProbe(ev)
+	case e.evSigterm:
+		e.onSigterm(ev)
+	case e.evKill:
+		e.onKill(ev)
+	case e.evNetGone:
+		e.onNetGone(ev)
+	case e.evSlice:
+		e.onSlice(ev)
+	case e.evDeliver:
+		e.onDeliver(ev)
+	case e.evSync:
+		e.onSync(ev)
+	case e.evPhaseEnd:
+		e.onPhaseEnd(ev)
+	case e.evPhaseStart:
+		e.onPhaseStart(ev)
 	}
 }
 
-func (e *Engine) addService(si int32, s *scenario.Service, place *placement) error {
-	work, err := dist.New(&s.Pod.ServiceTime)
-	if err != nil {
+func (e *Engine) addService(si int32, s *scenario.Service) error {
+	svc := service{name: s.Name, spec: s, replicas: s.Replicas}
+	var err error
+	if svc.work, err = dist.New(&s.Pod.ServiceTime); err != nil {
 		return fieldError(fmt.Sprintf("spec.services[%d].pod.serviceTime", si), err)
 	}
-	wait, err := dist.New(s.Pod.WaitTime)
-	if err != nil {
+	if svc.wait, err = dist.New(s.Pod.WaitTime); err != nil {
 		return fieldError(fmt.Sprintf("spec.services[%d].pod.waitTime", si), err)
 	}
-	limit := 0.0
+	if svc.startup, err = dist.New(s.Pod.StartupDelay); err != nil {
+		return fieldError(fmt.Sprintf("spec.services[%d].pod.startupDelay", si), err)
+	}
 	if s.Pod.CPU != nil {
-		limit = s.Pod.CPU.AsApproximateFloat64()
+		svc.limit = s.Pod.CPU.AsApproximateFloat64()
 	}
 	// CFS divides a busy node by cpu.weight, which kubelet derives from the CPU
 	// request (pkg/kubelet/cm/helpers_linux.go MilliCPUToShares); with no request
 	// every pod weighs the same.
-	weight := limit
-	if weight == 0 {
-		weight = 1
-	}
-	svc := service{name: s.Name}
-	for r := 0; r < s.Replicas; r++ {
-		id := int32(len(e.pods))
-		n := place.place("service/"+s.Name, limit)
-		name := fmt.Sprintf("%s-%d", s.Name, r)
-		p := pod{
-			name: name, svc: si, node: int32(n), concurrency: s.Pod.Concurrency,
-			work: work, wait: wait, acceptCost: int64(s.Pod.AcceptCost.Duration),
-			rng: sim.Stream(e.sc.Spec.Seed, "pod/"+name), accepting: true,
-		}
-		p.grp = e.nodes[n].cpu.AddGroup(id, limit, weight)
-		e.nodes[n].pods++
-		e.pods = append(e.pods, p)
-		svc.pods = append(svc.pods, id)
+	svc.weight = svc.limit
+	if svc.weight == 0 {
+		svc.weight = 1
 	}
 	e.services = append(e.services, svc)
+	for r := 0; r < s.Replicas; r++ {
+		e.createPod(si)
+	}
 	return nil
 }
 
@@ -281,8 +376,8 @@ func (e *Engine) serviceIndex(name string) int32 {
 	return -1
 }
 
-func (e *Engine) addClient(di int32, c *scenario.Client, place *placement) error {
-	d := deployment{spec: c, svc: e.serviceIndex(c.Target), reached: make([]bool, len(e.pods))}
+func (e *Engine) addClient(di int32, c *scenario.Client) error {
+	d := deployment{spec: c, svc: e.serviceIndex(c.Target)}
 	if d.svc < 0 {
 		return fieldError(fmt.Sprintf("spec.clients[%d].target", di), fmt.Errorf("no service %q", c.Target))
 	}
@@ -304,33 +399,31 @@ func (e *Engine) addClient(di int32, c *scenario.Client, place *placement) error
 	}
 	if p, ok := library.Lookup(c.Library); ok {
 		d.limits.OldestFirst = p.IdlePick == library.PickFIFO
+		d.retriesStale = p.RetriesStaleIdempotent
+		d.abortsRun = p.AbortsRun
 	}
 	d.noReuse = conn.Reuse == scenario.ReuseNone
 	d.perThread = conn.Reuse == scenario.ReusePerThread
-	if c.Rate != nil {
-		d.interval = 1e9 / c.Rate.PerSecond
-		d.poisson = c.Arrival == scenario.ArrivalPoisson
+	d.poisson = c.Arrival == scenario.ArrivalPoisson
+	d.phases = c.Phases
+	if len(d.phases) == 0 {
+		// Threads or a rate for the whole run: one phase without end.
+		d.phases = []scenario.Phase{{Threads: c.Threads, Rate: c.Rate}}
 	}
+	d.runs = len(d.phases) * max(c.Repeat, 1)
 	e.deps = append(e.deps, d)
 	dep := &e.deps[di]
 	for r := 0; r < c.Replicas; r++ {
 		name := fmt.Sprintf("%s-%d", c.Name, r)
-		cp := clientPod{dep: di, node: int32(place.place("client/"+c.Name, 0)), pool: -1,
-			rng: sim.Stream(e.sc.Spec.Seed, "client/"+name)}
+		cp := clientPod{dep: di, node: int32(e.place.place("client/"+c.Name, 0)), pool: -1,
+			name: name, rng: sim.Stream(e.sc.Spec.Seed, "client/"+name)}
 		ci := int32(len(e.cpods))
 		if !d.perThread {
 			cp.pool = e.newPool(dep, ci)
 		}
 		e.cpods = append(e.cpods, cp)
 		dep.pods = append(dep.pods, ci)
-		if c.Rate != nil {
-			e.k.At(0, e.evArrival, ci, 0)
-			continue
-		}
-		for t := 0; t < c.Threads; t++ {
-			s := e.newSlot(ci, fmt.Sprintf("client/%s/thread-%d", name, t))
-			e.k.At(d.overhead, e.evReady, s, 0)
-		}
+		e.startPhase(ci)
 	}
 	return nil
 }
@@ -342,19 +435,22 @@ func (e *Engine) newPool(d *deployment, ci int32) int32 {
 	return int32(len(e.pools) - 1)
 }
 
-func (e *Engine) newSlot(ci int32, entity string) int32 {
+// newSlot adds a caller to client pod ci: closed-loop thread number thread, or an
+// open-loop slot when thread is -1.
+func (e *Engine) newSlot(ci, thread int32) int32 {
 	cp := &e.cpods[ci]
 	d := &e.deps[cp.dep]
-	s := slot{cpod: ci, pool: cp.pool}
+	s := slot{cpod: ci, pool: cp.pool, thread: thread, pod: -1}
 	if s.pool < 0 {
 		s.pool = e.newPool(d, ci)
 	}
 	if d.hasThink {
-		s.rng = sim.Stream(e.sc.Spec.Seed, entity)
+		s.rng = sim.Stream(e.sc.Spec.Seed, fmt.Sprintf("client/%s/thread-%d", cp.name, thread))
 	}
+	si := int32(len(e.slots))
 	e.slots = append(e.slots, s)
-	cp.slots++
-	return int32(len(e.slots) - 1)
+	cp.slots = append(cp.slots, si)
+	return si
 }
 
 // Progress, if set, is called about every simulated second with the simulated time.
@@ -376,7 +472,7 @@ func (e *Engine) Run(progress Progress) {
 		}
 	}
 	// The last interval closes after every event of the final instant has run.
-	e.stats.closeInterval((e.end - 1) / e.stats.step * e.stats.step)
+	e.closeInterval((e.end - 1) / e.stats.step * e.stats.step)
 }
 
 // Events is the number of events handled so far.
@@ -391,18 +487,36 @@ type stats struct {
 	errors   errorCounts
 	notSent  int64
 	sent     int64
+	retries  int64 // requests a library resent after a stale connection failed
 	tlReq    int64
-	tlErr    int64
+	tlErr    errorCounts
 	timeline []point
 }
 
-type errorCounts struct{ timeout, refused, reset int64 }
+// errorCounts counts failed requests by error kind (errTimeout, errRefused, ...).
+type errorCounts [errKinds]int64
+
+func (c *errorCounts) add(kind uint8) { c[kind]++ }
+
+func (c *errorCounts) total() int64 {
+	n := int64(0)
+	for _, v := range c {
+		n += v
+	}
+	return n
+}
 
 type point struct {
 	t        sim.Time
 	requests int64
-	errors   int64
+	errors   errorCounts
 	p99      int64
+	services []serviceSample
+}
+
+// serviceSample is one service's replicas at the end of a timeline interval.
+type serviceSample struct {
+	desired, current, ready int
 }
 
 // maxTimelinePoints bounds the timeline so memory stays flat however long the run.
@@ -434,9 +548,10 @@ func (s *stats) success(latency sim.Time) {
 	s.tlReq++
 }
 
-func (s *stats) failure() {
+func (s *stats) failure(kind uint8) {
+	s.errors.add(kind)
 	s.tlReq++
-	s.tlErr++
+	s.tlErr.add(kind)
 }
 
 // closeInterval appends the timeline point of the interval starting at start.
@@ -446,14 +561,25 @@ func (s *stats) closeInterval(start sim.Time) {
 		p99 = s.interval.ValueAtQuantile(99)
 	}
 	s.timeline = append(s.timeline, point{t: start, requests: s.tlReq, errors: s.tlErr, p99: p99})
-	s.tlReq, s.tlErr = 0, 0
+	s.tlReq, s.tlErr = 0, errorCounts{}
 	s.interval.Reset()
+}
+
+// closeInterval ends the timeline interval starting at start, with each service's
+// replicas as they stand.
+func (e *Engine) closeInterval(start sim.Time) {
+	e.stats.closeInterval(start)
+	p := &e.stats.timeline[len(e.stats.timeline)-1]
+	p.services = make([]serviceSample, len(e.services))
+	for i := range e.services {
+		p.services[i] = e.replicaCounts(int32(i))
+	}
 }
 
 // onTick closes a timeline interval and schedules the next.
 func (e *Engine) onTick(ev sim.Event) {
 	now := e.k.Now()
-	e.stats.closeInterval(now - e.stats.step)
+	e.closeInterval(now - e.stats.step)
 	if next := now + e.stats.step; next < e.end {
 		e.k.At(next, e.evTick, 0, 0)
 	}

@@ -23,10 +23,12 @@ spec:
     proxyMode: %s
     nodes: %s
     network: {latency: 100us}
+%s
   services:
   - name: web
     replicas: %d
     pod:
+%s
 %s
   clients:
   - name: caller
@@ -42,6 +44,8 @@ type opts struct {
 	replicas int
 	pod      string // indented under pod:
 	client   string // indented under the client
+	cluster  string // more lines under cluster:
+	service  string // more lines under the service
 }
 
 func build(t testing.TB, o opts) *Engine {
@@ -58,7 +62,7 @@ func build(t testing.TB, o opts) *Engine {
 	if o.pod == "" {
 		o.pod = "      serviceTime: {distribution: exponential, mean: 1ms}"
 	}
-	src := fmt.Sprintf(base, o.duration, o.seed, o.mode, o.nodes, o.replicas, o.pod, o.client)
+	src := fmt.Sprintf(base, o.duration, o.seed, o.mode, o.nodes, o.cluster, o.replicas, o.pod, o.service, o.client)
 	sc, _, diags := scenario.Load("test.yaml", []byte(src), nil)
 	if diags.HasErrors() {
 		t.Fatalf("scenario: %v\n%s", diags, src)
@@ -275,7 +279,7 @@ func TestUserspaceRetriesARefusedDial(t *testing.T) {
 		refused bool
 	}{{"iptables", true}, {"userspace", false}} {
 		e := build(t, opts{mode: c.mode, replicas: 5, client: "    threads: 2\n    library: curl-loop"})
-		e.pods[2].accepting = false
+		e.pods[2].phase = podExited
 		e.Run(nil)
 		r := e.Result()
 		if got := r.Errors.ConnectionRefused > 0; got != c.refused {

@@ -33,3 +33,9 @@ func (p *placement) place(owner string, cpu float64) int {
 	p.requested[best] += cpu
 	return best
 }
+
+// remove frees a deleted pod's place, so the next pod of owner can take it.
+func (p *placement) remove(owner string, node int, cpu float64) {
+	p.perOwner[owner][node]--
+	p.requested[node] -= cpu
+}

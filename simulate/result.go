@@ -6,6 +6,7 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"trafficlab/result"
+	"trafficlab/sim"
 )
 
 // Result summarises the run. Call it after Run.
@@ -14,24 +15,20 @@ func (e *Engine) Result() *result.Result {
 	dur := e.end.Seconds()
 	st := &e.stats
 	r := &result.Result{
-		Engine:        "simulate",
-		Scenario:      sc.Metadata.Name,
-		Seed:          sc.Spec.Seed,
-		DurationS:     dur,
-		ProxyMode:     e.mode,
-		IPVSScheduler: sc.Spec.Cluster.IPVSScheduler,
-		Errors: result.Errors{
-			Timeout:           st.errors.timeout,
-			ConnectionRefused: st.errors.refused,
-			ConnectionReset:   st.errors.reset,
-		},
+		Engine:            "simulate",
+		Scenario:          sc.Metadata.Name,
+		Seed:              sc.Spec.Seed,
+		DurationS:         dur,
+		ProxyMode:         e.mode,
+		IPVSScheduler:     sc.Spec.Cluster.IPVSScheduler,
+		Errors:            errorsOf(st.errors),
 		LatencyMS:         latency(st.latency),
 		TimelineIntervalS: st.step.Seconds(),
 	}
 	failed := r.Errors.Total()
 	r.Requests = result.Requests{
 		Total: st.ok + failed, OK: st.ok, Failed: failed,
-		InFlight: e.inFlight(), NotSent: st.notSent,
+		InFlight: e.inFlight(), NotSent: st.notSent, Retried: st.retries,
 	}
 	r.ThroughputRPS = round(float64(st.ok)/dur, 3)
 	r.RateRPS = round(float64(st.sent)/dur, 3)
@@ -41,15 +38,34 @@ func (e *Engine) Result() *result.Result {
 		p := &e.pods[i]
 		used := p.grp.Used(e.end)
 		nodeUsed[p.node] += used
-		util := 0.0
-		if c := p.grp.Capacity(); c > 0 {
-			util = used / (c * dur)
+		// Utilisation and cores are over the pod's life within the run.
+		life := dur - p.created.Seconds()
+		if p.ended >= 0 {
+			life = (p.ended - p.created).Seconds()
 		}
-		r.Pods = append(r.Pods, result.Pod{
+		util, cores := 0.0, 0.0
+		if life > 0 {
+			cores = used / life
+			if c := p.grp.Capacity(); c > 0 {
+				util = used / (c * life)
+			}
+		}
+		rp := result.Pod{
 			Name: p.name, Service: e.services[p.svc].name, Node: e.nodes[p.node].name,
 			Requests: p.requests, Connections: p.connections,
-			CPUUtilization: round(util, 4), CPUCores: round(used/dur, 4),
-		})
+			CPUUtilization: round(util, 4), CPUCores: round(cores, 4),
+			StartS: p.created.Seconds(), Errors: errorsOf(p.errors),
+		}
+		if p.firstReady >= 0 {
+			rp.ReadyS = seconds(p.firstReady)
+		}
+		if p.deleting {
+			rp.DeletedS = seconds(p.deletedAt)
+		}
+		if p.ended >= 0 {
+			rp.EndS = seconds(p.ended)
+		}
+		r.Pods = append(r.Pods, rp)
 	}
 	for i, n := range e.nodes {
 		util := 0.0
@@ -69,6 +85,9 @@ func (e *Engine) Result() *result.Result {
 			ConnectionsOpened: d.opened, PeakOpen: d.peak, OpenAtEnd: d.open,
 			Requests: d.requests, Errors: d.errors,
 		}
+		for _, ci := range d.pods {
+			rc.RunsAborted += e.cpods[ci].aborted
+		}
 		if c.Rate != nil {
 			rc.RatePerPod = c.Rate.PerSecond
 		}
@@ -79,17 +98,36 @@ func (e *Engine) Result() *result.Result {
 		}
 		r.Clients = append(r.Clients, rc)
 	}
-	replicas := map[string]int{}
-	for _, s := range e.services {
-		replicas[s.name] = len(s.pods)
-	}
 	for _, p := range st.timeline {
-		r.Timeline = append(r.Timeline, result.Point{
-			TS: p.t.Seconds(), Replicas: replicas, Requests: p.requests, Errors: p.errors,
-			P99MS: round(float64(p.p99)/1e6, 3),
-		})
+		pt := result.Point{
+			TS: p.t.Seconds(), Requests: p.requests, Errors: p.errors.total(),
+			P99MS:    round(float64(p.p99)/1e6, 3),
+			Replicas: map[string]int{}, DesiredReplicas: map[string]int{}, ReadyEndpoints: map[string]int{},
+		}
+		for i, s := range p.services {
+			name := e.services[i].name
+			pt.Replicas[name], pt.DesiredReplicas[name], pt.ReadyEndpoints[name] = s.current, s.desired, s.ready
+		}
+		if pt.Errors > 0 {
+			kinds := errorsOf(p.errors)
+			pt.ErrorsByKind = &kinds
+		}
+		r.Timeline = append(r.Timeline, pt)
 	}
+	r.ScaleEvents = e.scaleEvents
 	return r
+}
+
+func errorsOf(c errorCounts) result.Errors {
+	return result.Errors{
+		Timeout: c[errTimeout], ConnectionRefused: c[errRefused],
+		ConnectionReset: c[errReset], ConnectionClosed: c[errClosed],
+	}
+}
+
+func seconds(t sim.Time) *float64 {
+	s := t.Seconds()
+	return &s
 }
 
 func (e *Engine) inFlight() int64 {

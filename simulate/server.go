@@ -16,16 +16,33 @@ func (e *Engine) newJob(j job) int32 {
 	return int32(len(e.jobs) - 1)
 }
 
-func (e *Engine) freeJob(id int32) { e.freeJobs = append(e.freeJobs, id) }
+func (e *Engine) freeJob(id int32) {
+	e.jobs[id].state = jobFree
+	e.freeJobs = append(e.freeJobs, id)
+}
 
 // onArrive: a request reached its pod. A worker takes it, or it queues for one.
 func (e *Engine) onArrive(ev sim.Event) {
 	j := &e.jobs[ev.Obj]
 	p := &e.pods[j.pod]
+	switch p.phase {
+	case podRunning:
+	case podGone:
+		// No one answers; the client's timeout will.
+		e.freeJob(ev.Obj)
+		return
+	default:
+		// A draining app closed this connection as idle (or never accepted it); an
+		// exited one has no socket at all: the kernel resets it.
+		e.k.After(e.hop+e.relay, e.resetEvent(), j.slot, j.gen)
+		e.freeJob(ev.Obj)
+		return
+	}
 	if j.newConn {
 		p.connections++
 	}
 	if p.concurrency > 0 && p.busy >= p.concurrency {
+		j.state = jobQueued
 		p.queue.Push(ev.Obj)
 		return
 	}
@@ -38,6 +55,7 @@ func (e *Engine) start(ji int32) {
 	j := &e.jobs[ji]
 	p := &e.pods[j.pod]
 	p.busy++
+	j.state = jobCPU
 	work := p.work.Sample(p.rng)
 	if j.newConn {
 		work += p.acceptCost
@@ -70,20 +88,48 @@ func (e *Engine) onCPU(ev sim.Event) {
 
 func (e *Engine) cpuDone(ji int32) {
 	if w := e.jobs[ji].wait; w > 0 {
+		e.jobs[ji].state = jobWaiting
 		e.k.After(sim.Time(w), e.evWait, ji, 0)
 		return
 	}
 	e.finish(ji)
 }
 
-// finish: the pod answers; its worker takes the next queued request.
+// onWait: a request's off-CPU wait is over, unless its pod died meanwhile.
+func (e *Engine) onWait(ev sim.Event) {
+	if e.jobs[ev.Obj].state == jobDead {
+		e.freeJob(ev.Obj)
+		return
+	}
+	e.finish(ev.Obj)
+}
+
+// finish: the pod answers; its worker takes the next queued request. A draining pod
+// answers with Connection: close and exits once nothing is left.
 func (e *Engine) finish(ji int32) {
 	j := &e.jobs[ji]
 	p := &e.pods[j.pod]
 	p.busy--
 	p.requests++
+	j.state = jobReply
+	j.closeAfter = p.phase == podDraining
 	e.k.After(e.hop+e.relay, e.evResponse, ji, 0)
 	if next, ok := p.queue.Pop(); ok {
 		e.start(next)
+		return
 	}
+	if p.phase == podDraining {
+		e.drained(j.pod)
+	}
+}
+
+// resetEvent is how a reset from the pod reaches the client: directly, or in
+// userspace mode as a plain close, because the proxy copying the bytes closes the
+// client's side when its backend connection fails (pkg/proxy/userspace/proxysocket.go
+// ProxyTCP and copyBytes).
+func (e *Engine) resetEvent() uint8 {
+	if e.relay > 0 {
+		return e.evClosed
+	}
+	return e.evReset
 }

@@ -1,0 +1,261 @@
+package simulate
+
+import (
+	"fmt"
+	"time"
+
+	"trafficlab/scenario"
+	"trafficlab/sim"
+)
+
+// Pod phases as the network sees them.
+const (
+	// podStarting: created, not yet listening (scheduling, image pull, start).
+	podStarting uint8 = iota
+	// podRunning: the app listens and serves.
+	podRunning
+	// podDraining: SIGTERM with drain: the listener is closed, requests in progress
+	// finish and are answered with Connection: close.
+	podDraining
+	// podExited: the process is gone; the pod's IP still exists, so the kernel answers
+	// a SYN or a segment of a dead connection with a reset.
+	podExited
+	// podGone: the IP is released; packets to it get no answer.
+	podGone
+)
+
+// minimumGracePeriod is what the kubelet still allows the app after a preStop hook
+// that used up the grace period (pkg/kubelet/kuberuntime/kuberuntime_container.go,
+// minimumGracePeriodInSeconds).
+const minimumGracePeriod = 2 * time.Second
+
+// createPod adds a replica to service si, placed by the scheduler. Pods created at the
+// start of the run are running and ready at once, as a settled Deployment is.
+func (e *Engine) createPod(si int32) int32 {
+	svc := &e.services[si]
+	id := int32(len(e.pods))
+	name := fmt.Sprintf("%s-%d", svc.name, svc.created)
+	svc.created++
+	n := int32(e.place.place("service/"+svc.name, svc.limit))
+	now := e.k.Now()
+	p := pod{
+		name: name, svc: si, node: n, concurrency: svc.spec.Pod.Concurrency,
+		work: svc.work, wait: svc.wait, acceptCost: int64(svc.spec.Pod.AcceptCost.Duration),
+		rng: sim.Stream(e.sc.Spec.Seed, "pod/"+name), created: now, ended: -1, firstReady: -1,
+	}
+	p.uid = uid(&p)
+	p.grp = e.nodes[n].cpu.AddGroup(id, svc.limit, svc.weight)
+	e.nodes[n].pods++
+	e.pods = append(e.pods, p)
+	svc.pods = append(svc.pods, id)
+	if !e.started {
+		e.podListening(id)
+		return id
+	}
+	e.k.After(sim.Time(svc.startup.Sample(e.pods[id].rng)), e.evPodStart, id, 0)
+	return id
+}
+
+// onPodStart: the container is up and the app listens.
+func (e *Engine) onPodStart(ev sim.Event) {
+	if e.pods[ev.Obj].phase == podStarting {
+		e.podListening(ev.Obj)
+	}
+}
+
+func (e *Engine) podListening(id int32) {
+	p := &e.pods[id]
+	p.phase = podRunning
+	p.started = e.k.Now()
+	probe := e.services[p.svc].spec.Pod.ReadinessProbe
+	if probe == nil {
+		// No readiness probe: Ready as soon as the container runs.
+		e.setReady(id, true)
+		return
+	}
+	// The prober worker probes at once and then every period, skipping results until
+	// initialDelaySeconds have passed since the container started
+	// (pkg/kubelet/prober/worker.go run and doProbe).
+	e.k.After(0, e.evProbe, id, 0)
+}
+
+// onProbe runs one readiness probe. It succeeds while the app listens: a draining app
+// has closed its listener, an exited one has none. Readiness starts as a failure, and
+// the condition flips after successThreshold or failureThreshold results in a row
+// (worker.go doProbe resultRun).
+func (e *Engine) onProbe(ev sim.Event) {
+	id := ev.Obj
+	p := &e.pods[id]
+	if p.phase >= podExited {
+		return // the container is gone: no more probes
+	}
+	probe := e.services[p.svc].spec.Pod.ReadinessProbe
+	period := sim.Time(*probe.PeriodSeconds) * sim.Time(time.Second)
+	e.k.After(period, e.evProbe, id, 0)
+	if e.k.Now()-p.started < sim.Time(probe.InitialDelaySeconds)*sim.Time(time.Second) {
+		return
+	}
+	ok := p.phase == podRunning
+	if ok != p.probeOK {
+		p.probeOK, p.probeRun = ok, 0
+	}
+	p.probeRun++
+	threshold := *probe.FailureThreshold
+	if ok {
+		threshold = *probe.SuccessThreshold
+	}
+	if p.probeRun >= threshold && ok != p.ready {
+		e.setReady(id, ok)
+	}
+}
+
+// setReady changes the pod's Ready condition, and so its endpoint.
+func (e *Engine) setReady(id int32, ready bool) {
+	p := &e.pods[id]
+	p.ready = ready
+	p.readySince = e.k.Now()
+	if ready && p.firstReady < 0 {
+		p.firstReady = p.readySince
+	}
+	e.endpointsChanged(p.svc)
+}
+
+// deletePod starts a pod's graceful termination, as the API server and kubelet run it:
+// the deletionTimestamp turns its endpoint terminating (not ready) while, in parallel,
+// the kubelet runs preStop, then sends SIGTERM, and SIGKILL at the end of the grace
+// period (kuberuntime_container.go killContainer: the hook's time is taken from the
+// grace period, but the app always gets at least minimumGracePeriod after SIGTERM).
+func (e *Engine) deletePod(id int32) {
+	p := &e.pods[id]
+	if p.deleting {
+		return
+	}
+	p.deleting = true
+	p.deletedAt = e.k.Now()
+	e.endpointsChanged(p.svc)
+	if p.phase == podStarting {
+		e.exit(id)
+		return
+	}
+	spec := &e.services[p.svc].spec.Pod
+	grace := sim.Time(*spec.TerminationGracePeriodSeconds) * sim.Time(time.Second)
+	preStop := min(sim.Duration(preStopDuration(spec)), grace)
+	kill := max(grace-preStop, sim.Duration(minimumGracePeriod))
+	e.k.After(preStop, e.evSigterm, id, 0)
+	e.k.After(preStop+kill, e.evKill, id, 0)
+}
+
+// preStopDuration is how long the pod's preStop hook runs.
+func preStopDuration(spec *scenario.Pod) time.Duration {
+	if spec.Lifecycle == nil || spec.Lifecycle.PreStop == nil {
+		return 0
+	}
+	h := spec.Lifecycle.PreStop
+	if h.Sleep != nil {
+		return time.Duration(h.Sleep.Seconds) * time.Second
+	}
+	if h.Exec != nil && h.Exec.Duration != nil {
+		return h.Exec.Duration.Duration
+	}
+	return 0
+}
+
+// onSigterm: the app either exits at once or drains.
+func (e *Engine) onSigterm(ev sim.Event) {
+	id := ev.Obj
+	p := &e.pods[id]
+	if p.phase != podRunning {
+		return
+	}
+	on := &e.services[p.svc].spec.Pod.OnSigterm
+	if on.Action != scenario.SigtermDrain {
+		e.exit(id)
+		return
+	}
+	// Drain as Go's http.Server.Shutdown does: close the listener, close idle
+	// keep-alive connections, let requests in progress finish.
+	p.phase = podDraining
+	p.closedAt = e.k.Now()
+	if on.DrainTimeout != nil {
+		e.k.After(sim.Duration(on.DrainTimeout.Duration), e.evKill, id, 0)
+	}
+	e.drained(id)
+}
+
+// drained ends a draining pod's process once nothing is left in progress.
+func (e *Engine) drained(id int32) {
+	p := &e.pods[id]
+	if p.phase == podDraining && p.busy == 0 && p.queue.Len() == 0 {
+		e.exit(id)
+	}
+}
+
+// onKill: SIGKILL at the end of the grace period, or the app's own drain timeout.
+func (e *Engine) onKill(ev sim.Event) {
+	if p := &e.pods[ev.Obj]; p.phase == podRunning || p.phase == podDraining {
+		e.exit(ev.Obj)
+	}
+}
+
+// exit ends the pod's process. The kernel closes its sockets: a connection whose
+// request the app had read gets a FIN (the client reads EOF before any answer); one
+// whose request was still unread in the socket gets a reset. The pod is no longer
+// Ready; its IP goes when the sandbox is torn down.
+func (e *Engine) exit(id int32) {
+	p := &e.pods[id]
+	now := e.k.Now()
+	wasStarting := p.phase == podStarting
+	p.phase = podExited
+	p.ended = now
+	if p.closedAt == 0 {
+		p.closedAt = now
+	}
+	back := e.hop + e.relay
+	e.done = p.grp.Abort(now, e.done[:0])
+	for _, ji := range e.done {
+		j := &e.jobs[ji]
+		e.k.After(back, e.evClosed, j.slot, j.gen)
+		e.freeJob(ji)
+	}
+	for ji, ok := p.queue.Pop(); ok; ji, ok = p.queue.Pop() {
+		j := &e.jobs[ji]
+		e.k.After(back, e.resetEvent(), j.slot, j.gen)
+		e.freeJob(ji)
+	}
+	// Requests waiting off-CPU: their pending wait events find the job dead.
+	for ji := range e.jobs {
+		j := &e.jobs[ji]
+		if j.pod == id && j.state == jobWaiting {
+			j.state = jobDead
+			e.k.After(back, e.evClosed, j.slot, j.gen)
+		}
+	}
+	p.busy = 0
+	if p.ready {
+		e.setReady(id, false)
+	}
+	if wasStarting {
+		e.k.After(0, e.evNetGone, id, 0)
+		return
+	}
+	e.k.After(sim.Duration(e.sc.Spec.Cluster.PodNetworkTeardown.Duration), e.evNetGone, id, 0)
+}
+
+// onNetGone: the sandbox is gone with its IP, and the pod object with it: its
+// endpoint leaves the EndpointSlice and its node has room again.
+func (e *Engine) onNetGone(ev sim.Event) {
+	id := ev.Obj
+	p := &e.pods[id]
+	p.phase = podGone
+	p.grp.Remove()
+	e.nodes[p.node].pods--
+	e.place.remove("service/"+e.services[p.svc].name, int(p.node), e.services[p.svc].limit)
+	svc := &e.services[p.svc]
+	for i, x := range svc.pods {
+		if x == id {
+			svc.pods = append(svc.pods[:i], svc.pods[i+1:]...)
+			break
+		}
+	}
+	e.endpointsChanged(p.svc)
+}

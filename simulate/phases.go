@@ -1,0 +1,192 @@
+package simulate
+
+import (
+	"math"
+
+	"trafficlab/scenario"
+	"trafficlab/sim"
+)
+
+// A client pod runs its deployment's phases in order, repeated: each closed loop
+// (threads) or open loop (rate), ending after a duration or once a number of requests
+// are answered (as an `ab -n` run ends), then an optional pause.
+
+// ramp is an open loop whose rate moves linearly from r0 to r1 (per second) over span
+// seconds: the expected arrivals by t are Λ(t) = r0·t + (r1−r0)·t²/(2·span).
+type ramp struct {
+	r0, r1, span float64
+}
+
+// at inverts Λ: when the expected arrival count reaches x, in seconds from the start.
+// Written as 2x / (r0 + √(r0² + 4ax)) so it stays exact when the slope a is tiny or
+// negative; ok=false when a falling rate never gets there.
+func (r ramp) at(x float64) (float64, bool) {
+	a := (r.r1 - r.r0) / (2 * r.span)
+	disc := r.r0*r.r0 + 4*a*x
+	if disc < 0 {
+		return 0, false
+	}
+	den := r.r0 + math.Sqrt(disc)
+	if den <= 0 {
+		return 0, false
+	}
+	return 2 * x / den, true
+}
+
+func (d *deployment) phase(i int) *scenario.Phase { return &d.phases[i%len(d.phases)] }
+
+// startPhase begins client pod ci's current phase.
+func (e *Engine) startPhase(ci int32) {
+	cp := &e.cpods[ci]
+	d := &e.deps[cp.dep]
+	ph := d.phase(cp.phase)
+	now := e.k.Now()
+	cp.epoch++
+	cp.active = true
+	cp.begun = now
+	cp.issued, cp.done, cp.arrivals, cp.lambda = 0, 0, 0, 0
+	if ph.Duration != nil {
+		e.k.After(sim.Duration(ph.Duration.Duration), e.evPhaseEnd, ci, cp.epoch)
+	}
+	if ph.Rate != nil {
+		cp.threadsOn = 0
+		cp.interval = 1e9 / ph.Rate.PerSecond
+		cp.ramp = ramp{}
+		if ph.RampTo != nil {
+			cp.ramp = ramp{r0: ph.Rate.PerSecond, r1: ph.RampTo.PerSecond, span: ph.Duration.Seconds()}
+		}
+		e.k.At(now, e.evArrival, ci, cp.epoch)
+		return
+	}
+	cp.threadsOn = ph.Threads
+	for t := len(cp.threads); t < ph.Threads; t++ {
+		cp.threads = append(cp.threads, e.newSlot(ci, int32(t)))
+	}
+	for _, si := range cp.threads[:ph.Threads] {
+		// A thread still busy from the last phase carries on when its request ends.
+		if s := &e.slots[si]; s.state == idle && !s.scheduled {
+			s.scheduled = true
+			e.k.After(d.overhead, e.evReady, si, 0)
+		}
+	}
+}
+
+// onPhaseEnd: a phase's duration is over. Requests in flight finish; no new ones.
+func (e *Engine) onPhaseEnd(ev sim.Event) {
+	if cp := &e.cpods[ev.Obj]; cp.epoch == ev.Gen && cp.active {
+		e.endPhase(ev.Obj)
+	}
+}
+
+// endPhase moves client pod ci on to its next phase, after the pause.
+func (e *Engine) endPhase(ci int32) {
+	cp := &e.cpods[ci]
+	d := &e.deps[cp.dep]
+	pause := d.phase(cp.phase).Pause
+	cp.active = false
+	cp.epoch++
+	cp.phase++
+	if cp.phase >= d.runs {
+		return
+	}
+	wait := sim.Time(0)
+	if pause != nil {
+		wait = sim.Duration(pause.Duration)
+	}
+	e.k.After(wait, e.evPhaseStart, ci, cp.epoch)
+}
+
+func (e *Engine) onPhaseStart(ev sim.Event) {
+	if e.cpods[ev.Obj].epoch == ev.Gen {
+		e.startPhase(ev.Obj)
+	}
+}
+
+// mayIssue reports whether slot si may send another request in its pod's phase.
+func (e *Engine) mayIssue(si int32) bool {
+	s := &e.slots[si]
+	cp := &e.cpods[s.cpod]
+	if !cp.active {
+		return false
+	}
+	if s.thread >= 0 && int(s.thread) >= cp.threadsOn {
+		return false
+	}
+	n := e.deps[cp.dep].phase(cp.phase).Requests
+	return n == 0 || cp.issued < n
+}
+
+// completed counts an answered or failed request toward its phase, which ends when a
+// phase by request count has them all.
+func (e *Engine) completed(si int32) {
+	s := &e.slots[si]
+	cp := &e.cpods[s.cpod]
+	if s.epoch != cp.epoch || !cp.active {
+		return
+	}
+	cp.done++
+	if n := e.deps[cp.dep].phase(cp.phase).Requests; n > 0 && cp.done >= n {
+		e.endPhase(s.cpod)
+	}
+}
+
+// nextArrival schedules client pod ci's next open-loop arrival, unless the phase
+// has no more.
+func (e *Engine) nextArrival(ci int32) {
+	cp := &e.cpods[ci]
+	d := &e.deps[cp.dep]
+	ph := d.phase(cp.phase)
+	if ph.Requests > 0 && cp.arrivals >= ph.Requests {
+		return
+	}
+	var at sim.Time
+	switch {
+	case cp.ramp.span > 0:
+		// The next arrival where the expected count reaches the next whole number
+		// (constant) or the next sum of unit exponentials (poisson).
+		x := float64(cp.arrivals)
+		if d.poisson {
+			cp.lambda += cp.rng.ExpFloat64()
+			x = cp.lambda
+		}
+		t, ok := cp.ramp.at(x)
+		if !ok {
+			return
+		}
+		at = cp.begun + sim.Time(t*1e9)
+	case d.poisson:
+		at = e.k.Now() + sim.Time(cp.rng.ExpFloat64()*cp.interval)
+	default:
+		// Constant rate: the k-th arrival at k·interval exactly, so rounding never drifts.
+		at = cp.begun + sim.Time(float64(cp.arrivals)*cp.interval)
+	}
+	if ph.Duration != nil && at >= cp.begun+sim.Duration(ph.Duration.Duration) {
+		return
+	}
+	e.k.At(at, e.evArrival, ci, cp.epoch)
+}
+
+// abortRun ends client pod ci's run at once, as ab does at its first receive error:
+// requests in flight are abandoned and their connections closed.
+func (e *Engine) abortRun(ci int32) {
+	cp := &e.cpods[ci]
+	cp.aborted++
+	for _, si := range cp.slots {
+		s := &e.slots[si]
+		if s.state == idle && !s.scheduled {
+			continue
+		}
+		if s.state == inFlight || s.state == dialing {
+			e.letGo(si)
+		}
+		s.state = idle
+		s.scheduled = false
+		s.gen++
+		if s.thread < 0 {
+			cp.free = append(cp.free, si)
+		}
+	}
+	if cp.active {
+		e.endPhase(ci)
+	}
+}
