@@ -142,6 +142,20 @@ type Client struct {
 	Errors      int64 `json:"errors"`
 	// RunsAborted counts runs the tool ended at a receive error, as ab does.
 	RunsAborted int64 `json:"runs_aborted"`
+	// Runs are the client's phases in the order they ran (repeats included), over
+	// all its pods; absent for a client without phases.
+	Runs []Run `json:"runs,omitempty"`
+}
+
+// Run is one phase of a client's load as it ran.
+type Run struct {
+	Phase    int     `json:"phase"` // index in the scenario's phase list
+	Name     string  `json:"name,omitempty"`
+	StartS   float64 `json:"start_s"`
+	EndS     float64 `json:"end_s"` // the run's end, or the simulation's if still running
+	Requests int64   `json:"requests"`
+	Errors   int64   `json:"errors"`
+	Aborted  bool    `json:"aborted"`
 }
 
 // Point is one interval of the timeline.

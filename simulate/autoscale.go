@@ -4,6 +4,10 @@ import (
 	"fmt"
 	"time"
 
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	corev1 "k8s.io/api/core/v1"
+
+	"trafficlab/model/hpa"
 	"trafficlab/model/replicaset"
 	"trafficlab/result"
 	"trafficlab/sim"
@@ -57,3 +61,115 @@ func (e *Engine) scaleTo(si int32, n int, reason string) {
 // uid is a pod's metadata.uid: random, as the API server makes it, so that ties the
 // ReplicaSet controller breaks by UID fall by chance, reproducibly.
 func uid(p *pod) string { return fmt.Sprintf("%016x", p.rng.Uint64()) }
+
+// autoscaler is one service's HorizontalPodAutoscaler and the metrics-server
+// readings it decides from.
+type autoscaler struct {
+	hpa        *hpa.Autoscaler
+	sync       sim.Time // the controller's resync period
+	resolution sim.Time // metrics-server's scrape interval
+}
+
+// freshContainerWindow: metrics-server reports a container younger than its
+// resolution but at least this old from a single scrape, as if it had a zero sample
+// at its start (kubernetes-sigs/metrics-server pkg/storage/pod.go,
+// freshContainerMinMetricsResolution).
+const freshContainerWindow = 10 * time.Second
+
+func (e *Engine) addAutoscaler(si int32) error {
+	svc := &e.services[si]
+	a := svc.spec.Autoscaler
+	ctl := &a.Controller
+	settings := hpa.Settings{
+		SyncPeriod:              ctl.SyncPeriod.Duration,
+		Tolerance:               *ctl.Tolerance,
+		DownscaleStabilization:  ctl.DownscaleStabilization.Duration,
+		CPUInitializationPeriod: ctl.CPUInitializationPeriod.Duration,
+		InitialReadinessDelay:   ctl.InitialReadinessDelay.Duration,
+	}
+	spec := autoscalingv2.HorizontalPodAutoscalerSpec{
+		MinReplicas: a.MinReplicas, MaxReplicas: a.MaxReplicas, Metrics: a.Metrics, Behavior: a.Behavior,
+	}
+	h, err := hpa.New(spec, settings)
+	if err != nil {
+		return fieldError(fmt.Sprintf("spec.services[%d].autoscaler", si), err)
+	}
+	svc.autoscaler = &autoscaler{hpa: h, sync: sim.Duration(ctl.SyncPeriod.Duration),
+		resolution: sim.Duration(ctl.MetricResolution.Duration)}
+	// metrics-server scrapes from the start; the controller's first pass comes a
+	// period in, when the pods have a reading.
+	e.k.At(0, e.evScrape, si, 0)
+	e.k.At(svc.autoscaler.sync, e.evHPA, si, 0)
+	return nil
+}
+
+// onScrape: metrics-server reads every running pod's cumulative CPU time from the
+// kubelet; a pod's usage is the rate between its last two readings, stamped with
+// the newer one and the window between them (pkg/storage/types.go resourceUsage).
+func (e *Engine) onScrape(ev sim.Event) {
+	si := ev.Obj
+	svc := &e.services[si]
+	now := e.k.Now()
+	for _, id := range svc.pods {
+		p := &e.pods[id]
+		if p.phase != podRunning && p.phase != podDraining {
+			p.hasMetric, p.sampledAt = false, -1
+			continue
+		}
+		used := p.grp.Used(now)
+		prevAt, prev := p.sampledAt, p.sampled
+		if prevAt < 0 {
+			if age := now - p.started; age >= sim.Duration(freshContainerWindow) && age < svc.autoscaler.resolution {
+				prevAt, prev = p.started, 0
+			}
+		}
+		if prevAt >= 0 && now > prevAt {
+			window := now - prevAt
+			p.metric = hpa.Metric{
+				MilliCores: int64((used - prev) * 1000 / window.Seconds()),
+				Timestamp:  clock(now), Window: time.Duration(window),
+			}
+			p.hasMetric = true
+		}
+		p.sampled, p.sampledAt = used, now
+	}
+	e.k.After(svc.autoscaler.resolution, e.evScrape, si, 0)
+}
+
+// onHPA: the HPA controller's pass over service si's autoscaler.
+func (e *Engine) onHPA(ev sim.Event) {
+	si := ev.Obj
+	svc := &e.services[si]
+	a := svc.autoscaler
+	e.k.After(a.sync, e.evHPA, si, 0)
+	now := e.k.Now()
+	var pods []hpa.Pod
+	metrics := map[string]hpa.Metric{}
+	for _, id := range svc.pods {
+		p := &e.pods[id]
+		start := clock(p.created)
+		hp := hpa.Pod{
+			Name: p.name, Phase: corev1.PodRunning, Deleting: p.deleting,
+			HasReadyCondition: true, Ready: p.ready, ReadyTransition: clock(p.readySince),
+			StartTime: &start, CPURequestMilli: int64(svc.limit * 1000),
+		}
+		if p.phase == podStarting {
+			hp.Phase = corev1.PodPending
+		}
+		pods = append(pods, hp)
+		if p.hasMetric {
+			metrics[p.name] = p.metric
+		}
+	}
+	d := a.hpa.Reconcile(clock(now), int32(svc.replicas), pods, metrics)
+	if int(d.Desired) != svc.replicas {
+		reason := d.Metric
+		if d.RescaleReason != "" {
+			reason = d.RescaleReason + ": " + d.Metric
+		}
+		if d.Reason != "SucceededRescale" {
+			reason += " (" + d.Reason + ")"
+		}
+		e.scaleTo(si, int(d.Desired), reason)
+	}
+}

@@ -412,7 +412,15 @@ func (e *Engine) fail(si int32, kind uint8, cause int32) {
 	if cause >= 0 {
 		e.pods[cause].errors.add(kind)
 	}
-	if d.abortsRun && kind != errClosed && s.epoch == cp.epoch && cp.active {
+	r := d.run(cp)
+	current := s.epoch == cp.epoch && cp.active
+	if r != nil && current {
+		r.errors++
+	}
+	if d.abortsRun && kind != errClosed && current {
+		if r != nil {
+			r.requests++
+		}
 		e.abortRun(s.cpod)
 		return
 	}

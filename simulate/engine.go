@@ -11,6 +11,7 @@ import (
 
 	"trafficlab/model/client"
 	"trafficlab/model/dist"
+	"trafficlab/model/hpa"
 	"trafficlab/model/kubeproxy"
 	"trafficlab/model/library"
 	"trafficlab/model/node"
@@ -60,7 +61,7 @@ type Engine struct {
 
 	evReady, evArrive, evCPU, evWait, evResponse, evTimeout, evRefused, evReset, evClosed, evRedial, evArrival, evTick, evSweep,
 	evPodStart, evProbe, evSigterm, evKill, evNetGone, evSlice, evDeliver, evSync,
-	evPhaseEnd, evPhaseStart uint8
+	evPhaseEnd, evPhaseStart, evScrape, evHPA uint8
 }
 
 type nodeState struct {
@@ -87,6 +88,8 @@ type service struct {
 	version uint32
 	history []endpointVersion
 	dirty   bool // a change is pending in this instant
+
+	autoscaler *autoscaler // nil without an HPA
 }
 
 type pod struct {
@@ -119,6 +122,13 @@ type pod struct {
 	// closedAt is when the app closed its idle keep-alive connections (drain or
 	// exit); a client learns of it one trip later. Valid once phase ≥ podDraining.
 	closedAt sim.Time
+
+	// metrics-server's view: the last reading of cumulative CPU (core-seconds) and
+	// the usage it reports.
+	sampled   float64
+	sampledAt sim.Time // -1: none
+	metric    hpa.Metric
+	hasMetric bool
 }
 
 // deployment is one client Deployment of the scenario.
@@ -137,6 +147,7 @@ type deployment struct {
 	retriesStale, abortsRun bool
 	phases                  []scenario.Phase
 	runs                    int // phases × repeat
+	runStats                []runStats
 	pods                    []int32
 
 	open, peak, opened int64
@@ -236,7 +247,7 @@ func New(sc *scenario.Scenario) (*Engine, error) {
 	for _, kind := range []*uint8{&e.evReady, &e.evArrive, &e.evCPU, &e.evWait, &e.evResponse,
 		&e.evTimeout, &e.evRefused, &e.evReset, &e.evClosed, &e.evRedial, &e.evArrival, &e.evTick, &e.evSweep,
 		&e.evPodStart, &e.evProbe, &e.evSigterm, &e.evKill, &e.evNetGone, &e.evSlice, &e.evDeliver, &e.evSync,
-		&e.evPhaseEnd, &e.evPhaseStart} {
+		&e.evPhaseEnd, &e.evPhaseStart, &e.evScrape, &e.evHPA} {
 		*kind = e.k.Register(e)
 	}
 
@@ -335,6 +346,10 @@ func (e *Engine) Handle(ev sim.Event) {
 		e.onPhaseEnd(ev)
 	case e.evPhaseStart:
 		e.onPhaseStart(ev)
+	case e.evScrape:
+		e.onScrape(ev)
+	case e.evHPA:
+		e.onHPA(ev)
 	}
 }
 
@@ -363,6 +378,9 @@ func (e *Engine) addService(si int32, s *scenario.Service) error {
 	e.services = append(e.services, svc)
 	for r := 0; r < s.Replicas; r++ {
 		e.createPod(si)
+	}
+	if s.Autoscaler != nil {
+		return e.addAutoscaler(si)
 	}
 	return nil
 }
@@ -411,6 +429,12 @@ func (e *Engine) addClient(di int32, c *scenario.Client) error {
 		d.phases = []scenario.Phase{{Threads: c.Threads, Rate: c.Rate}}
 	}
 	d.runs = len(d.phases) * max(c.Repeat, 1)
+	if len(c.Phases) > 0 {
+		d.runStats = make([]runStats, d.runs)
+		for i := range d.runStats {
+			d.runStats[i].start, d.runStats[i].end = -1, -1
+		}
+	}
 	e.deps = append(e.deps, d)
 	dep := &e.deps[di]
 	for r := 0; r < c.Replicas; r++ {

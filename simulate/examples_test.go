@@ -64,3 +64,99 @@ func TestR1ReuseDecidesTheSpread(t *testing.T) {
 		t.Errorf("curl loop: chi-square %.1f over 18.47 (df 4, p = 0.001): %v", x, podCounts(curl))
 	}
 }
+
+// R2's rapid scaling, three load cycles: at scale-in iptables sends new connections
+// to the removed pods until every node's rules change, the pods refuse them and ab
+// aborts its run; userspace retries another pod and no run aborts; a preStop sleep
+// and a drain remove the errors under iptables too.
+func TestR2RapidScaling(t *testing.T) {
+	cases := []struct {
+		name    string
+		sets    []string
+		aborted bool
+		errors  bool
+	}{
+		{"iptables", nil, true, true},
+		{"userspace", []string{"spec.cluster.proxyMode=userspace"}, false, false},
+		{"iptables with preStop and drain", []string{
+			"spec.services[0].pod.lifecycle.preStop.sleep.seconds=10",
+			"spec.services[0].pod.onSigterm.action=drain"}, false, false},
+	}
+	for _, c := range cases {
+		e := runExample(t, "r2-rapid-scaling.yaml", append(c.sets, "spec.clients[0].repeat=3")...)
+		r := e.Result()
+		scaleIns := 0
+		for _, ev := range r.ScaleEvents {
+			if ev.To < ev.From {
+				scaleIns++
+			}
+		}
+		if scaleIns == 0 {
+			t.Errorf("%s: no scale-in among %d scale events", c.name, len(r.ScaleEvents))
+		}
+		if got := r.Clients[0].RunsAborted > 0; got != c.aborted {
+			t.Errorf("%s: %d runs aborted, want aborts: %v", c.name, r.Clients[0].RunsAborted, c.aborted)
+		}
+		// Userspace may cut off the one request in progress on a pod at its exit
+		// (ab counts it, and goes on); nothing else fails.
+		hard := r.Errors.ConnectionRefused + r.Errors.ConnectionReset + r.Errors.Timeout
+		if got := hard > 0; got != c.errors {
+			t.Errorf("%s: errors %+v, want refusals, resets or timeouts: %v", c.name, r.Errors, c.errors)
+		}
+		if r.Errors.ConnectionClosed > int64(scaleIns)*2 {
+			t.Errorf("%s: %d requests cut off at %d scale-ins of at most 2 pods", c.name, r.Errors.ConnectionClosed, scaleIns)
+		}
+		var blamed int64
+		for _, p := range r.Pods {
+			blamed += p.Errors.Total()
+		}
+		if blamed != r.Errors.Total() {
+			t.Errorf("%s: pods blamed for %d of %d errors", c.name, blamed, r.Errors.Total())
+		}
+	}
+}
+
+// R2's HPA from 1 pod under repeated ab runs: the first run ends before the HPA has
+// two metrics-server readings a minute apart and is slow; later runs have 3 pods.
+func TestR2FirstRunIsSlow(t *testing.T) {
+	r := runExample(t, "r2-hpa-repeated-ab-runs.yaml", "spec.clients[0].repeat=3").Result()
+	runs := r.Clients[0].Runs
+	if len(runs) != 3 {
+		t.Fatalf("%d runs, want 3", len(runs))
+	}
+	first, last := runs[0].EndS-runs[0].StartS, runs[2].EndS-runs[2].StartS
+	// 3 pods of one core each against 1 pod of one core: up to 3 times as fast; the
+	// first run gets a second pod a minute in, so well over 1.5 times as long.
+	if first < 1.5*last {
+		t.Errorf("first run took %.1fs, last %.1fs; want the first much slower", first, last)
+	}
+	if ev := r.ScaleEvents[0]; ev.From != 1 || ev.To != 2 || ev.TS != 60 {
+		t.Errorf("first scale event %+v, want 1→2 at 60s (the second reading, a minute in)", ev)
+	}
+}
+
+// New pods get requests only from new connections: a .NET HttpClient's pooled
+// connections live forever and the pod the HPA adds idles; recycling them every 30 s
+// spreads the load.
+func TestHPAScaleOutWithPooledClients(t *testing.T) {
+	for _, c := range []struct {
+		name       string
+		sets       []string
+		newGetLoad bool
+	}{
+		{"dotnet", nil, false},
+		{"dotnet with maxLifetime", []string{"spec.clients[0].connections.maxLifetime=30s"}, true},
+	} {
+		r := runExample(t, "hpa-scale-out-pooled-clients.yaml", append(c.sets, "spec.duration=3m")...).Result()
+		if len(r.Pods) <= 2 {
+			t.Fatalf("%s: the HPA added no pod", c.name)
+		}
+		var added int64
+		for _, p := range r.Pods[2:] {
+			added += p.Requests
+		}
+		if got := added > 0; got != c.newGetLoad {
+			t.Errorf("%s: added pods served %d requests, want load: %v", c.name, added, c.newGetLoad)
+		}
+	}
+}

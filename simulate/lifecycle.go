@@ -41,7 +41,7 @@ func (e *Engine) createPod(si int32) int32 {
 	p := pod{
 		name: name, svc: si, node: n, concurrency: svc.spec.Pod.Concurrency,
 		work: svc.work, wait: svc.wait, acceptCost: int64(svc.spec.Pod.AcceptCost.Duration),
-		rng: sim.Stream(e.sc.Spec.Seed, "pod/"+name), created: now, ended: -1, firstReady: -1,
+		rng: sim.Stream(e.sc.Spec.Seed, "pod/"+name), created: now, ended: -1, firstReady: -1, sampledAt: -1,
 	}
 	p.uid = uid(&p)
 	p.grp = e.nodes[n].cpu.AddGroup(id, svc.limit, svc.weight)
@@ -68,9 +68,14 @@ func (e *Engine) podListening(id int32) {
 	p.phase = podRunning
 	p.started = e.k.Now()
 	probe := e.services[p.svc].spec.Pod.ReadinessProbe
-	if probe == nil {
-		// No readiness probe: Ready as soon as the container runs.
+	if probe == nil || !e.started {
+		// No readiness probe: Ready as soon as the container runs. A pod of the
+		// settled initial cluster has passed its probes long ago.
 		e.setReady(id, true)
+		if probe != nil {
+			p.probeOK, p.probeRun = true, *probe.SuccessThreshold
+			e.k.After(sim.Time(*probe.PeriodSeconds)*sim.Time(time.Second), e.evProbe, id, 0)
+		}
 		return
 	}
 	// The prober worker probes at once and then every period, skipping results until

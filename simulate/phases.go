@@ -35,6 +35,21 @@ func (r ramp) at(x float64) (float64, bool) {
 
 func (d *deployment) phase(i int) *scenario.Phase { return &d.phases[i%len(d.phases)] }
 
+// runStats sums one run (a phase of the repeated list) over a deployment's pods.
+type runStats struct {
+	start, end       sim.Time // -1 until it starts, ends
+	requests, errors int64
+	aborted          bool
+}
+
+// run is the stats of client pod cp's current run, or nil without phases.
+func (d *deployment) run(cp *clientPod) *runStats {
+	if d.runStats == nil || cp.phase >= len(d.runStats) {
+		return nil
+	}
+	return &d.runStats[cp.phase]
+}
+
 // startPhase begins client pod ci's current phase.
 func (e *Engine) startPhase(ci int32) {
 	cp := &e.cpods[ci]
@@ -45,6 +60,9 @@ func (e *Engine) startPhase(ci int32) {
 	cp.active = true
 	cp.begun = now
 	cp.issued, cp.done, cp.arrivals, cp.lambda = 0, 0, 0, 0
+	if r := d.run(cp); r != nil && (r.start < 0 || now < r.start) {
+		r.start = now
+	}
 	if ph.Duration != nil {
 		e.k.After(sim.Duration(ph.Duration.Duration), e.evPhaseEnd, ci, cp.epoch)
 	}
@@ -66,7 +84,7 @@ func (e *Engine) startPhase(ci int32) {
 		// A thread still busy from the last phase carries on when its request ends.
 		if s := &e.slots[si]; s.state == idle && !s.scheduled {
 			s.scheduled = true
-			e.k.After(d.overhead, e.evReady, si, 0)
+			e.k.After(d.overhead, e.evReady, si, s.gen)
 		}
 	}
 }
@@ -83,6 +101,9 @@ func (e *Engine) endPhase(ci int32) {
 	cp := &e.cpods[ci]
 	d := &e.deps[cp.dep]
 	pause := d.phase(cp.phase).Pause
+	if r := d.run(cp); r != nil {
+		r.end = max(r.end, e.k.Now())
+	}
 	cp.active = false
 	cp.epoch++
 	cp.phase++
@@ -125,6 +146,9 @@ func (e *Engine) completed(si int32) {
 		return
 	}
 	cp.done++
+	if r := e.deps[cp.dep].run(cp); r != nil {
+		r.requests++
+	}
 	if n := e.deps[cp.dep].phase(cp.phase).Requests; n > 0 && cp.done >= n {
 		e.endPhase(s.cpod)
 	}
@@ -171,6 +195,9 @@ func (e *Engine) nextArrival(ci int32) {
 func (e *Engine) abortRun(ci int32) {
 	cp := &e.cpods[ci]
 	cp.aborted++
+	if r := e.deps[cp.dep].run(cp); r != nil {
+		r.aborted = true
+	}
 	for _, si := range cp.slots {
 		s := &e.slots[si]
 		if s.state == idle && !s.scheduled {
