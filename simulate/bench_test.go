@@ -23,6 +23,15 @@ var benchScenarios = []struct {
 		client: "    threads: 20\n    library: dotnet-httpclient\n    connections: {reuse: per-thread}"}},
 	{"curl-loop-60s", opts{duration: "60s", seed: 1, nodes: `[{name: worker, count: 3, cpu: "64"}]`, replicas: 5, pod: benchPod,
 		client: "    threads: 20\n    library: curl-loop"}},
+	// Load ramps 5,000 → 40,000 rps and back over 10 minutes; the HPA follows it with
+	// pods that start, get ready, drain and go, and the client recycles connections.
+	{"hpa-ramp-10m", opts{duration: "10m", seed: 1, nodes: `[{name: worker, count: 20, cpu: "16"}]`, replicas: 8,
+		pod: benchPod + "\n      onSigterm: {action: drain}\n      lifecycle: {preStop: {sleep: {seconds: 5}}}",
+		service: "    autoscaler:\n      minReplicas: 4\n      maxReplicas: 100\n" +
+			"      controller: {downscaleStabilization: 30s}\n" +
+			"      metrics: [{type: Resource, resource: {name: cpu, target: {type: Utilization, averageUtilization: 60}}}]",
+		client: "    library: dotnet-httpclient\n    connections: {maxLifetime: 10s}\n    phases:\n" +
+			"    - {duration: 5m, rate: 5000/s, rampTo: 40000/s}\n    - {duration: 5m, rate: 40000/s, rampTo: 5000/s}"}},
 	{"large-1000pods-10000threads-10s", opts{duration: "10s", seed: 1, nodes: `[{name: worker, count: 50, cpu: "64"}]`, replicas: 1000, pod: benchPod,
 		client: "    replicas: 100\n    threads: 100\n    library: dotnet-httpclient\n    connections: {reuse: per-thread}"}},
 }
@@ -36,6 +45,7 @@ func BenchmarkScenarios(b *testing.B) {
 			var events uint64
 			var peak uint64
 			var wall time.Duration
+			var scaleEvents int
 			for i := 0; i < b.N; i++ {
 				runtime.GC()
 				e := build(b, bs.opts)
@@ -52,12 +62,16 @@ func BenchmarkScenarios(b *testing.B) {
 				wall += time.Since(start)
 				r := e.Result()
 				requests += r.Requests.Total
+				scaleEvents = len(r.ScaleEvents)
 				events += e.Events()
 			}
 			b.ReportMetric(float64(requests)/wall.Seconds()/1e6, "Msimreq/s")
 			b.ReportMetric(float64(events)/float64(requests), "events/req")
 			b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
 			b.ReportMetric(float64(requests)/float64(b.N), "requests")
+			if scaleEvents > 0 {
+				b.ReportMetric(float64(scaleEvents), "scale-events")
+			}
 		})
 	}
 }
