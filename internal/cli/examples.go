@@ -49,15 +49,29 @@ func newLibraries(stdout io.Writer) *cobra.Command {
 		Short: "List the client library profiles a client can name with `library:`",
 		Long: `A client's library sets its connection-pool defaults the way the real library does
 (fields under connections: still win). This lists each profile, its defaults and the
-source they come from.`,
+source they come from.
+
+STALE CONN is what a request sees when the reused connection under it was closed by the
+server (a pod that drained or exited) before any answer: "resends" means the library
+sends it again on another connection without an error (Go, .NET); "fails" means the
+caller gets the error. ON ERROR "aborts" means the tool ends its whole run at the first
+refused, reset or timed-out request, as ab does without -r.`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "LIBRARY\tREUSE\tMAX/HOST\tMAX IDLE\tIDLE TIMEOUT\tLIFETIME\tSUMMARY")
+			fmt.Fprintln(tw, "LIBRARY\tREUSE\tMAX/HOST\tMAX IDLE\tIDLE TIMEOUT\tLIFETIME\tSTALE CONN\tON ERROR\tSUMMARY")
 			for _, name := range library.Names() {
 				p, _ := library.Lookup(name)
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", p.Name, p.Reuse, limit(p.MaxPerHost), limit(p.MaxIdlePerHost),
-					never(p.IdleTimeout.String(), p.IdleTimeout == 0), never(p.MaxLifetime.String(), p.MaxLifetime == 0), p.Summary)
+				stale, onError := "fails", "counts"
+				if p.RetriesStaleIdempotent {
+					stale = "resends"
+				}
+				if p.AbortsRun {
+					onError = "aborts"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", p.Name, p.Reuse, limit(p.MaxPerHost), limit(p.MaxIdlePerHost),
+					never(p.IdleTimeout.String(), p.IdleTimeout == 0), never(p.MaxLifetime.String(), p.MaxLifetime == 0),
+					stale, onError, p.Summary)
 			}
 			return tw.Flush()
 		},
