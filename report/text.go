@@ -14,7 +14,8 @@ import (
 )
 
 // Text writes the human summary: vegeta-style totals, the per-pod spread with bars,
-// the clients' connections, and an explanation when the spread is uneven.
+// the clients' connections and runs, the autoscaler's scale events, which pod's
+// removal caused which errors, and an explanation when the spread is uneven.
 func Text(w io.Writer, r *result.Result) error {
 	b := &strings.Builder{}
 	fmt.Fprintf(b, "%s · %s · seed %d · %s · kube-proxy %s\n\n", r.Engine, r.Scenario, r.Seed, seconds(r.DurationS), r.ProxyMode)
@@ -29,7 +30,11 @@ func Text(w io.Writer, r *result.Result) error {
 	}
 	fmt.Fprintf(tw, "Success\t[ratio]\t%.2f%%\n", 100*ratio)
 	e := r.Errors
-	fmt.Fprintf(tw, "Errors\t[timeout, refused, reset]\t%d, %d, %d\n", e.Timeout, e.ConnectionRefused, e.ConnectionReset)
+	fmt.Fprintf(tw, "Errors\t[timeout, refused, reset, closed]\t%d, %d, %d, %d\n",
+		e.Timeout, e.ConnectionRefused, e.ConnectionReset, e.ConnectionClosed)
+	if r.Requests.Retried > 0 {
+		fmt.Fprintf(tw, "Retried\t[resent on a new connection]\t%d\n", r.Requests.Retried)
+	}
 	if r.Requests.NotSent > 0 {
 		fmt.Fprintf(tw, "Not sent\t[no free slot]\t%d\n", r.Requests.NotSent)
 	}
@@ -43,6 +48,9 @@ func Text(w io.Writer, r *result.Result) error {
 		writePods(b, r, svc, pods)
 	}
 	writeClients(b, r)
+	writeRuns(b, r)
+	writeScaleEvents(b, r)
+	writeAttribution(b, r)
 	for _, svc := range services(r) {
 		if why := Explain(r, svc); why != "" {
 			fmt.Fprintf(b, "\n%s\n", wrap(why, 92))
@@ -81,9 +89,18 @@ func writePods(b *strings.Builder, r *result.Result, svc string, pods []result.P
 	for _, p := range pods {
 		total += p.Requests
 	}
-	fmt.Fprintf(b, "\nService %s: %d pods behind its ClusterIP\n", svc, len(pods))
+	life := hasLifecycle(r)
+	if life {
+		fmt.Fprintf(b, "\nService %s: %d pods over the run, %d at the end, behind its ClusterIP\n", svc, len(pods), podsAtEnd(pods))
+	} else {
+		fmt.Fprintf(b, "\nService %s: %d pods behind its ClusterIP\n", svc, len(pods))
+	}
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "POD\tNODE\tREQUESTS\tSHARE\tCONNS\tCPU\t\t\n")
+	if life {
+		fmt.Fprintf(tw, "POD\tNODE\tLIFE\tREADY\tREQUESTS\tSHARE\tCONNS\tCPU\tERRORS\t\t\n")
+	} else {
+		fmt.Fprintf(tw, "POD\tNODE\tREQUESTS\tSHARE\tCONNS\tCPU\t\t\n")
+	}
 	for _, p := range pods {
 		share := 0.0
 		if total > 0 {
@@ -94,7 +111,12 @@ func writePods(b *strings.Builder, r *result.Result, svc string, pods []result.P
 			cpu = fmt.Sprintf("%.0f%%", 100*p.CPUUtilization)
 		}
 		bar := strings.Repeat("█", int(math.Round(share*barWidth)))
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%.1f%%\t%d\t%s\t\t%s\n", p.Name, p.Node, p.Requests, 100*share, p.Connections, cpu, bar)
+		if life {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%.1f%%\t%d\t%s\t%d\t\t%s\n", p.Name, p.Node, lifeSpan(p), readyAt(p),
+				p.Requests, 100*share, p.Connections, cpu, p.Errors.Total(), bar)
+		} else {
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%.1f%%\t%d\t%s\t\t%s\n", p.Name, p.Node, p.Requests, 100*share, p.Connections, cpu, bar)
+		}
 	}
 	tw.Flush()
 	if idle := idlePods(pods); idle > 0 {
@@ -121,8 +143,13 @@ func writeClients(b *strings.Builder, r *result.Result) {
 	fmt.Fprintf(tw, "NAME\tTARGET\tPODS\tLOAD\tREUSE\tCONNS OPENED\tPEAK OPEN\tPODS REACHED\tREQUESTS\tERRORS\t\n")
 	for _, c := range r.Clients {
 		load := fmt.Sprintf("%d threads", c.Threads)
-		if c.RatePerPod > 0 {
+		switch {
+		case c.RatePerPod > 0:
 			load = fmt.Sprintf("%g/s", c.RatePerPod)
+		case len(c.Runs) > 0:
+			load = plural(int64(len(c.Runs)), "run")
+		case c.Threads == 0:
+			load = "phases"
 		}
 		reuse := c.Reuse
 		if c.Library != "" {
@@ -164,6 +191,12 @@ func ExpectedIdle(n, k int) float64 {
 // when there is nothing to explain.
 func Explain(r *result.Result, svc string) string {
 	pods := podsOf(r, svc)
+	lived := false
+	if hasLifecycle(r) {
+		// Pods that served for different spans got different totals for that alone:
+		// compare the pods serving at the end, per second each was ready.
+		pods, lived = perSecondReady(pods, r.DurationS), true
+	}
 	if !Uneven(pods) {
 		return ""
 	}
@@ -198,10 +231,23 @@ func Explain(r *result.Result, svc string) string {
 	}
 	s := fmt.Sprintf("Why the load on %s is uneven: kube-proxy (%s) chooses a pod once per connection, when it opens; %s. %s. ",
 		svc, mode, pin, strings.Join(held, "; "))
+	if lived {
+		s += fmt.Sprintf("(Pods came and went: this compares the %d pods serving at the end, per second since each became ready.) ", n)
+	}
 	if float64(reqs)/float64(conns) < 10 {
 		return s + "Connections are short-lived here, so the spread comes from few connections or from pods that answer at different speeds."
 	}
+	var late []string // idle pods that a scale-out added after the connections were open
+	for _, p := range pods {
+		if p.Requests == 0 && p.StartS > 0 {
+			late = append(late, fmt.Sprintf("%s (ready at %s)", p.Name, at(*p.ReadyS)))
+		}
+	}
 	switch {
+	case lived && len(late) > 0 && len(late) == idle:
+		s += fmt.Sprintf("%s came after the clients' connections were open: kube-proxy balances only new connections "+
+			"and established ones never move, so a pool that is already full sends nothing to a pod a scale-out adds. ",
+			strings.Join(late, ", "))
 	case r.IPVSScheduler == "sh":
 		s += "IPVS source hashing sends every connection from one client pod to the same pod, so no more pods are used than there are client pods. "
 	case r.ProxyMode == "ipvs" || r.ProxyMode == "userspace":
@@ -214,6 +260,22 @@ func Explain(r *result.Result, svc string) string {
 	return s + "To spread it: open more connections than pods (more threads with per-thread reuse, or a larger pool), " +
 		"recycle them (connections.maxLifetime, as .NET's PooledConnectionLifetime does), " +
 		"or balance per request with an L7 proxy (a service-mesh sidecar) or client-side load balancing."
+}
+
+// perSecondReady keeps the pods still serving at the end of the run and scales each
+// one's requests to what it would have got over the whole run at the rate it got
+// since it became ready. Pods that were removed served under other conditions
+// (another replica count, another load) and are left out.
+func perSecondReady(pods []result.Pod, duration float64) []result.Pod {
+	var out []result.Pod
+	for _, p := range pods {
+		if p.ReadyS == nil || p.DeletedS != nil || p.EndS != nil || duration-*p.ReadyS <= 0 {
+			continue
+		}
+		p.Requests = int64(math.Round(float64(p.Requests) / (duration - *p.ReadyS) * duration))
+		out = append(out, p)
+	}
+	return out
 }
 
 func plural(n int64, noun string) string {

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"math"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -91,5 +92,187 @@ func TestTextWrapsAndShowsBars(t *testing.T) {
 		if strings.HasPrefix(line, "Why") && len([]rune(line)) > 92 {
 			t.Errorf("explanation line longer than 92 columns: %q", line)
 		}
+	}
+}
+
+func f(v float64) *float64 { return &v }
+
+// squeeze makes runs of spaces one, so that checks do not depend on column widths.
+func squeeze(s string) string { return regexp.MustCompile(` +`).ReplaceAllString(s, " ") }
+
+// scaled is a run like R2's rapid scaling: web-0 from the start, web-1 and web-2
+// added at 20 s, web-1 removed at 80 s and blamed for errors, and a few refusals
+// while the service had no ready endpoint.
+func scaled() *result.Result {
+	return &result.Result{Engine: "simulate", Scenario: "s", DurationS: 120, ProxyMode: "iptables",
+		Requests: result.Requests{Total: 1000, OK: 976, Failed: 24},
+		Errors:   result.Errors{ConnectionRefused: 22, ConnectionReset: 2},
+		Pods: []result.Pod{
+			{Name: "web-0", Service: "web", Node: "n-0", Requests: 500, ReadyS: f(0)},
+			{Name: "web-1", Service: "web", Node: "n-1", Requests: 200, StartS: 20, ReadyS: f(22), DeletedS: f(80), EndS: f(80),
+				Errors: result.Errors{ConnectionRefused: 19, ConnectionReset: 2}},
+			{Name: "web-2", Service: "web", Node: "n-2", Requests: 276, StartS: 20, ReadyS: f(22)},
+		},
+		Clients: []result.Client{{Name: "ab", Target: "web", Replicas: 1, Library: "ab", Reuse: "none",
+			ConnectionsOpened: 1000, PeakOpen: 100, Requests: 1000, Errors: 24, RunsAborted: 1,
+			Runs: []result.Run{
+				{Phase: 0, Name: "ab -n 500 -c 100", StartS: 0, EndS: 48.9, Requests: 500},
+				{Phase: 1, Name: "ab -n 100 -c 1", StartS: 48.9, EndS: 80.0014, Requests: 476, Errors: 1, Aborted: true},
+			}}},
+		TimelineIntervalS: 1,
+		Timeline: []result.Point{
+			{TS: 4, ReadyEndpoints: map[string]int{"web": 1}},
+			{TS: 5, ReadyEndpoints: map[string]int{"web": 0}, Errors: 3},
+			{TS: 6, ReadyEndpoints: map[string]int{"web": 1}},
+		},
+		ScaleEvents: []result.ScaleEvent{
+			{TS: 20, Service: "web", From: 1, To: 3, Reason: "cpu resource above target: cpu 999m per pod (target 250m)",
+				Created: []string{"web-1", "web-2"}},
+			{TS: 80, Service: "web", From: 3, To: 2, Reason: "All metrics below target: cpu 110m per pod (target 250m)",
+				Deleted: []string{"web-1"}},
+		},
+	}
+}
+
+func TestTextScalingSections(t *testing.T) {
+	plain := func() *result.Result {
+		return &result.Result{Engine: "simulate", Scenario: "s", DurationS: 60, ProxyMode: "iptables",
+			Requests: result.Requests{Total: 110, OK: 100, Failed: 10},
+			Errors:   result.Errors{Timeout: 1, ConnectionRefused: 2, ConnectionReset: 3, ConnectionClosed: 4},
+			Pods:     pods(50, 50),
+			Clients:  []result.Client{{Name: "caller", Target: "web", Threads: 4, ConnectionsOpened: 4, PeakOpen: 4, Requests: 110}}}
+	}
+	cases := []struct {
+		name    string
+		r       func() *result.Result
+		want    []string
+		wantNot []string
+	}{
+		{"nothing new: the old layout", plain,
+			[]string{"[timeout, refused, reset, closed]  1, 2, 3, 4", "Service web: 2 pods behind its ClusterIP",
+				"POD  NODE  REQUESTS", "4 threads"},
+			[]string{"LIFE", "ERRORS  ", "Retried", "Scale events", "Runs of", "Where the errors", "aborted"}},
+		{"retries", func() *result.Result { r := plain(); r.Requests.Retried = 7; return r },
+			[]string{"Retried    [resent on a new connection]", "]  7\n"}, nil},
+		{"pods' lives and errors", scaled,
+			[]string{"Service web: 3 pods over the run, 2 at the end", "LIFE  READY", "ERRORS",
+				"web-0  n-0   0s–     0s", "web-1  n-1  20s–80s    22s  200  20.5%  0  0%  21", "web-2  n-2     20s–    22s"},
+			nil},
+		{"scale events", scaled,
+			[]string{"Scale events: 2 (1 out, 1 in)", "TIME  SERVICE  REPLICAS  PODS",
+				"20s  web      1→3       +web-1 +web-2  cpu resource above target",
+				"80s  web      3→2       −web-1         All metrics below target"},
+			[]string{"omitted"}},
+		{"attribution", scaled,
+			[]string{"Where the errors came from: 21 of 24 failed requests caused by pods being removed",
+				"- web-1, deleted at 80s by the scale-in 3→2: 19 connections refused, 2 connections reset.",
+				"- not attributed to any pod: 3 connections refused.", "No ready endpoint:", "web 5s–6s.",
+				"- refused: new connections were still sent to the pod after its process exited on SIGTERM",
+				"- reset: requests were sent on kept-alive connections", "preStop sleep", "draining on SIGTERM"},
+			[]string{"closed:", "timeout:", "userspace"}},
+		{"attribution, userspace closes", func() *result.Result {
+			r := scaled()
+			r.ProxyMode = "userspace"
+			r.Errors = result.Errors{ConnectionClosed: 2}
+			r.Pods[1].Errors = result.Errors{ConnectionClosed: 2}
+			return r
+		}, []string{"web-1, deleted at 80s by the scale-in 3→2: 2 connections closed before the answer.",
+			"- closed: requests were in progress", "With the userspace proxy, resets"},
+			[]string{"not attributed", "refused:"}},
+		{"attribution, a pod not deleted by the autoscaler", func() *result.Result {
+			r := scaled()
+			r.ScaleEvents = nil
+			r.Errors = result.Errors{Timeout: 1}
+			r.Pods[1].DeletedS, r.Pods[1].EndS = f(80), f(110)
+			r.Pods[1].Errors = result.Errors{Timeout: 1}
+			return r
+		}, []string{"web-1, deleted at 80s (not by the autoscaler), its process ending at 110s: 1 timeout.",
+			"- timeout: connections were sent to the pod's IP after the pod was gone", "20s–110s"},
+			[]string{"Scale events"}},
+		{"runs", scaled,
+			[]string{"Runs of ab: 2", "#              NAME  START  DURATION  REQUESTS  ERRORS  ABORTED",
+				"1  ab -n 500 -c 100   0.0s   48.900s       500       0       no",
+				"2    ab -n 100 -c 1  48.9s   31.101s       476       1      yes",
+				"ab aborted 1 of 2 runs at a receive error; without -r", "2 runs  none (ab)"},
+			[]string{"omitted"}},
+	}
+	for _, c := range cases {
+		var b bytes.Buffer
+		if err := Text(&b, c.r()); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		for _, want := range c.want {
+			if !strings.Contains(squeeze(out), squeeze(want)) {
+				t.Errorf("%s: output lacks %q:\n%s", c.name, want, out)
+			}
+		}
+		for _, not := range c.wantNot {
+			if strings.Contains(squeeze(out), squeeze(not)) {
+				t.Errorf("%s: output has %q:\n%s", c.name, not, out)
+			}
+		}
+		for _, line := range strings.Split(out, "\n") {
+			if !strings.HasPrefix(line, "Latencies") && len([]rune(line)) > 110 {
+				t.Errorf("%s: line longer than 110 columns: %q", c.name, line)
+			}
+		}
+	}
+}
+
+func TestTextLongListsShowBothEnds(t *testing.T) {
+	r := scaled()
+	r.ScaleEvents = nil
+	for i := 0; i < 25; i++ {
+		r.ScaleEvents = append(r.ScaleEvents, result.ScaleEvent{TS: float64(10 * (i + 1)), Service: "web", From: 2 + i%2, To: 3 - i%2,
+			Reason: "reason " + string(rune('A'+i))})
+	}
+	r.Clients[0].Runs = nil
+	for i := 0; i < 30; i++ {
+		r.Clients[0].Runs = append(r.Clients[0].Runs, result.Run{Name: "run", StartS: float64(i), EndS: float64(i) + 0.5, Requests: 9})
+	}
+	var b bytes.Buffer
+	if err := Text(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	cases := []struct {
+		text string
+		want bool
+	}{
+		{"Scale events: 25 (13 out, 12 in)", true},
+		{"reason A", true}, {"reason E", true}, {"reason Y", true}, {"reason U", true},
+		{"reason F", false}, {"reason T", false},
+		{"15 events omitted", true},
+		{"Runs of ab: 30", true}, {"20 runs omitted", true},
+		{"\n   5   run   4.0s", true}, {"\n  26   run  25.0s", true},
+		{"\n   6   run", false}, {"\n  25   run", false},
+		{"30 runs  none (ab)", true},
+	}
+	for _, c := range cases {
+		if strings.Contains(squeeze(out), squeeze(c.text)) != c.want {
+			t.Errorf("contains %q = %v, want %v:\n%s", c.text, !c.want, c.want, out)
+		}
+	}
+}
+
+func TestExplainComparesThePodsServingAtTheEnd(t *testing.T) {
+	// A pinned client: the pod added by a scale-out gets nothing, which the
+	// explanation must name; the removed pod is left out of the comparison.
+	r := scaled()
+	r.Errors, r.Pods[1].Errors = result.Errors{}, result.Errors{}
+	r.Pods[2].Requests = 0
+	r.Clients[0] = result.Client{Name: "caller", Target: "web", ConnectionsOpened: 1, PeakOpen: 1, Requests: 700}
+	why := Explain(r, "web")
+	for _, want := range []string{"the 2 pods serving at the end", "once per connection",
+		"web-2 (ready at 22s) came after the clients' connections were open", "maxLifetime"} {
+		if !strings.Contains(why, want) {
+			t.Errorf("explanation lacks %q: %s", want, why)
+		}
+	}
+	// Different lifetimes alone are not unevenness: web-0 served 120 s, web-2 98 s.
+	r.Pods[2].Requests = 410
+	if why := Explain(r, "web"); why != "" {
+		t.Errorf("pods serving at even rates need no explanation, got %q", why)
 	}
 }

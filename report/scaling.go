@@ -1,0 +1,453 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"text/tabwriter"
+	"unicode/utf8"
+
+	"trafficlab/result"
+)
+
+// Long lists (scale events, runs, pods with errors) show their first and last few.
+const (
+	listMax  = 20 // show every item up to this many
+	listKeep = 5  // else this many at each end
+)
+
+// width is the text report's line budget for the sections written here.
+const width = 108
+
+// shown returns the indexes of a list of n items to print; omitted > 0 means a
+// marker goes after the first listKeep of them.
+func shown(n int) (idx []int, omitted int) {
+	if n <= listMax {
+		for i := 0; i < n; i++ {
+			idx = append(idx, i)
+		}
+		return idx, 0
+	}
+	for i := 0; i < listKeep; i++ {
+		idx = append(idx, i)
+	}
+	for i := n - listKeep; i < n; i++ {
+		idx = append(idx, i)
+	}
+	return idx, n - 2*listKeep
+}
+
+// hasLifecycle is true when pods came and went during the run, or a pod's removal
+// caused errors: the pods table then shows each pod's life and errors.
+func hasLifecycle(r *result.Result) bool {
+	for _, p := range r.Pods {
+		if p.StartS > 0 || p.DeletedS != nil || p.EndS != nil || p.Errors.Total() > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func podsAtEnd(pods []result.Pod) int {
+	n := 0
+	for _, p := range pods {
+		if p.DeletedS == nil && p.EndS == nil {
+			n++
+		}
+	}
+	return n
+}
+
+// at formats an instant of the run in seconds, to a tenth: 0s, 22s, 80.5s.
+func at(s float64) string {
+	s = math.Round(s*10) / 10
+	if s == math.Trunc(s) {
+		return fmt.Sprintf("%.0fs", s)
+	}
+	return fmt.Sprintf("%.1fs", s)
+}
+
+// lifeSpan is created–ended; an open end for a pod still running, and "deleting"
+// for one whose deletion began but whose process had not ended.
+func lifeSpan(p result.Pod) string {
+	switch {
+	case p.EndS != nil:
+		return at(p.StartS) + "–" + at(*p.EndS)
+	case p.DeletedS != nil:
+		return at(p.StartS) + "–(deleting)"
+	}
+	return at(p.StartS) + "–"
+}
+
+func readyAt(p result.Pod) string {
+	if p.ReadyS == nil {
+		return "never"
+	}
+	return at(*p.ReadyS)
+}
+
+func writeRuns(b *strings.Builder, r *result.Result) {
+	for _, c := range r.Clients {
+		if len(c.Runs) == 0 && c.RunsAborted == 0 {
+			continue
+		}
+		fmt.Fprintf(b, "\nRuns of %s: %d\n", c.Name, len(c.Runs))
+		idx, omitted := shown(len(c.Runs))
+		decimals := 1 // starts to a tenth of a second, unless that makes two alike
+		for k := 1; k < len(idx); k++ {
+			a, z := c.Runs[idx[k-1]].StartS, c.Runs[idx[k]].StartS
+			if math.Round(a*10) == math.Round(z*10) {
+				decimals = 3
+			}
+		}
+		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintf(tw, "#\tNAME\tSTART\tDURATION\tREQUESTS\tERRORS\tABORTED\t\n")
+		for k, i := range idx {
+			if omitted > 0 && k == listKeep {
+				fmt.Fprintf(tw, "…\t%d runs omitted\t\t\t\t\t\t\n", omitted)
+			}
+			run := c.Runs[i]
+			name := run.Name
+			if name == "" {
+				name = fmt.Sprintf("phase %d", run.Phase)
+			}
+			aborted := "no"
+			if run.Aborted {
+				aborted = "yes"
+			}
+			fmt.Fprintf(tw, "%d\t%s\t%.*fs\t%s\t%d\t%d\t%s\t\n", i+1, name, decimals, run.StartS,
+				ms(1000*(run.EndS-run.StartS)), run.Requests, run.Errors, aborted)
+		}
+		tw.Flush()
+		if c.RunsAborted > 0 {
+			tool := c.Name
+			if c.Library != "" {
+				tool = c.Library
+			}
+			of := ""
+			if len(c.Runs) > 0 {
+				of = fmt.Sprintf(" of %d", len(c.Runs))
+			}
+			line := fmt.Sprintf("%s aborted %d%s runs at a receive error", tool, c.RunsAborted, of)
+			if c.Library == "ab" {
+				line += "; without -r, ab exits at its first socket receive error and the rest of that run is never sent"
+			}
+			fmt.Fprintf(b, "%s.\n", wrap(line, width))
+		}
+	}
+}
+
+func writeScaleEvents(b *strings.Builder, r *result.Result) {
+	evs := r.ScaleEvents
+	if len(evs) == 0 {
+		return
+	}
+	out, in := 0, 0
+	for _, ev := range evs {
+		if ev.To > ev.From {
+			out++
+		} else if ev.To < ev.From {
+			in++
+		}
+	}
+	fmt.Fprintf(b, "\nScale events: %d (%d out, %d in)\n", len(evs), out, in)
+	idx, omitted := shown(len(evs))
+	rows := [][]string{{"TIME", "SERVICE", "REPLICAS", "PODS", "REASON"}}
+	for k, i := range idx {
+		if omitted > 0 && k == listKeep {
+			rows = append(rows, []string{"…", "", "", "", fmt.Sprintf("%d events omitted", omitted)})
+		}
+		ev := evs[i]
+		rows = append(rows, []string{at(ev.TS), ev.Service, fmt.Sprintf("%d→%d", ev.From, ev.To), podChange(ev), ev.Reason})
+	}
+	// The first four columns are aligned; the reason takes the rest of the line and
+	// wraps under itself.
+	w := make([]int, 4)
+	for _, row := range rows {
+		for c := 0; c < 4; c++ {
+			w[c] = max(w[c], utf8.RuneCountInString(row[c]))
+		}
+	}
+	indent := 2 + w[0] + 2 + w[1] + 2 + w[2] + 2 + w[3] + 2
+	for _, row := range rows {
+		left := fmt.Sprintf("  %s  %s  %s  %s  ", pad(row[0], w[0], true), pad(row[1], w[1], false),
+			pad(row[2], w[2], false), pad(row[3], w[3], false))
+		lines := strings.Split(wrap(row[4], max(30, width-indent)), "\n")
+		fmt.Fprintf(b, "%s%s\n", left, lines[0])
+		for _, l := range lines[1:] {
+			fmt.Fprintf(b, "%s%s\n", strings.Repeat(" ", indent), l)
+		}
+	}
+}
+
+func pad(s string, w int, right bool) string {
+	fill := strings.Repeat(" ", max(0, w-utf8.RuneCountInString(s)))
+	if right {
+		return fill + s
+	}
+	return s + fill
+}
+
+// podChange names the pods an event created (+) or deleted (−), or counts them
+// when there are more than three.
+func podChange(ev result.ScaleEvent) string {
+	names := func(sign string, ps []string) string {
+		if len(ps) > 3 {
+			return fmt.Sprintf("%s%d pods (%s … %s)", sign, len(ps), ps[0], ps[len(ps)-1])
+		}
+		return sign + strings.Join(ps, " "+sign)
+	}
+	var parts []string
+	if len(ev.Created) > 0 {
+		parts = append(parts, names("+", ev.Created))
+	}
+	if len(ev.Deleted) > 0 {
+		parts = append(parts, names("−", ev.Deleted))
+	}
+	return strings.Join(parts, " ")
+}
+
+// deletedBy is the scale event whose deletions name pod, or nil.
+func deletedBy(r *result.Result, p result.Pod) *result.ScaleEvent {
+	for i := range r.ScaleEvents {
+		ev := &r.ScaleEvents[i]
+		if ev.Service != p.Service {
+			continue
+		}
+		for _, name := range ev.Deleted {
+			if name == p.Name {
+				return ev
+			}
+		}
+	}
+	return nil
+}
+
+// kinds lists the non-zero counts of e in a fixed order, as "19 connections refused".
+func kinds(e result.Errors) []string {
+	var out []string
+	if e.ConnectionRefused > 0 {
+		out = append(out, plural(e.ConnectionRefused, "connection")+" refused")
+	}
+	if e.ConnectionReset > 0 {
+		out = append(out, plural(e.ConnectionReset, "connection")+" reset")
+	}
+	if e.ConnectionClosed > 0 {
+		out = append(out, plural(e.ConnectionClosed, "connection")+" closed before the answer")
+	}
+	if e.Timeout > 0 {
+		out = append(out, plural(e.Timeout, "timeout"))
+	}
+	return out
+}
+
+func add(a, b result.Errors) result.Errors {
+	return result.Errors{Timeout: a.Timeout + b.Timeout, ConnectionRefused: a.ConnectionRefused + b.ConnectionRefused,
+		ConnectionReset: a.ConnectionReset + b.ConnectionReset, ConnectionClosed: a.ConnectionClosed + b.ConnectionClosed}
+}
+
+// writeAttribution says which pod's removal caused which failed requests, by which
+// scale event, by what mechanism, and what avoids it; and which errors no pod caused.
+func writeAttribution(b *strings.Builder, r *result.Result) {
+	var culprits []result.Pod
+	var blamed result.Errors
+	for _, p := range r.Pods {
+		if p.Errors.Total() > 0 {
+			culprits = append(culprits, p)
+			blamed = add(blamed, p.Errors)
+		}
+	}
+	if len(culprits) == 0 && (len(r.ScaleEvents) == 0 || r.Errors.Total() == 0) {
+		return
+	}
+	total := r.Errors.Total()
+	fmt.Fprintf(b, "\nWhere the errors came from: %d of %s caused by pods being removed\n",
+		blamed.Total(), plural(total, "failed request"))
+	idx, omitted := shown(len(culprits))
+	for k, i := range idx {
+		if omitted > 0 && k == listKeep {
+			fmt.Fprintf(b, "  … %d more pods omitted\n", omitted)
+		}
+		p := culprits[i]
+		fmt.Fprintf(b, "%s\n", indentWrap(blame(r, p)+": "+strings.Join(kinds(p.Errors), ", ")+".", "  - ", "    "))
+	}
+	rest := result.Errors{
+		Timeout:           max(0, r.Errors.Timeout-blamed.Timeout),
+		ConnectionRefused: max(0, r.Errors.ConnectionRefused-blamed.ConnectionRefused),
+		ConnectionReset:   max(0, r.Errors.ConnectionReset-blamed.ConnectionReset),
+		ConnectionClosed:  max(0, r.Errors.ConnectionClosed-blamed.ConnectionClosed),
+	}
+	if rest.Total() > 0 {
+		fmt.Fprintf(b, "%s\n", indentWrap("not attributed to any pod: "+strings.Join(kinds(rest), ", ")+
+			". "+unattributed(r, rest), "  - ", "    "))
+	}
+	if len(culprits) > 0 {
+		fmt.Fprintf(b, "How:\n")
+		for _, why := range mechanisms(r, blamed) {
+			fmt.Fprintf(b, "%s\n", indentWrap(why, "  - ", "    "))
+		}
+		if fix := avoid(blamed); fix != "" {
+			fmt.Fprintf(b, "%s\n", wrap(fix, width))
+		}
+	}
+	if r.Requests.Retried > 0 {
+		fmt.Fprintf(b, "%s\n", wrap(fmt.Sprintf("Not counted as errors: the client library resent %s on a new connection "+
+			"after the reused one failed under them; the callers saw only the delay.", plural(r.Requests.Retried, "request")), width))
+	}
+}
+
+// blame names the pod and what removed it: "web-1, deleted at 80s by the scale-in 3→2".
+func blame(r *result.Result, p result.Pod) string {
+	s := p.Name
+	switch ev := deletedBy(r, p); {
+	case ev != nil:
+		dir := "scale-in"
+		if ev.To > ev.From {
+			dir = "scale-out" // cannot delete pods, but say what the event was
+		}
+		when := ev.TS
+		if p.DeletedS != nil {
+			when = *p.DeletedS
+		}
+		s += fmt.Sprintf(", deleted at %s by the %s %d→%d", at(when), dir, ev.From, ev.To)
+		if when != ev.TS {
+			s += " of " + at(ev.TS)
+		}
+	case p.DeletedS != nil:
+		s += fmt.Sprintf(", deleted at %s (not by the autoscaler)", at(*p.DeletedS))
+	case p.EndS != nil:
+		s += ", which exited"
+	default:
+		s += ", still running at the end,"
+	}
+	if p.EndS != nil && (p.DeletedS == nil || math.Abs(*p.EndS-*p.DeletedS) >= 0.05) {
+		s += fmt.Sprintf(", its process ending at %s", at(*p.EndS))
+	}
+	return s
+}
+
+// mechanisms explains, one sentence per kind present, how a removed pod causes it.
+func mechanisms(r *result.Result, e result.Errors) []string {
+	userspace := r.ProxyMode == "userspace"
+	var out []string
+	if e.ConnectionRefused > 0 {
+		s := "refused: new connections were still sent to the pod after its process exited on SIGTERM. " +
+			"Each node's kube-proxy drops a pod from its rules only once the EndpointSlice change reaches it " +
+			"and its next sync runs (minSyncPeriod), and the first pick is never retried, so connections " +
+			"chosen before then reached a pod that no longer listened."
+		if userspace {
+			s = "refused: new connections reached the pod after its process exited on SIGTERM, and the " +
+				"userspace proxy's retries of other endpoints did not save them."
+		}
+		out = append(out, s)
+	}
+	if e.ConnectionReset > 0 {
+		out = append(out, "reset: requests were sent on kept-alive connections that the exited pod no longer had, "+
+			"or were still unread in its socket when it exited, and its kernel answered with a reset. "+
+			"Removing an endpoint does not move established connections; they stay pinned to the old pod.")
+	}
+	if e.ConnectionClosed > 0 {
+		s := "closed: requests were in progress when the pod's process exited, and the client read EOF " +
+			"before any answer."
+		if userspace {
+			s += " With the userspace proxy, resets from the pod also show this way: the proxy holds the " +
+				"client's connection and closes it when its own connection to the pod fails."
+		}
+		out = append(out, s)
+	}
+	if e.Timeout > 0 {
+		out = append(out, "timeout: connections were sent to the pod's IP after the pod was gone and its IP released; "+
+			"nothing answered or refused them, so the client waited until its timeout.")
+	}
+	return out
+}
+
+// avoid is the standard remedy for the kinds in e.
+func avoid(e result.Errors) string {
+	early := e.ConnectionRefused+e.Timeout > 0
+	drain := e.ConnectionReset+e.ConnectionClosed > 0
+	sleep := "a preStop sleep longer than the endpoint propagation plus kube-proxy's minSyncPeriod " +
+		"(5–15 s is common) keeps the pod serving until every node has stopped sending it new connections"
+	drainS := "draining on SIGTERM (finish the requests in progress, answer with Connection: close or " +
+		"HTTP/2 GOAWAY, close idle keep-alive connections, then exit) ends its connections cleanly"
+	switch {
+	case early && drain:
+		return "Avoid it: " + sleep + "; " + drainS + ". terminationGracePeriodSeconds must cover both."
+	case early:
+		return "Avoid it: " + sleep + ", and draining on SIGTERM closes its connections cleanly after that."
+	case drain:
+		return "Avoid it: " + drainS + ", after a preStop sleep so that no new connections arrive meanwhile."
+	}
+	return ""
+}
+
+// unattributed says what errors no removed pod caused usually are.
+func unattributed(r *result.Result, e result.Errors) string {
+	var s []string
+	if e.ConnectionRefused > 0 {
+		why := "Refusals with no pod to blame come from kube-proxy itself: while a service has no endpoint, " +
+			"its rules reject new connections at once."
+		if spans := noEndpoints(r); spans != "" {
+			why += " No ready endpoint: " + spans + "."
+		}
+		s = append(s, why)
+	}
+	if e.Timeout > 0 {
+		s = append(s, "Timeouts with no pod to blame are slow answers from live pods (overload, CPU throttling) "+
+			"or lost packets.")
+	}
+	if e.ConnectionReset+e.ConnectionClosed > 0 {
+		s = append(s, "The engine did not trace the resets or closes to a pod.")
+	}
+	return strings.Join(s, " ")
+}
+
+// noEndpoints lists the spans of the timeline in which a service had no ready
+// endpoint, as "web 12s–15s, 40s–41s"; "" when there were none (or no timeline).
+func noEndpoints(r *result.Result) string {
+	step := r.TimelineIntervalS
+	if step <= 0 {
+		step = 1
+	}
+	var out []string
+	for _, svc := range services(r) {
+		var spans []string
+		start := -1.0
+		for i, pt := range r.Timeline {
+			n, ok := pt.ReadyEndpoints[svc]
+			empty := ok && n == 0
+			if empty && start < 0 {
+				start = pt.TS
+			}
+			last := i == len(r.Timeline)-1
+			if start >= 0 && (!empty || last) {
+				end := pt.TS
+				if empty {
+					end += step
+				}
+				spans = append(spans, at(start)+"–"+at(end))
+				start = -1
+			}
+		}
+		if len(spans) > 4 {
+			spans = append(spans[:3], fmt.Sprintf("and %d more", len(spans)-3))
+		}
+		if len(spans) > 0 {
+			out = append(out, svc+" "+strings.Join(spans, ", "))
+		}
+	}
+	return strings.Join(out, "; ")
+}
+
+// indentWrap wraps s to the report's width, the first line after first, the rest after rest.
+func indentWrap(s, first, rest string) string {
+	lines := strings.Split(wrap(s, width-len(first)), "\n")
+	for i := range lines {
+		if i == 0 {
+			lines[i] = first + lines[i]
+		} else {
+			lines[i] = rest + lines[i]
+		}
+	}
+	return strings.Join(lines, "\n")
+}
