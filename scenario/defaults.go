@@ -8,10 +8,9 @@ import (
 	"strings"
 	"time"
 
-	autoscalingv2 "k8s.io/api/autoscaling/v2"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	hpactl "trafficlab/model/hpa"
 	"trafficlab/model/library"
 )
 
@@ -53,10 +52,6 @@ const (
 	defaultHPACPUInit       = 5 * time.Minute
 	defaultHPAReadinessWait = 30 * time.Second
 	defaultMetricResolution = 15 * time.Second
-	// The target of an HPA without metrics: autoscaling.DefaultCPUUtilization
-	// (pkg/apis/autoscaling/annotations.go), applied by
-	// pkg/apis/autoscaling/v2/defaults.go SetDefaults_HorizontalPodAutoscaler.
-	defaultCPUUtilization = 80
 )
 
 // setDefaults fills the fields the user left out. Fields that only mean something in one
@@ -167,14 +162,7 @@ func defaultAutoscaler(a *Autoscaler) {
 	// metrics means 80 % average CPU utilization. Behavior is left as written: the hpa
 	// package applies Kubernetes' scaling rules where it is absent.
 	if len(a.Metrics) == 0 {
-		u := int32(defaultCPUUtilization)
-		a.Metrics = []autoscalingv2.MetricSpec{{
-			Type: autoscalingv2.ResourceMetricSourceType,
-			Resource: &autoscalingv2.ResourceMetricSource{
-				Name:   corev1.ResourceCPU,
-				Target: autoscalingv2.MetricTarget{Type: autoscalingv2.UtilizationMetricType, AverageUtilization: &u},
-			},
-		}}
+		a.Metrics = hpactl.DefaultMetrics()
 	}
 	c := &a.Controller
 	defaultDuration(&c.SyncPeriod, defaultHPASync)

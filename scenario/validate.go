@@ -10,6 +10,7 @@ import (
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 
+	hpactl "trafficlab/model/hpa"
 	"trafficlab/model/library"
 )
 
@@ -313,7 +314,7 @@ func (v *validator) autoscaler(svc string, s *Service) {
 		// Kubernetes' default metric, set by setDefaults.
 		if s.Pod.CPU == nil {
 			v.errorf(at("metrics"), "the default metric, %d%% average CPU utilization, needs pod.cpu: %s; set pod.cpu, or a metric with target type AverageValue",
-				defaultCPUUtilization, utilizationNeedsCPU)
+				hpactl.DefaultCPUUtilization, utilizationNeedsCPU)
 		}
 	} else {
 		for i := range a.Metrics {

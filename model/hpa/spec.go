@@ -12,8 +12,25 @@ import (
 const (
 	maxPeriodSeconds              = 1800
 	maxStabilizationWindowSeconds = 3600
-	defaultCPUUtilization         = 80 // pkg/apis/autoscaling/annotations.go, DefaultCPUUtilization
 )
+
+// DefaultCPUUtilization is the target of an HPA spec without metrics
+// (pkg/apis/autoscaling/annotations.go, DefaultCPUUtilization).
+const DefaultCPUUtilization = 80
+
+// DefaultMetrics are the metrics the API server gives an HPA spec that has none
+// (pkg/apis/autoscaling/v2/defaults.go, SetDefaults_HorizontalPodAutoscaler): average
+// CPU utilization at DefaultCPUUtilization.
+func DefaultMetrics() []autoscalingv2.MetricSpec {
+	util := int32(DefaultCPUUtilization)
+	return []autoscalingv2.MetricSpec{{
+		Type: autoscalingv2.ResourceMetricSourceType,
+		Resource: &autoscalingv2.ResourceMetricSource{
+			Name:   corev1.ResourceCPU,
+			Target: autoscalingv2.MetricTarget{Type: autoscalingv2.UtilizationMetricType, AverageUtilization: &util},
+		},
+	}}
+}
 
 // defaultSpec mirrors pkg/apis/autoscaling/v2/defaults.go,
 // SetDefaults_HorizontalPodAutoscaler: minReplicas 1, a cpu 80% target when no metric
@@ -26,14 +43,7 @@ func defaultSpec(in autoscalingv2.HorizontalPodAutoscalerSpec) autoscalingv2.Hor
 		spec.MinReplicas = &one
 	}
 	if len(spec.Metrics) == 0 {
-		util := int32(defaultCPUUtilization)
-		spec.Metrics = []autoscalingv2.MetricSpec{{
-			Type: autoscalingv2.ResourceMetricSourceType,
-			Resource: &autoscalingv2.ResourceMetricSource{
-				Name:   corev1.ResourceCPU,
-				Target: autoscalingv2.MetricTarget{Type: autoscalingv2.UtilizationMetricType, AverageUtilization: &util},
-			},
-		}}
+		spec.Metrics = DefaultMetrics()
 	}
 	if spec.Behavior != nil {
 		spec.Behavior.ScaleUp = scaleUpRulesWithDefaults(spec.Behavior.ScaleUp)
