@@ -288,22 +288,16 @@ func (e *Engine) onResponse(ev sim.Event) {
 	e.stats.success(now - s.sent)
 	d.requests++
 	s.state = idle
-	if j.closeAfter {
-		// Connection: close: the client closes it instead of pooling it.
-		e.pools[s.pool].Drop()
-		e.closeConn(d, s.conn)
-		e.wakeWaiter(s.pool)
-	} else {
-		e.release(d, s.pool, s.conn)
-	}
+	e.release(d, s.pool, s.conn, j.closeAfter)
 	e.completed(si)
 	e.next(si)
 }
 
-// release returns a connection to its pool after a request.
-func (e *Engine) release(d *deployment, pi int32, id client.ConnID) {
+// release returns a connection to its pool after a request, or closes it when the
+// client does not reuse connections or the answer said Connection: close.
+func (e *Engine) release(d *deployment, pi int32, id client.ConnID, closeAfter bool) {
 	p := &e.pools[pi]
-	if d.noReuse {
+	if d.noReuse || closeAfter {
 		p.Drop()
 		e.closeConn(d, id)
 		e.wakeWaiter(pi)
