@@ -23,10 +23,23 @@ import (
 var (
 	durationType = reflect.TypeFor[metav1.Duration]()
 	quantityType = reflect.TypeFor[resource.Quantity]()
-	rateType     = reflect.TypeFor[Rate]()
+
+	// scalars are the types written as one string in a syntax of their own: what to
+	// ask for when a value has another shape, and the parser.
+	scalars = map[reflect.Type]scalar{
+		reflect.TypeFor[Rate]():      {"a rate such as 1000/s", func(s string) (any, error) { return ParseRate(s) }},
+		reflect.TypeFor[Percent]():   {`a percentage such as "3%"`, func(s string) (any, error) { return ParsePercent(s) }},
+		reflect.TypeFor[Bandwidth](): {"a bandwidth such as 100mbit", func(s string) (any, error) { return ParseBandwidth(s) }},
+	}
 
 	digits = regexp.MustCompile(`^[-+]?[0-9]+$`)
 )
+
+// scalar is how a value of one of the scalars types is read.
+type scalar struct {
+	want  string
+	parse func(string) (any, error)
+}
 
 // decoder fills Go values from a yaml.Node tree, recording where each value was written
 // and collecting every error rather than stopping at the first.
@@ -105,17 +118,18 @@ func (d *decoder) fill(n *yaml.Node, v reflect.Value, path string) {
 	case quantityType:
 		d.quantity(n, v, path)
 		return
-	case rateType:
+	}
+	if sc, ok := scalars[v.Type()]; ok {
 		if n.Kind != yaml.ScalarNode {
-			d.expected(n, path, "a rate such as 1000/s")
+			d.expected(n, path, sc.want)
 			return
 		}
-		r, err := ParseRate(n.Value)
+		x, err := sc.parse(n.Value)
 		if err != nil {
 			d.errorf(n, path, "%v", err)
 			return
 		}
-		v.Set(reflect.ValueOf(r))
+		v.Set(reflect.ValueOf(x))
 		return
 	}
 	switch v.Kind() {
@@ -152,6 +166,10 @@ func (d *decoder) fill(n *yaml.Node, v reflect.Value, path string) {
 		}
 		v.SetBool(b)
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		if strings.HasSuffix(path, "Bytes") && n.Kind == yaml.ScalarNode && n.ShortTag() == "!!str" {
+			d.byteCount(n, v, path)
+			return
+		}
 		var i int64
 		// YAML resolves integers too large for 64 bits as floats; those are out of range.
 		tooBig := n.ShortTag() == "!!float" && digits.MatchString(n.Value)
@@ -297,4 +315,20 @@ func (d *decoder) quantity(n *yaml.Node, v reflect.Value, path string) {
 		return
 	}
 	v.Set(reflect.ValueOf(q))
+}
+
+// byteCount parses a size in bytes written as a Kubernetes quantity (16Ki, 1M), as
+// sizes are everywhere in Kubernetes; a plain integer is decoded as any other.
+func (d *decoder) byteCount(n *yaml.Node, v reflect.Value, path string) {
+	q, err := resource.ParseQuantity(n.Value)
+	if err != nil {
+		d.errorf(n, path, "invalid size %q: want a number of bytes or a Kubernetes quantity such as 16Ki or 1M", n.Value)
+		return
+	}
+	i, ok := q.AsInt64()
+	if !ok || v.OverflowInt(i) {
+		d.errorf(n, path, "invalid size %q: not a whole number of bytes in range", n.Value)
+		return
+	}
+	v.SetInt(i)
 }

@@ -52,7 +52,42 @@ const (
 	defaultHPACPUInit       = 5 * time.Minute
 	defaultHPAReadinessWait = 30 * time.Second
 	defaultMetricResolution = 15 * time.Second
+
+	// Sizes of a request and an answer. Assumptions, not measurements: a request line
+	// and a handful of headers (Host, User-Agent, Accept, ...) come to about 200 bytes,
+	// and so does a small answer's status line, headers and body.
+	defaultRequestMethod = "GET"
+	defaultHeaderBytes   = 200
+	defaultResponseBytes = 200
+	// Go's HTTP/2 server (golang.org/x/net/http2 server.go defaultMaxStreams, bundled in
+	// net/http as http2defaultMaxStreams) advertises SETTINGS_MAX_CONCURRENT_STREAMS 250.
+	defaultMaxConcurrentStreams = 250
+
+	// Envoy's worker threads as Istio starts it: ProxyConfig concurrency, 2 when unset.
+	defaultSidecarConcurrency = 2
+	// Istio's performance and scalability page: the sidecar uses 0.5 vCPU per 1000
+	// requests per second going through it, so 500us of CPU per request.
+	defaultSidecarPerRequestCPU = 500 * time.Microsecond
+	// Istio's outbound clusters: no DestinationRule, so HTTP/1.1 to the next hop (the
+	// h2UpgradePolicy default DO_NOT_UPGRADE) and LEAST_REQUEST since Istio 1.14.
+	defaultSidecarUpstreamProtocol = ProtocolHTTP1
+	defaultSidecarLBPolicy         = LBLeastRequest
+	// Istio sets every Envoy circuit breaker threshold to math.MaxUint32 when no
+	// DestinationRule sets it (pilot/pkg/networking/core getDefaultCircuitBreakerThresholds),
+	// where Envoy's own default is 1024.
+	defaultCircuitBreaker = math.MaxUint32
+	// Istio's default retry policy (pilot/pkg/networking/core/route/retry DefaultPolicy):
+	// 2 retries on these conditions (503 as the retriable status code), preferring hosts
+	// not tried yet.
+	defaultRetryAttempts = 2
+
+	// Per-request latency samples a result keeps; enough for a scatter plot, bounded so
+	// memory does not grow with the run.
+	defaultReportSamples = 10000
 )
+
+// defaultRetryOn is the retryOn of Istio's default retry policy (see defaultRetryAttempts).
+var defaultRetryOn = []string{"connect-failure", "refused-stream", "unavailable", "cancelled", "retriable-status-codes"}
 
 // setDefaults fills the fields the user left out. Fields that only mean something in one
 // mode (ipvsScheduler with ipvs, arrival with an open loop) are defaulted only in that
@@ -75,14 +110,93 @@ func setDefaults(s *Scenario) {
 	defaultDuration(&c.PodNetworkTeardown, defaultNetworkTeardown)
 	defaultDuration(&c.EndpointPropagation.Latency, defaultPropagationLatency)
 	defaultDuration(&c.EndpointPropagation.Jitter, defaultPropagationJitter)
+	defaultNetwork(&c.Network)
 	for i := range s.Spec.Services {
 		defaultPod(&s.Spec.Services[i].Pod)
 		if a := s.Spec.Services[i].Autoscaler; a != nil {
 			defaultAutoscaler(a)
 		}
+		if sc := s.Spec.Services[i].Sidecar; sc != nil {
+			defaultSidecar(sc)
+		}
 	}
 	for i := range s.Spec.Clients {
 		defaultClient(&s.Spec.Clients[i])
+	}
+	for i := range s.Spec.Faults {
+		defaultFault(&s.Spec.Faults[i], s.Spec.Duration)
+	}
+	if s.Spec.Report.Samples == nil {
+		n := defaultReportSamples
+		s.Spec.Report.Samples = &n
+	}
+}
+
+// defaultNetwork sets the jitter distribution where there is jitter, and the direction
+// of each link override.
+func defaultNetwork(n *Network) {
+	if n.Jitter != nil && n.JitterDistribution == "" {
+		n.JitterDistribution = JitterUniform
+	}
+	for i := range n.Links {
+		o := &n.Links[i]
+		if o.Direction == "" {
+			o.Direction = DirectionBoth
+		}
+		// A link override's jitter is its own: its distribution is uniform unless it
+		// says otherwise, whatever the network's.
+		if o.Link.Jitter != nil && o.Link.JitterDistribution == "" {
+			o.Link.JitterDistribution = JitterUniform
+		}
+	}
+}
+
+// defaultFault sets a network fault's direction and end; a pod-kill, which happens at
+// its start and has no direction, gets neither.
+func defaultFault(f *Fault, duration metav1.Duration) {
+	if f.Kind == FaultPodKill {
+		return
+	}
+	if f.Direction == "" {
+		// Chaos Mesh's NetworkChaos direction defaults to "to".
+		f.Direction = DirectionTo
+	}
+	if f.End == nil {
+		f.End = &metav1.Duration{Duration: duration.Duration}
+	}
+}
+
+// defaultSidecar fills what Istio would for a sidecar nobody tuned.
+func defaultSidecar(s *Sidecar) {
+	if s.Concurrency == nil {
+		n := defaultSidecarConcurrency
+		s.Concurrency = &n
+	}
+	defaultDuration(&s.PerRequestCPU, defaultSidecarPerRequestCPU)
+	if s.UpstreamProtocol == "" {
+		s.UpstreamProtocol = defaultSidecarUpstreamProtocol
+	}
+	if s.LBPolicy == "" {
+		s.LBPolicy = defaultSidecarLBPolicy
+	}
+	cb := &s.CircuitBreakers
+	for _, t := range []**int64{&cb.MaxConnections, &cb.MaxPendingRequests, &cb.MaxRequests, &cb.MaxRetries} {
+		if *t == nil {
+			v := int64(defaultCircuitBreaker)
+			*t = &v
+		}
+	}
+	if s.Retries == nil {
+		s.Retries = &Retries{}
+	}
+	// Istio keeps its default attempts and conditions for what a VirtualService's
+	// retries leave out (pilot/pkg/networking/core/route/retry ConvertPolicy).
+	if s.Retries.Attempts == nil {
+		n := defaultRetryAttempts
+		s.Retries.Attempts = &n
+	}
+	if s.Retries.RetryOn == nil {
+		s.Retries.RetryOn = slices.Clone(defaultRetryOn)
 	}
 }
 
@@ -99,6 +213,14 @@ func defaultInt32(p **int32, v int32) {
 }
 
 func defaultPod(p *Pod) {
+	if p.ResponseBytes == nil {
+		n := int64(defaultResponseBytes)
+		p.ResponseBytes = &n
+	}
+	if p.MaxConcurrentStreams == nil {
+		n := defaultMaxConcurrentStreams
+		p.MaxConcurrentStreams = &n
+	}
 	if p.StartupDelay == nil {
 		p.StartupDelay = &Distribution{Distribution: DistConstant, Value: metav1.Duration{Duration: defaultStartupDelay}}
 	}
@@ -185,6 +307,16 @@ func defaultClient(c *Client) {
 	}
 	if c.Arrival == "" && openLoop(c) {
 		c.Arrival = ArrivalConstant
+	}
+	if c.Request.Method == "" {
+		c.Request.Method = defaultRequestMethod
+	}
+	if c.Request.HeaderBytes == nil {
+		n := int64(defaultHeaderBytes)
+		c.Request.HeaderBytes = &n
+	}
+	if c.Sidecar != nil {
+		defaultSidecar(c.Sidecar)
 	}
 	p, hasProfile := library.Lookup(c.Library)
 	if c.Timeout == nil {

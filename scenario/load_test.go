@@ -79,7 +79,7 @@ func scaling(direction, rule string) []string {
 }
 
 func TestLoadErrors(t *testing.T) {
-	const clientFields = "name, target, replicas, threads, rate, arrival, maxInFlight, thinkTime, overhead, timeout, library, connections, phases, repeat"
+	const clientFields = "name, target, replicas, threads, rate, arrival, maxInFlight, thinkTime, overhead, timeout, library, connections, phases, repeat, request, sidecar"
 	cases := []struct {
 		name, old, new string
 		want           string
@@ -206,8 +206,6 @@ func TestLoadErrors(t *testing.T) {
 			`15:26: spec.clients[0].connections.reuse: unknown reuse "sometimes"; valid: none, per-thread, shared`},
 		{"negative maxPerHost", "    threads: 2", "    threads: 2\n    connections: {maxPerHost: -1}",
 			`15:31: spec.clients[0].connections.maxPerHost: must not be negative; 0 is unlimited`},
-		{"http2", "    threads: 2", "    threads: 2\n    connections: {protocol: http2}",
-			`15:29: spec.clients[0].connections.protocol: protocol http2 is not modelled yet (it arrives with the TCP/HTTP2 model); use http1`},
 		{"unknown protocol", "    threads: 2", "    threads: 2\n    connections: {protocol: spdy}",
 			`15:29: spec.clients[0].connections.protocol: unknown protocol "spdy"; valid: http1, http2`},
 
@@ -509,9 +507,6 @@ func TestDefaultsLibrary(t *testing.T) {
 	// timeout, and fields the user sets win over them.
 	for _, name := range library.Names() {
 		p, _ := library.Lookup(name)
-		if p.Protocol == ProtocolHTTP2 {
-			continue // not loadable yet; TestLibraryHTTP2 covers it
-		}
 		t.Run(name, func(t *testing.T) {
 			in := edit(t, "    threads: 2", "    threads: 2\n    library: "+name)
 			sc, _, diags := Load("f.yaml", []byte(in), nil)
@@ -560,11 +555,16 @@ func TestDefaultsGo(t *testing.T) {
 	}
 }
 
-// TestLibraryHTTP2 checks that http2 coming from a library's profile, not from the user,
-// is blamed on the library with the way out. No profile need speak http2 today, so the
-// test plays the profile's part between decoding and defaulting.
-func TestLibraryHTTP2(t *testing.T) {
-	in := edit(t, "    threads: 2", "    threads: 2\n    library: somelib")
+// TestHTTP2 checks that http2, now modelled, loads whether the user or a library's
+// profile chooses it. No profile need speak http2 today, so the test plays the
+// profile's part between decoding and defaulting.
+func TestHTTP2(t *testing.T) {
+	sc := mustLoad(t, edit(t, "    threads: 2", "    threads: 2\n    connections: {protocol: http2}"))
+	if p := sc.Spec.Clients[0].Connections.Protocol; p != ProtocolHTTP2 {
+		t.Errorf("protocol %q, want http2", p)
+	}
+
+	in := edit(t, "    threads: 2", "    threads: 2\n    library: go-net-http")
 	root, diag := parse("f.yaml", []byte(in))
 	if diag != nil {
 		t.Fatal(diag)
@@ -576,10 +576,8 @@ func TestLibraryHTTP2(t *testing.T) {
 	}
 	s.Spec.Clients[0].Connections.Protocol = ProtocolHTTP2
 	setDefaults(&s)
-	got := validate(&s, pos).Error()
-	want := "f.yaml:15:14: spec.clients[0].library: library somelib speaks http2, which is not modelled yet (it arrives with the TCP/HTTP2 model); set connections.protocol: http1"
-	if !strings.Contains(got, want) {
-		t.Errorf("diagnostics:\n%s\nwant one containing:\n%s", got, want)
+	if diags := validate(&s, pos); len(diags) > 0 {
+		t.Errorf("a library speaking http2: %v", diags)
 	}
 }
 
@@ -695,6 +693,8 @@ func TestLoadFull(t *testing.T) {
 					StartupDelay:                  startup,
 					TerminationGracePeriodSeconds: ptr[int64](30),
 					OnSigterm:                     OnSigterm{Action: SigtermExit},
+					ResponseBytes:                 ptr[int64](200),
+					MaxConcurrentStreams:          ptr(250),
 				}},
 				{Name: "db", Replicas: 1, Pod: Pod{
 					CPU:         q("500m"),
@@ -703,6 +703,8 @@ func TestLoadFull(t *testing.T) {
 					StartupDelay:                  startup,
 					TerminationGracePeriodSeconds: ptr[int64](30),
 					OnSigterm:                     OnSigterm{Action: SigtermExit},
+					ResponseBytes:                 ptr[int64](200),
+					MaxConcurrentStreams:          ptr(250),
 				}},
 			},
 			Clients: []Client{
@@ -711,13 +713,14 @@ func TestLoadFull(t *testing.T) {
 					Overhead:  ms(2),
 					Connections: Connections{Reuse: ReusePerThread, MaxPerHost: ptr(0), MaxIdlePerHost: ptr(0),
 						IdleTimeout: ptr(ms(0)), MaxLifetime: ptr(ms(0)), Protocol: ProtocolHTTP1},
-					Repeat: 1},
+					Repeat: 1, Request: Request{Method: "GET", HeaderBytes: ptr[int64](200)}},
 				{Name: "loader", Target: "db", Replicas: 2, Rate: &Rate{PerSecond: 1000}, Arrival: ArrivalPoisson,
 					MaxInFlight: 64, Timeout: ptr(ms(30000)),
 					Connections: Connections{Reuse: ReuseNone, MaxPerHost: ptr(0), MaxIdlePerHost: ptr(0),
 						IdleTimeout: ptr(ms(90000)), MaxLifetime: ptr(ms(0)), Protocol: ProtocolHTTP1},
-					Repeat: 1},
+					Repeat: 1, Request: Request{Method: "GET", HeaderBytes: ptr[int64](200)}},
 			},
+			Report: Report{Samples: ptr(10000)},
 		},
 	}
 	if !reflect.DeepEqual(sc, want) {
@@ -843,6 +846,8 @@ func TestLoadLifecycleAutoscalerPhases(t *testing.T) {
 					Lifecycle:                     &Lifecycle{PreStop: &LifecycleHandler{Sleep: &SleepAction{Seconds: 5}}},
 					TerminationGracePeriodSeconds: ptr[int64](20),
 					OnSigterm:                     OnSigterm{Action: SigtermDrain, DrainTimeout: sec(10)},
+					ResponseBytes:                 ptr[int64](200),
+					MaxConcurrentStreams:          ptr(250),
 				}
 				if !reflect.DeepEqual(p, want) {
 					t.Errorf("pod\n%+v\nwant\n%+v", p, want)

@@ -40,6 +40,8 @@ func TestSet(t *testing.T) {
 		}},
 		{"create a list", "", []string{"spec.cluster.nodes[0].name=big", "spec.cluster.nodes[0].count=2"},
 			func(s *Scenario) bool { return len(s.Spec.Cluster.Nodes) == 1 && s.Spec.Cluster.Nodes[0].Count == 2 }},
+		{"http2", "", []string{"spec.clients[0].connections.protocol=http2"},
+			func(s *Scenario) bool { return s.Spec.Clients[0].Connections.Protocol == ProtocolHTTP2 }},
 		{"fill a null", "  cluster:\n", []string{"spec.cluster.network.latency=1ms"},
 			func(s *Scenario) bool { return s.Spec.Cluster.Network.Latency.Duration == time.Millisecond }},
 	}
@@ -90,8 +92,6 @@ func TestSetErrors(t *testing.T) {
 			`f.yaml: --set spec.clients[0].thread=3: unknown field "thread" in spec.clients[0]; known fields: name,`},
 		{"invalid value", "spec.clients[0].target=nope",
 			`f.yaml: --set spec.clients[0].target=nope: spec.clients[0].target: no service named "nope"; services: web`},
-		{"http2", "spec.clients[0].connections.protocol=http2",
-			`f.yaml: --set spec.clients[0].connections.protocol=http2: spec.clients[0].connections.protocol: protocol http2 is not modelled yet`},
 		// A field missing from an item the --set created is blamed on that --set.
 		{"incomplete new item", "spec.services[1].name=api",
 			`f.yaml: --set spec.services[1].name=api: spec.services[1].pod.serviceTime: is required`},

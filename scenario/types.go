@@ -41,6 +41,9 @@ type Spec struct {
 	Cluster  Cluster   `yaml:"cluster"`
 	Services []Service `yaml:"services"`
 	Clients  []Client  `yaml:"clients"`
+	// Faults are timed disturbances of links and pods.
+	Faults []Fault `yaml:"faults"`
+	Report Report  `yaml:"report"`
 }
 
 // Proxy modes of kube-proxy.
@@ -102,8 +105,19 @@ type Network struct {
 	// Latency is the one-way delay of one hop: a packet from one pod to another.
 	Latency metav1.Duration `yaml:"latency"`
 	// LocalLatency is the one-way delay of a packet that never leaves the client's node,
-	// such as the ICMP reply of kube-proxy's REJECT rule. Default 20us.
+	// such as the ICMP reply of kube-proxy's REJECT rule, or a hop over loopback
+	// between an app and its sidecar. Default 20us.
 	LocalLatency *metav1.Duration `yaml:"localLatency"`
+	// Jitter, JitterDistribution, Bandwidth, Loss and Correlation apply to every hop
+	// between pods, each direction on its own; see Link. JitterDistribution (default
+	// uniform) is set only with Jitter, Correlation only with Loss.
+	Jitter             *metav1.Duration `yaml:"jitter"`
+	JitterDistribution string           `yaml:"jitterDistribution"`
+	Bandwidth          *Bandwidth       `yaml:"bandwidth"`
+	Loss               *Percent         `yaml:"loss"`
+	Correlation        *Percent         `yaml:"correlation"`
+	// Links override the network between some pods and others.
+	Links []LinkOverride `yaml:"links"`
 }
 
 // Service is a ClusterIP Service and the Deployment behind it.
@@ -114,6 +128,8 @@ type Service struct {
 	Pod      Pod `yaml:"pod"`
 	// Autoscaler is a HorizontalPodAutoscaler on the Deployment.
 	Autoscaler *Autoscaler `yaml:"autoscaler"`
+	// Sidecar puts an Envoy proxy in front of the app in every pod.
+	Sidecar *Sidecar `yaml:"sidecar"`
 }
 
 // Autoscaler is an autoscaling/v2 HorizontalPodAutoscalerSpec without scaleTargetRef
@@ -174,6 +190,12 @@ type Pod struct {
 	TerminationGracePeriodSeconds *int64 `yaml:"terminationGracePeriodSeconds"`
 	// OnSigterm is what the app does when it gets SIGTERM.
 	OnSigterm OnSigterm `yaml:"onSigterm"`
+	// ResponseBytes is the size of an answer, status line and headers included, as an
+	// integer or a Kubernetes quantity (16Ki). Default 200, an assumption: a small answer.
+	ResponseBytes *int64 `yaml:"responseBytes"`
+	// MaxConcurrentStreams is the app's HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS.
+	// Default 250 (Go's net/http server: golang.org/x/net/http2 defaultMaxStreams).
+	MaxConcurrentStreams *int `yaml:"maxConcurrentStreams"`
 }
 
 // Probe is a readinessProbe's timing, with Kubernetes' field names and defaults
@@ -295,6 +317,10 @@ type Client struct {
 	Phases []Phase `yaml:"phases"`
 	// Repeat runs the phase list this many times. Default 1.
 	Repeat int `yaml:"repeat"`
+	// Request is what each request sends.
+	Request Request `yaml:"request"`
+	// Sidecar puts an Envoy proxy in every client pod; requests then go through it.
+	Sidecar *Sidecar `yaml:"sidecar"`
 }
 
 // Phase is one step of a client's load. A phase by request count ends when all its
@@ -341,6 +367,8 @@ type Connections struct {
 	// MaxLifetime retires a connection this old when it is next returned to the pool
 	// (.NET PooledConnectionLifetime). 0 = never.
 	MaxLifetime *metav1.Duration `yaml:"maxLifetime"`
-	// Protocol: http1 (one request per connection at a time).
+	// Protocol: http1 (one request per connection at a time) or http2 (every request
+	// of the pool multiplexed on one connection per host while the server's stream
+	// limit allows, as Go's and .NET's clients do by default). Default http1.
 	Protocol string `yaml:"protocol"`
 }

@@ -62,6 +62,10 @@ func validate(s *Scenario, pos Positions) Diagnostics {
 	v.cluster(&s.Spec.Cluster)
 	services := v.services(s.Spec.Services)
 	v.clients(s.Spec.Clients, services)
+	w := newWorld(s)
+	v.network(&s.Spec.Cluster.Network, w)
+	v.faults(s.Spec.Faults, s.Spec.Duration.Duration, w)
+	v.report(&s.Spec.Report)
 	return v.diags
 }
 
@@ -181,8 +185,12 @@ func (v *validator) services(svcs []Service) map[string]*Service {
 			v.distribution(pod+".waitTime", s.Pod.WaitTime)
 		}
 		v.podLifecycle(pod, &s.Pod)
+		v.podSizes(pod, &s.Pod)
 		if s.Autoscaler != nil {
 			v.autoscaler(path, s)
+		}
+		if s.Sidecar != nil {
+			v.sidecar(path, s.Sidecar)
 		}
 	}
 	return byName
@@ -580,6 +588,10 @@ func (v *validator) clients(clients []Client, services map[string]*Service) {
 			}
 		}
 		v.connections(path, c)
+		v.request(path, &c.Request)
+		if c.Sidecar != nil {
+			v.sidecar(path, c.Sidecar)
+		}
 	}
 }
 
@@ -686,13 +698,5 @@ func (v *validator) connections(path string, c *Client) {
 	if *c.Connections.MaxIdlePerHost < 0 {
 		v.errorf(conn+".maxIdlePerHost", "must not be negative; 0 is unlimited")
 	}
-	switch proto := c.Connections.Protocol; {
-	case proto == ProtocolHTTP2 && !v.written(conn+".protocol"):
-		// From the library's profile: say where it came from and how to opt out.
-		v.errorf(path+".library", "library %s speaks http2, which is not modelled yet (it arrives with the TCP/HTTP2 model); set connections.protocol: http1", c.Library)
-	case proto == ProtocolHTTP2:
-		v.errorf(conn+".protocol", "protocol http2 is not modelled yet (it arrives with the TCP/HTTP2 model); use http1")
-	default:
-		v.oneOf(conn+".protocol", "protocol", proto, protocols)
-	}
+	v.oneOf(conn+".protocol", "protocol", c.Connections.Protocol, protocols)
 }

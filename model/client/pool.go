@@ -16,6 +16,9 @@ type Conn struct {
 	Opened   sim.Time
 	LastUsed sim.Time
 	Open     bool
+	// HTTP/2: streams in progress, and whether the connection takes no new ones.
+	Streams int32
+	Retired bool
 }
 
 // Conns is a table of connections whose slots are reused once closed, so memory follows
@@ -63,6 +66,9 @@ type Limits struct {
 	// OldestFirst reuses the longest-idle connection (java.net.http's ConnectionPool)
 	// instead of the most recently used one (Go, .NET, urllib3).
 	OldestFirst bool
+	// Streams > 0 makes the pool HTTP/2: up to Streams requests share a connection
+	// (see mux.go).
+	Streams int
 }
 
 // Pool is one client's connections to one Service (one host).
@@ -73,6 +79,7 @@ type Pool struct {
 	idle    []ConnID
 	head    int
 	waiters sim.FIFO[Waiter]
+	mux     []ConnID // HTTP/2 connections taking new streams, oldest first
 }
 
 // Open is the number of open connections, busy or idle.
