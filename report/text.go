@@ -30,8 +30,13 @@ func Text(w io.Writer, r *result.Result) error {
 	}
 	fmt.Fprintf(tw, "Success\t[ratio]\t%.2f%%\n", 100*ratio)
 	e := r.Errors
-	fmt.Fprintf(tw, "Errors\t[timeout, refused, reset, closed]\t%d, %d, %d, %d\n",
-		e.Timeout, e.ConnectionRefused, e.ConnectionReset, e.ConnectionClosed)
+	if len(r.Sidecars) > 0 {
+		fmt.Fprintf(tw, "Errors\t[timeout, refused, reset, closed, 503]\t%d, %d, %d, %d, %d\n",
+			e.Timeout, e.ConnectionRefused, e.ConnectionReset, e.ConnectionClosed, e.HTTP503)
+	} else {
+		fmt.Fprintf(tw, "Errors\t[timeout, refused, reset, closed]\t%d, %d, %d, %d\n",
+			e.Timeout, e.ConnectionRefused, e.ConnectionReset, e.ConnectionClosed)
+	}
 	if r.Requests.Retried > 0 {
 		fmt.Fprintf(tw, "Retried\t[resent on a new connection]\t%d\n", r.Requests.Retried)
 	}
@@ -51,6 +56,9 @@ func Text(w io.Writer, r *result.Result) error {
 	writeRuns(b, r)
 	writeScaleEvents(b, r)
 	writeAttribution(b, r)
+	writeSidecars(b, r)
+	writeHistogram(b, r)
+	writeTCP(b, r)
 	for _, svc := range services(r) {
 		if why := Explain(r, svc); why != "" {
 			fmt.Fprintf(b, "\n%s\n", wrap(why, 92))

@@ -28,6 +28,79 @@ type Result struct {
 	Timeline          []Point `json:"timeline"`
 	// ScaleEvents are the autoscaler's changes of a Deployment's replicas, in order.
 	ScaleEvents []ScaleEvent `json:"scale_events"`
+
+	// Sidecars are the Envoy proxies of the run, on service pods and client pods.
+	Sidecars []Sidecar `json:"sidecars,omitempty"`
+	// TCP is set when the run modelled TCP segments (loss, jitter, bandwidth, HTTP/2).
+	TCP *TCP `json:"tcp,omitempty"`
+	// Histogram counts requests in the scenario's report.histogram buckets, as
+	// vegeta's hist reporter does.
+	Histogram []Bucket `json:"histogram,omitempty"`
+	// Samples is a uniform sample of requests (reservoir sampling, bounded by the
+	// scenario's report.samples) for latency-over-time plots.
+	Samples []Sample `json:"samples,omitempty"`
+}
+
+// Sidecar is one Envoy proxy: how busy its worker threads and its CPU were.
+type Sidecar struct {
+	Pod string `json:"pod"`
+	// Direction: inbound (in front of a service's app) or outbound (a client's).
+	Direction string `json:"direction"`
+	Workers   int    `json:"workers"`
+	// WorkerUtilization is the mean share of time its workers were busy, over its life
+	// in the run; a value near 1 means requests queue for a worker.
+	WorkerUtilization float64 `json:"worker_utilization"`
+	// CPUUtilization is the CPU used over its limit (or over the node's cores without
+	// one); CPUCores the mean cores used.
+	CPUUtilization float64 `json:"cpu_utilization"`
+	CPUCores       float64 `json:"cpu_cores"`
+	CPULimit       float64 `json:"cpu_limit"` // cores; 0 = none
+	Requests       int64   `json:"requests"`
+	Retries        int64   `json:"retries"`
+	// Overflows are requests a circuit breaker refused; HTTP503 every 503 it answered.
+	Overflows int64 `json:"overflows"`
+	HTTP503   int64 `json:"http_503"`
+}
+
+// TCP counts segment-level events over all connections of the run.
+type TCP struct {
+	Segments        int64 `json:"segments"`
+	Retransmits     int64 `json:"retransmits"`
+	FastRetransmits int64 `json:"fast_retransmits"`
+	RTOEvents       int64 `json:"rto_events"`
+	TLPEvents       int64 `json:"tlp_events"`
+	SynRetransmits  int64 `json:"syn_retransmits"`
+	// Connections is how many TCP connections were opened; WorstConnections lists
+	// the ones with the most retransmissions, worst first.
+	Connections      int64     `json:"connections"`
+	WorstConnections []TCPConn `json:"worst_connections,omitempty"`
+}
+
+// TCPConn is one connection's retransmission record.
+type TCPConn struct {
+	Client      string   `json:"client"`
+	Pod         string   `json:"pod"`
+	OpenedS     float64  `json:"opened_s"`
+	ClosedS     *float64 `json:"closed_s"` // nil: open at the end
+	Retransmits int64    `json:"retransmits"`
+	RTOEvents   int64    `json:"rto_events"`
+	TLPEvents   int64    `json:"tlp_events"`
+}
+
+// Bucket is one latency bucket: [FromMS, ToMS), the last one open-ended (ToMS nil).
+type Bucket struct {
+	FromMS float64  `json:"from_ms"`
+	ToMS   *float64 `json:"to_ms"`
+	Count  int64    `json:"count"`
+	Share  float64  `json:"share"`
+}
+
+// Sample is one request: when it was sent, how long it took, and its error kind if
+// it failed (its latency is then the time to the failure).
+type Sample struct {
+	TS        float64 `json:"t_s"`
+	LatencyMS float64 `json:"latency_ms"`
+	Error     string  `json:"error,omitempty"`
 }
 
 // ScaleEvent is one change of a Deployment's spec.replicas by its autoscaler.
@@ -65,11 +138,14 @@ type Errors struct {
 	// ConnectionClosed: the server closed the connection before any answer (the
 	// client reads EOF), as when the app exits with the request read.
 	ConnectionClosed int64 `json:"connection_closed"`
+	// HTTP503: a sidecar answered 503: no ready endpoint, a circuit breaker overflowed,
+	// or the connection to the pod failed beyond its retries.
+	HTTP503 int64 `json:"http_503"`
 }
 
 // Total is the sum of all kinds.
 func (e Errors) Total() int64 {
-	return e.Timeout + e.ConnectionRefused + e.ConnectionReset + e.ConnectionClosed
+	return e.Timeout + e.ConnectionRefused + e.ConnectionReset + e.ConnectionClosed + e.HTTP503
 }
 
 // Latency percentiles and extremes in milliseconds.

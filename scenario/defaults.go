@@ -12,6 +12,7 @@ import (
 
 	hpactl "trafficlab/model/hpa"
 	"trafficlab/model/library"
+	"trafficlab/model/sidecar"
 )
 
 // Defaults of fields a scenario may leave out.
@@ -63,11 +64,11 @@ const (
 	// net/http as http2defaultMaxStreams) advertises SETTINGS_MAX_CONCURRENT_STREAMS 250.
 	defaultMaxConcurrentStreams = 250
 
-	// Envoy's worker threads as Istio starts it: ProxyConfig concurrency, 2 when unset.
-	defaultSidecarConcurrency = 2
-	// Istio's performance and scalability page: the sidecar uses 0.5 vCPU per 1000
-	// requests per second going through it, so 500us of CPU per request.
-	defaultSidecarPerRequestCPU = 500 * time.Microsecond
+	// Istio's injected istio-proxy CPU limit (manifests values.yaml global.proxy.resources),
+	// from which an unset concurrency is derived (sidecar.Concurrency).
+	defaultSidecarCPULimitMilli = sidecar.IstioProxyCPULimitMilli
+	// Istio's performance page: worker CPU per request through one sidecar.
+	defaultSidecarPerRequestCPU = time.Duration(sidecar.SidecarCPUPerRequest)
 	// Istio's outbound clusters: no DestinationRule, so HTTP/1.1 to the next hop (the
 	// h2UpgradePolicy default DO_NOT_UPGRADE) and LEAST_REQUEST since Istio 1.14.
 	defaultSidecarUpstreamProtocol = ProtocolHTTP1
@@ -169,7 +170,13 @@ func defaultFault(f *Fault, duration metav1.Duration) {
 // defaultSidecar fills what Istio would for a sidecar nobody tuned.
 func defaultSidecar(s *Sidecar) {
 	if s.Concurrency == nil {
-		n := defaultSidecarConcurrency
+		// Unset: Istio ≥ 1.18 takes the proxy's CPU limit rounded up to whole cores,
+		// Istio's default limit when the scenario gives none.
+		limit := int64(defaultSidecarCPULimitMilli)
+		if s.CPU != nil {
+			limit = s.CPU.MilliValue()
+		}
+		n := sidecar.Concurrency(sidecar.ConcurrencyUnset, limit, 0, 0)
 		s.Concurrency = &n
 	}
 	defaultDuration(&s.PerRequestCPU, defaultSidecarPerRequestCPU)

@@ -403,7 +403,7 @@ func TestSidecarDefaults(t *testing.T) {
 	maxU32 := ptr[int64](math.MaxUint32)
 	istio := Sidecar{
 		Concurrency:      ptr(2),
-		PerRequestCPU:    &metav1.Duration{Duration: 500 * time.Microsecond},
+		PerRequestCPU:    &metav1.Duration{Duration: 200 * time.Microsecond},
 		UpstreamProtocol: ProtocolHTTP1,
 		LBPolicy:         LBLeastRequest,
 		CircuitBreakers:  CircuitBreakers{MaxConnections: maxU32, MaxPendingRequests: maxU32, MaxRequests: maxU32, MaxRetries: maxU32},
@@ -428,6 +428,12 @@ func TestSidecarDefaults(t *testing.T) {
 				s.Concurrency, s.CPU, s.PerRequestCPU = ptr(4), &q, &metav1.Duration{}
 				s.UpstreamProtocol, s.LBPolicy = ProtocolHTTP2, LBRoundRobin
 				s.CircuitBreakers.MaxConnections = ptr[int64](1024)
+			})},
+		// Istio ≥ 1.18 derives unset concurrency from the proxy's CPU limit, rounded up.
+		{"concurrency from the CPU limit", "{cpu: 2500m}",
+			with(func(s *Sidecar) {
+				q := resource.MustParse("2500m")
+				s.Concurrency, s.CPU = ptr(3), &q
 			})},
 		{"retries with attempts only keep Istio's conditions", "{retries: {attempts: 5}}",
 			with(func(s *Sidecar) { s.Retries.Attempts = ptr(5) })},

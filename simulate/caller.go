@@ -3,6 +3,7 @@ package simulate
 import (
 	"trafficlab/model/client"
 	"trafficlab/model/kubeproxy"
+	"trafficlab/model/netw"
 	"trafficlab/scenario"
 	"trafficlab/sim"
 )
@@ -79,7 +80,19 @@ func (e *Engine) acquire(si int32) {
 	s.attempt = 0
 	s.pod = -1
 	p := &e.pools[s.pool]
-	for !d.noReuse {
+	if d.http2 {
+		e.goAways(d, s.pool)
+		id, ok, expired := p.TakeStream(now, &e.conns, e.expired[:0])
+		for _, x := range expired {
+			e.closeConn(d, x)
+		}
+		e.expired = expired
+		if ok {
+			e.send(si, id, false)
+			return
+		}
+	}
+	for !d.noReuse && !d.http2 {
 		id, ok, expired := p.TakeIdle(now, &e.conns, e.expired[:0])
 		for _, x := range expired {
 			e.closeConn(d, x)
@@ -108,10 +121,31 @@ func (e *Engine) acquire(si int32) {
 	e.dial(si)
 }
 
+// goAways retires the HTTP/2 connections of pool pi whose server has sent GOAWAY
+// (it is draining or gone) and the client has heard: they take no new streams and
+// close when their last one ends (RFC 9113 section 6.8).
+func (e *Engine) goAways(d *deployment, pi int32) {
+	p := &e.pools[pi]
+	for i := 0; i < len(p.Muxed()); i++ {
+		id := p.Muxed()[i]
+		if !e.serverClosed(id) {
+			continue
+		}
+		if p.Retire(&e.conns, id) {
+			e.closeConn(d, id)
+		}
+		i--
+	}
+}
+
 // serverClosed reports whether the pod at the other end of idle connection id has
 // closed it and the client has heard: the FIN takes one trip.
 func (e *Engine) serverClosed(id client.ConnID) bool {
-	p := &e.pods[e.conns.Get(id).Pod]
+	c := e.conns.Get(id)
+	if c.Pod < 0 {
+		return false // the pod's own sidecar
+	}
+	p := &e.pods[c.Pod]
 	return p.phase >= podDraining && e.k.Now() >= p.closedAt+e.hop+e.relay
 }
 
@@ -137,6 +171,10 @@ func (e *Engine) balancer(ci int32) kubeproxy.Balancer {
 func (e *Engine) dial(si int32) {
 	s := &e.slots[si]
 	s.state = dialing
+	if e.cpods[s.cpod].envoy >= 0 {
+		e.dialEnvoy(si)
+		return
+	}
 	b := e.balancer(s.cpod)
 	ep, ok := b.Pick(uint64(s.cpod))
 	if !ok {
@@ -169,6 +207,10 @@ func (e *Engine) dial(si int32) {
 	}
 	d := &e.deps[e.cpods[s.cpod].dep]
 	id := e.conns.New(ep, s.pool, e.k.Now())
+	e.openWire(id, clientEnd(s.cpod), ep)
+	if d.http2 {
+		e.pools[s.pool].AddStreamConn(&e.conns, id)
+	}
 	b.Connected(ep)
 	if int(ep) >= len(d.reached) {
 		d.reached = append(d.reached, make([]bool, len(e.pods)-len(d.reached))...)
@@ -212,7 +254,8 @@ const (
 	errTimeout uint8 = iota
 	errRefused
 	errReset
-	errClosed // EOF before any answer: the server closed the connection
+	errClosed      // EOF before any answer: the server closed the connection
+	errUnavailable // a 503 from a sidecar: no upstream, overflow, or retries spent
 	errKinds
 )
 
@@ -234,25 +277,56 @@ func (e *Engine) connError(ev sim.Event, kind uint8) {
 	d := &e.deps[e.cpods[s.cpod].dep]
 	if s.state == inFlight && !s.fresh && d.retriesStale {
 		e.stats.retries++
-		e.letGo(si)
+		e.letGo(si, false)
 		e.acquire(si)
 		return
 	}
 	cause := s.pod
-	e.letGo(si)
+	e.letGo(si, false)
 	e.fail(si, kind, cause)
 }
 
 // letGo gives up slot si's connection, or its dial, and passes the pool's room to the
 // oldest waiter.
-func (e *Engine) letGo(si int32) {
+//
+// On HTTP/2 a failed connection takes all its streams down; the first of them to
+// hear closes it. A cancelled stream (cancel true: the client's timeout) only ends
+// the stream, with RST_STREAM, and the connection stays.
+func (e *Engine) letGo(si int32, cancel bool) {
 	s := &e.slots[si]
-	e.pools[s.pool].Drop()
-	if s.state == inFlight {
-		e.closeConn(&e.deps[e.cpods[s.cpod].dep], s.conn)
+	d := &e.deps[e.cpods[s.cpod].dep]
+	p := &e.pools[s.pool]
+	switch {
+	case s.state != inFlight:
+		p.Drop() // a dial that failed or was given up
+	case e.connSeq[s.conn] != s.connSeq:
+		// The connection is closed already: another stream's failure, or TCP's.
+	case d.http2 && cancel:
+		e.endStream(d, s.pool, s.conn)
+		s.state = idle
+		return
+	case d.http2:
+		p.DropStreamConn(&e.conns, s.conn)
+		e.closeConn(d, s.conn)
+	default:
+		p.Drop()
+		e.closeConn(d, s.conn)
 	}
 	s.state = idle
 	e.wakeWaiter(s.pool)
+}
+
+// endStream ends a stream on HTTP/2 connection id: a waiter takes it, or the
+// connection closes if it was retired and this was its last stream.
+func (e *Engine) endStream(d *deployment, pi int32, id client.ConnID) {
+	out, w := e.pools[pi].EndStream(e.k.Now(), &e.conns, id, e.live)
+	switch out {
+	case client.Handed:
+		e.send(w.Slot, id, false)
+	case client.Closed:
+		e.closeConn(d, id)
+		e.wakeWaiter(pi)
+	}
 }
 
 // send puts slot si's request on connection id.
@@ -260,23 +334,39 @@ func (e *Engine) send(si int32, id client.ConnID, newConn bool) {
 	s := &e.slots[si]
 	s.state = inFlight
 	s.conn = id
+	s.connSeq = e.connSeq[id]
 	s.fresh = newConn
 	c := e.conns.Get(id)
 	s.pod = c.Pod
+	j := e.newJob(job{slot: si, gen: s.gen, pod: c.Pod, state: jobWire, newConn: newConn, conn: id, seq: s.connSeq})
+	if c.Pod < 0 {
+		// To the client pod's sidecar, over loopback.
+		jb := &e.jobs[j]
+		jb.envoy, jb.worker, jb.stage = e.cpods[s.cpod].envoy, e.connWorker[id], stageIn
+		e.k.After(e.loopback(newConn), e.evProxyIn, j, 0)
+		return
+	}
+	if w := e.wire[id]; w >= 0 {
+		e.stack.Send(netw.ConnID(w), netw.Up, e.deps[e.cpods[s.cpod].dep].reqBytes, j)
+		return
+	}
 	delay := e.hop + e.relay
 	if newConn {
 		// SYN, SYN-ACK, then the request rides behind the ACK: 1.5 round trips, to
 		// the pod, and in userspace mode to the node's proxy first.
 		delay = 3 * (e.hop + e.relay)
 	}
-	j := e.newJob(job{slot: si, gen: s.gen, pod: c.Pod, state: jobWire, newConn: newConn})
 	e.k.After(delay, e.evArrive, j, 0)
 }
 
-// onResponse: the last byte of an answer reached the client.
-func (e *Engine) onResponse(ev sim.Event) {
-	j := e.jobs[ev.Obj]
-	e.freeJob(ev.Obj)
+// respond: the last byte of job ji's answer reached the client.
+func (e *Engine) respond(ji int32) {
+	if e.jobs[ji].attempt {
+		e.upDone(ji)
+		return
+	}
+	j := e.jobs[ji]
+	e.freeJob(ji)
 	si := j.slot
 	s := &e.slots[si]
 	if s.gen != j.gen || s.state != inFlight {
@@ -285,7 +375,7 @@ func (e *Engine) onResponse(ev sim.Event) {
 	now := e.k.Now()
 	cp := &e.cpods[s.cpod]
 	d := &e.deps[cp.dep]
-	e.stats.success(now - s.sent)
+	e.stats.success(s.sent, now)
 	d.requests++
 	s.state = idle
 	e.release(d, s.pool, s.conn, j.closeAfter)
@@ -297,6 +387,12 @@ func (e *Engine) onResponse(ev sim.Event) {
 // client does not reuse connections or the answer said Connection: close.
 func (e *Engine) release(d *deployment, pi int32, id client.ConnID, closeAfter bool) {
 	p := &e.pools[pi]
+	if d.http2 {
+		// An answer from a draining server comes after its GOAWAY: acquire retires
+		// the connection once the client has heard.
+		e.endStream(d, pi, id)
+		return
+	}
 	if d.noReuse || closeAfter {
 		p.Drop()
 		e.closeConn(d, id)
@@ -318,8 +414,11 @@ func (e *Engine) release(d *deployment, pi int32, id client.ConnID, closeAfter b
 // closeConn tears down a connection the pool has already let go of.
 func (e *Engine) closeConn(d *deployment, id client.ConnID) {
 	c := e.conns.Get(id)
-	e.balancer(e.poolOwner[c.Pool]).Disconnected(c.Pod)
+	if c.Pod >= 0 {
+		e.balancer(e.poolOwner[c.Pool]).Disconnected(c.Pod)
+	}
 	d.open--
+	e.closeWire(id)
 	e.conns.Free(id)
 }
 
@@ -387,8 +486,9 @@ func (e *Engine) onTimeout(ev sim.Event) {
 		cause = -1
 	}
 	if s.state == inFlight || s.state == dialing {
-		// Go's and .NET's clients close a connection whose request was cancelled.
-		e.letGo(si)
+		// Go's and .NET's clients close an HTTP/1.1 connection whose request was
+		// cancelled, and reset only the stream on HTTP/2.
+		e.letGo(si, true)
 	}
 	e.fail(si, errTimeout, cause)
 }
@@ -402,7 +502,7 @@ func (e *Engine) fail(si int32, kind uint8, cause int32) {
 	cp := &e.cpods[s.cpod]
 	d := &e.deps[cp.dep]
 	d.errors++
-	e.stats.failure(kind)
+	e.stats.failure(kind, s.sent, e.k.Now())
 	if cause >= 0 {
 		e.pods[cause].errors.add(kind)
 	}

@@ -14,7 +14,9 @@ import (
 	"trafficlab/model/hpa"
 	"trafficlab/model/kubeproxy"
 	"trafficlab/model/library"
+	"trafficlab/model/netw"
 	"trafficlab/model/node"
+	"trafficlab/model/sidecar"
 	"trafficlab/result"
 	"trafficlab/scenario"
 	"trafficlab/sim"
@@ -59,9 +61,26 @@ type Engine struct {
 	stats       stats
 	scaleEvents []result.ScaleEvent
 
+	// The network beyond constant delays (transport.go): nil stack on the fast path.
+	stack    *netw.Stack
+	paths    map[pathKey]*netw.Path
+	pathKeys []pathKey        // in creation order, for deterministic reconfiguration
+	wire     []int32          // per connection: its netw connection, or -1
+	connSeq  []uint32         // per connection slot: bumped when it closes
+	wireConn []client.ConnID  // per netw connection: the connection over it
+	wires    int64            // TCP connections opened
+	worst    []result.TCPConn // the connections with the most retransmissions
+
+	envoys     []envoy
+	connWorker []int16 // per connection: the sidecar worker that accepted it
+	poolEnvoy  []int32 // per pool: the envoy owning it, or -1 for a client app's pool
+	doneProxy  []int32
+	serial     uint32
+
 	evReady, evArrive, evCPU, evWait, evResponse, evTimeout, evRefused, evReset, evClosed, evRedial, evArrival, evTick, evSweep,
 	evPodStart, evProbe, evSigterm, evKill, evNetGone, evSlice, evDeliver, evSync,
-	evPhaseEnd, evPhaseStart, evScrape, evHPA uint8
+	evPhaseEnd, evPhaseStart, evScrape, evHPA, evFault,
+	evProxyIn, evProxyCPU, evLocalIn, evLocalOut, evUpFail, evProxyRetry, evUnavailable uint8
 }
 
 type nodeState struct {
@@ -81,8 +100,11 @@ type service struct {
 	work     dist.Sampler
 	wait     dist.Sampler
 	startup  dist.Sampler
-	limit    float64 // CPU limit per pod, cores
-	weight   float64 // CFS weight per pod
+	// respBytes is the size of an answer; streams the app's HTTP/2 stream limit.
+	respBytes int
+	streams   int
+	limit     float64 // CPU limit per pod, cores
+	weight    float64 // CFS weight per pod
 	// The EndpointSlice: each change of the endpoints kube-proxy would use is a new
 	// version; history keeps the versions some node has yet to program.
 	version uint32
@@ -113,6 +135,7 @@ type pod struct {
 	ready      bool     // the Ready condition
 	readySince sim.Time // last transition of the Ready condition
 	firstReady sim.Time // -1 until first Ready
+	envoy      int32    // its sidecar, or -1
 	probeOK    bool     // result of the last readiness probe
 	probeRun   int32    // results in a row equal to probeOK
 	created    sim.Time
@@ -145,6 +168,8 @@ type deployment struct {
 	poisson   bool
 	// What the client library does when a connection fails under a request.
 	retriesStale, abortsRun bool
+	reqBytes                int
+	http2                   bool
 	phases                  []scenario.Phase
 	runs                    int // phases × repeat
 	runStats                []runStats
@@ -165,6 +190,7 @@ type clientPod struct {
 	threads []int32 // the slot of each closed-loop thread, made on first use
 	slots   []int32 // every slot of this pod
 	aborted int64   // runs the client library aborted
+	envoy   int32   // its sidecar, or -1
 
 	// The current phase.
 	phase     int    // index into the phase list repeated; runs when all are done
@@ -200,7 +226,8 @@ type slot struct {
 	scheduled bool // an evReady is pending
 	fresh     bool // the request went on a connection opened for it
 	conn      client.ConnID
-	pod       int32 // pod dialled or connected to; -1 when none
+	connSeq   uint32 // conn's close count when taken: stale once it differs
+	pod       int32  // pod dialled or connected to; -1 when none
 	sent      sim.Time
 	deadline  sim.Time
 	timerAt   sim.Time // time of the pending timeout event; 0 = none
@@ -228,6 +255,29 @@ type job struct {
 	// closeAfter: the answer carries Connection: close (the pod is draining).
 	closeAfter bool
 	wait       int64
+	conn       client.ConnID // the connection it came on, while connSeq[conn] == seq
+	seq        uint32
+	serial     uint32 // unique among live jobs, for events that must not hit a reused one
+
+	// In a sidecar (sidecar.go): the envoy, its worker and the stage there.
+	envoy  int32
+	worker int16
+	stage  uint8
+	// attempt: this job is an outbound envoy's request to a pod on behalf of job
+	// parent, the app's request to that envoy.
+	attempt bool
+	parent  int32
+	// An outbound envoy's request: the pod it goes to, the pods tried, the pool and
+	// connection of the attempt in progress (upConn -1: none), how it failed.
+	target    int32
+	tried     [3]int32
+	tries     uint8
+	retryHeld bool
+	failure   sidecar.AttemptEnd
+	pool      int32
+	upConn    client.ConnID
+	upSeq     uint32
+	cause     int32
 }
 
 // New builds the cluster twin. The scenario must have been validated.
@@ -243,11 +293,16 @@ func New(sc *scenario.Scenario) (*Engine, error) {
 	}
 	e.live = e.waiterLive
 	e.spread = sim.Stream(spec.Seed, "endpoint-propagation")
+	e.paths = map[pathKey]*netw.Path{}
+	if needsSegments(sc) {
+		e.stack = netw.NewStack(e.k, netw.DefaultConfig(), e)
+	}
 
 	for _, kind := range []*uint8{&e.evReady, &e.evArrive, &e.evCPU, &e.evWait, &e.evResponse,
 		&e.evTimeout, &e.evRefused, &e.evReset, &e.evClosed, &e.evRedial, &e.evArrival, &e.evTick, &e.evSweep,
 		&e.evPodStart, &e.evProbe, &e.evSigterm, &e.evKill, &e.evNetGone, &e.evSlice, &e.evDeliver, &e.evSync,
-		&e.evPhaseEnd, &e.evPhaseStart, &e.evScrape, &e.evHPA} {
+		&e.evPhaseEnd, &e.evPhaseStart, &e.evScrape, &e.evHPA, &e.evFault,
+		&e.evProxyIn, &e.evProxyCPU, &e.evLocalIn, &e.evLocalOut, &e.evUpFail, &e.evProxyRetry, &e.evUnavailable} {
 		*kind = e.k.Register(e)
 	}
 
@@ -277,8 +332,9 @@ func New(sc *scenario.Scenario) (*Engine, error) {
 			return nil, err
 		}
 	}
+	e.scheduleFaults()
 	e.started = true
-	e.stats.init(e.end)
+	e.stats.init(e.end, &spec.Report, spec.Seed)
 	if e.stats.step < e.end {
 		e.k.At(e.stats.step, e.evTick, 0, 0)
 	}
@@ -301,11 +357,11 @@ func fieldError(path string, err error) error { return &FieldError{Path: path, E
 func (e *Engine) Handle(ev sim.Event) {
 	switch ev.Kind() {
 	case e.evArrive:
-		e.onArrive(ev)
+		e.arrive(ev.Obj)
 	case e.evCPU:
 		e.onCPU(ev)
 	case e.evResponse:
-		e.onResponse(ev)
+		e.respond(ev.Obj)
 	case e.evReady:
 		e.onReady(ev)
 	case e.evWait:
@@ -350,6 +406,22 @@ func (e *Engine) Handle(ev sim.Event) {
 		e.onScrape(ev)
 	case e.evHPA:
 		e.onHPA(ev)
+	case e.evFault:
+		e.onFault(ev)
+	case e.evProxyIn:
+		e.onProxyIn(ev)
+	case e.evProxyCPU:
+		e.onProxyCPU(ev)
+	case e.evLocalIn:
+		e.onLocalIn(ev)
+	case e.evLocalOut:
+		e.onLocalOut(ev)
+	case e.evUpFail:
+		e.onUpFail(ev)
+	case e.evProxyRetry:
+		e.onProxyRetry(ev)
+	case e.evUnavailable:
+		e.onUnavailable(ev)
 	}
 }
 
@@ -368,6 +440,8 @@ func (e *Engine) addService(si int32, s *scenario.Service) error {
 	if s.Pod.CPU != nil {
 		svc.limit = s.Pod.CPU.AsApproximateFloat64()
 	}
+	svc.respBytes = int(*s.Pod.ResponseBytes)
+	svc.streams = *s.Pod.MaxConcurrentStreams
 	// CFS divides a busy node by cpu.weight, which kubelet derives from the CPU
 	// request (pkg/kubelet/cm/helpers_linux.go MilliCPUToShares); with no request
 	// every pod weighs the same.
@@ -417,10 +491,15 @@ func (e *Engine) addClient(di int32, c *scenario.Client) error {
 	}
 	if p, ok := library.Lookup(c.Library); ok {
 		d.limits.OldestFirst = p.IdlePick == library.PickFIFO
-		d.retriesStale = p.RetriesStaleIdempotent
+		d.retriesStale = p.RetriesStaleIdempotent && replayable(c.Request.Method)
 		d.abortsRun = p.AbortsRun
 	}
 	d.noReuse = conn.Reuse == scenario.ReuseNone
+	d.reqBytes = int(requestBytes(c))
+	d.http2 = conn.Protocol == scenario.ProtocolHTTP2 && !d.noReuse
+	if d.http2 {
+		d.limits.Streams = e.services[d.svc].streams
+	}
 	d.perThread = conn.Reuse == scenario.ReusePerThread
 	d.poisson = c.Arrival == scenario.ArrivalPoisson
 	d.phases = c.Phases
@@ -440,8 +519,11 @@ func (e *Engine) addClient(di int32, c *scenario.Client) error {
 	for r := 0; r < c.Replicas; r++ {
 		name := fmt.Sprintf("%s-%d", c.Name, r)
 		cp := clientPod{dep: di, node: int32(e.place.place("client/"+c.Name, 0)), pool: -1,
-			name: name, rng: sim.Stream(e.sc.Spec.Seed, "client/"+name)}
+			name: name, rng: sim.Stream(e.sc.Spec.Seed, "client/"+name), envoy: -1}
 		ci := int32(len(e.cpods))
+		if c.Sidecar != nil {
+			cp.envoy = e.addEnvoy(c.Sidecar, false, ci, cp.node, d.svc, name)
+		}
 		if !d.perThread {
 			cp.pool = e.newPool(dep, ci)
 		}
@@ -452,9 +534,22 @@ func (e *Engine) addClient(di int32, c *scenario.Client) error {
 	return nil
 }
 
+// replayable tells whether a library may resend a request of this method on another
+// connection without the caller knowing. Go's rule (net/http request.go
+// isReplayable: GET, HEAD, OPTIONS, TRACE) is the strictest of the libraries with
+// RetriesStaleIdempotent, and a POST is never resent by any of them.
+func replayable(method string) bool {
+	switch method {
+	case "GET", "HEAD", "OPTIONS":
+		return true
+	}
+	return false
+}
+
 func (e *Engine) newPool(d *deployment, ci int32) int32 {
 	e.pools = append(e.pools, client.Pool{Limits: d.limits})
 	e.poolOwner = append(e.poolOwner, ci)
+	e.poolEnvoy = append(e.poolEnvoy, -1)
 	e.sweepAt = append(e.sweepAt, 0)
 	return int32(len(e.pools) - 1)
 }
@@ -515,6 +610,8 @@ type stats struct {
 	tlReq    int64
 	tlErr    errorCounts
 	timeline []point
+	buckets  buckets
+	samples  reservoir
 }
 
 // errorCounts counts failed requests by error kind (errTimeout, errRefused, ...).
@@ -546,7 +643,9 @@ type serviceSample struct {
 // maxTimelinePoints bounds the timeline so memory stays flat however long the run.
 const maxTimelinePoints = 3600
 
-func (s *stats) init(end sim.Time) {
+func (s *stats) init(end sim.Time, report *scenario.Report, seed int64) {
+	s.buckets.init(report.Histogram)
+	s.samples.init(*report.Samples, sim.Stream(seed, "samples"))
 	// 1 ns to 1 hour at 3 significant digits: about 0.3 MB, whatever the run length.
 	s.latency = hdr.New(1, int64(3600e9), 3)
 	s.interval = hdr.New(1, int64(3600e9), 2)
@@ -557,9 +656,10 @@ func (s *stats) init(end sim.Time) {
 	s.timeline = make([]point, 0, (end+s.step-1)/s.step)
 }
 
-func (s *stats) success(latency sim.Time) {
+func (s *stats) success(sent, now sim.Time) {
 	s.ok++
-	v := int64(latency)
+	s.record(sent, now, -1)
+	v := int64(now - sent)
 	if v < 1 {
 		v = 1
 	}
@@ -572,7 +672,8 @@ func (s *stats) success(latency sim.Time) {
 	s.tlReq++
 }
 
-func (s *stats) failure(kind uint8) {
+func (s *stats) failure(kind uint8, sent, now sim.Time) {
+	s.record(sent, now, int8(kind))
 	s.errors.add(kind)
 	s.tlReq++
 	s.tlErr.add(kind)

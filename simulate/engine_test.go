@@ -22,7 +22,7 @@ spec:
   cluster:
     proxyMode: %s
     nodes: %s
-    network: {latency: 100us}
+    network: {latency: 100us%s}
 %s
   services:
   - name: web
@@ -33,6 +33,7 @@ spec:
   clients:
   - name: caller
     target: web
+%s
 %s
 `
 
@@ -46,6 +47,8 @@ type opts struct {
 	client   string // indented under the client
 	cluster  string // more lines under cluster:
 	service  string // more lines under the service
+	network  string // more keys in the cluster's network mapping
+	faults   string // spec-level lines after the clients (faults:, report:)
 }
 
 func build(t testing.TB, o opts) *Engine {
@@ -62,7 +65,11 @@ func build(t testing.TB, o opts) *Engine {
 	if o.pod == "" {
 		o.pod = "      serviceTime: {distribution: exponential, mean: 1ms}"
 	}
-	src := fmt.Sprintf(base, o.duration, o.seed, o.mode, o.nodes, o.cluster, o.replicas, o.pod, o.service, o.client)
+	network := ""
+	if o.network != "" {
+		network = ", " + o.network
+	}
+	src := fmt.Sprintf(base, o.duration, o.seed, o.mode, o.nodes, network, o.cluster, o.replicas, o.pod, o.service, o.client, o.faults)
 	sc, _, diags := scenario.Load("test.yaml", []byte(src), nil)
 	if diags.HasErrors() {
 		t.Fatalf("scenario: %v\n%s", diags, src)

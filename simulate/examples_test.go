@@ -11,6 +11,13 @@ import (
 
 func runExample(t *testing.T, name string, sets ...string) *Engine {
 	t.Helper()
+	e := buildExample(t, name, sets...)
+	e.Run(nil)
+	return e
+}
+
+func buildExample(t testing.TB, name string, sets ...string) *Engine {
+	t.Helper()
 	data, err := examples.Get(name)
 	if err != nil {
 		t.Fatal(err)
@@ -23,7 +30,6 @@ func runExample(t *testing.T, name string, sets ...string) *Engine {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.Run(nil)
 	return e
 }
 
@@ -158,5 +164,45 @@ func TestHPAScaleOutWithPooledClients(t *testing.T) {
 		if got := added > 0; got != c.newGetLoad {
 			t.Errorf("%s: added pods served %d requests, want load: %v", c.name, added, c.newGetLoad)
 		}
+	}
+}
+
+// R5: which sidecar configurations time out almost everything. With a 10 ms timeout
+// at 10,000 requests a second, a client sidecar of 2 workers at 500 µs a request
+// (4,000 a second) falls behind for good: its queue grows until every request waits
+// past its timeout. Without it, or with 16 workers, requests take about a millisecond.
+// Each bound below is far from the model's value (99.99 % or 0 %), so the test checks
+// the shape, not a tuned figure.
+func TestR5SidecarTable(t *testing.T) {
+	cases := []struct {
+		name     string
+		sets     []string
+		timeouts bool // almost every request times out
+	}{
+		{"no sidecars", []string{"spec.clients[0].sidecar=null", "spec.services[0].sidecar=null"}, false},
+		{"both sides", nil, true},
+		{"client only", []string{"spec.services[0].sidecar=null"}, true},
+		{"server only", []string{"spec.clients[0].sidecar=null"}, false},
+		{"concurrency 16", []string{"spec.clients[0].sidecar.concurrency=16"}, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := runExample(t, "r5-sidecar-concurrency.yaml", append(tc.sets, "spec.duration=10s")...).Result()
+			over6 := r.Histogram[len(r.Histogram)-1].Share
+			under2 := r.Histogram[0].Share
+			if tc.timeouts {
+				if over6 < 0.99 || r.Errors.Timeout < r.Requests.Total*99/100 {
+					t.Errorf("over 6 ms %.4f, timeouts %d of %d: want almost all", over6, r.Errors.Timeout, r.Requests.Total)
+				}
+				client := r.Sidecars[len(r.Sidecars)-1]
+				if client.Direction != "outbound" || client.WorkerUtilization < 0.99 || client.CPULimit != 0 || client.CPUCores > 2.01 {
+					t.Errorf("client sidecar %+v: want its 2 workers saturated on 2 cores, no CPU limit reached", client)
+				}
+				return
+			}
+			if r.Errors.Total() != 0 || under2 < 0.9 {
+				t.Errorf("errors %+v, under 2 ms %.4f: want none and most", r.Errors, under2)
+			}
+		})
 	}
 }

@@ -44,10 +44,14 @@ func (e *Engine) createPod(si int32) int32 {
 		rng: sim.Stream(e.sc.Spec.Seed, "pod/"+name), created: now, ended: -1, firstReady: -1, sampledAt: -1,
 	}
 	p.uid = uid(&p)
+	p.envoy = -1
 	p.grp = e.nodes[n].cpu.AddGroup(id, svc.limit, svc.weight)
 	e.nodes[n].pods++
 	e.pods = append(e.pods, p)
 	svc.pods = append(svc.pods, id)
+	if svc.spec.Sidecar != nil {
+		e.pods[id].envoy = e.addEnvoy(svc.spec.Sidecar, true, id, n, si, name)
+	}
 	if !e.started {
 		e.podListening(id)
 		return id
@@ -218,13 +222,11 @@ func (e *Engine) exit(id int32) {
 	back := e.hop + e.relay
 	e.done = p.grp.Abort(now, e.done[:0])
 	for _, ji := range e.done {
-		j := &e.jobs[ji]
-		e.k.After(back, e.evClosed, j.slot, j.gen)
+		e.connFailed(ji, errClosed, back)
 		e.freeJob(ji)
 	}
 	for ji, ok := p.queue.Pop(); ok; ji, ok = p.queue.Pop() {
-		j := &e.jobs[ji]
-		e.k.After(back, e.resetEvent(), j.slot, j.gen)
+		e.connFailed(ji, errReset, back)
 		e.freeJob(ji)
 	}
 	// Requests waiting off-CPU: their pending wait events find the job dead.
@@ -232,7 +234,7 @@ func (e *Engine) exit(id int32) {
 		j := &e.jobs[ji]
 		if j.pod == id && j.state == jobWaiting {
 			j.state = jobDead
-			e.k.After(back, e.evClosed, j.slot, j.gen)
+			e.connFailed(int32(ji), errClosed, back)
 		}
 	}
 	p.busy = 0
@@ -253,6 +255,9 @@ func (e *Engine) onNetGone(ev sim.Event) {
 	p := &e.pods[id]
 	p.phase = podGone
 	p.grp.Remove()
+	if p.envoy >= 0 && e.envoys[p.envoy].grp.Running() == 0 {
+		e.envoys[p.envoy].grp.Remove()
+	}
 	e.nodes[p.node].pods--
 	e.place.remove("service/"+e.services[p.svc].name, int(p.node), e.services[p.svc].limit)
 	svc := &e.services[p.svc]

@@ -204,7 +204,7 @@ func (e *Engine) abortRun(ci int32) {
 			continue
 		}
 		if s.state == inFlight || s.state == dialing {
-			e.letGo(si)
+			e.letGo(si, false)
 		}
 		s.state = idle
 		s.scheduled = false

@@ -129,13 +129,29 @@ func (e *Engine) Result() *result.Result {
 		r.Timeline = append(r.Timeline, pt)
 	}
 	r.ScaleEvents = e.scaleEvents
+	if len(st.buckets.bounds) > 0 {
+		r.Histogram = st.buckets.result()
+	}
+	r.Samples = st.samples.result()
+	for i := range e.envoys {
+		r.Sidecars = append(r.Sidecars, e.sidecarResult(&e.envoys[i]))
+	}
+	if e.stack != nil {
+		r.TCP = e.tcpResult()
+	}
 	return r
+}
+
+// errorNames are the error kinds as the Result names them.
+var errorNames = [errKinds]string{
+	errTimeout: "timeout", errRefused: "connection_refused", errReset: "connection_reset", errClosed: "connection_closed",
+	errUnavailable: "http_503",
 }
 
 func errorsOf(c errorCounts) result.Errors {
 	return result.Errors{
 		Timeout: c[errTimeout], ConnectionRefused: c[errRefused],
-		ConnectionReset: c[errReset], ConnectionClosed: c[errClosed],
+		ConnectionReset: c[errReset], ConnectionClosed: c[errClosed], HTTP503: c[errUnavailable],
 	}
 }
 

@@ -1,11 +1,14 @@
 package simulate
 
 import (
+	"trafficlab/model/netw"
 	"trafficlab/model/node"
 	"trafficlab/sim"
 )
 
 func (e *Engine) newJob(j job) int32 {
+	e.serial++
+	j.serial = e.serial
 	if n := len(e.freeJobs); n > 0 {
 		id := e.freeJobs[n-1]
 		e.freeJobs = e.freeJobs[:n-1]
@@ -21,32 +24,49 @@ func (e *Engine) freeJob(id int32) {
 	e.freeJobs = append(e.freeJobs, id)
 }
 
-// onArrive: a request reached its pod. A worker takes it, or it queues for one.
-func (e *Engine) onArrive(ev sim.Event) {
-	j := &e.jobs[ev.Obj]
+// arrive: request ji reached its pod. A worker takes it, or it queues for one.
+func (e *Engine) arrive(ji int32) {
+	j := &e.jobs[ji]
 	p := &e.pods[j.pod]
 	switch p.phase {
 	case podRunning:
 	case podGone:
 		// No one answers; the client's timeout will.
-		e.freeJob(ev.Obj)
+		e.freeJob(ji)
 		return
 	default:
 		// A draining app closed this connection as idle (or never accepted it); an
 		// exited one has no socket at all: the kernel resets it.
-		e.k.After(e.hop+e.relay, e.resetEvent(), j.slot, j.gen)
-		e.freeJob(ev.Obj)
+		e.connFailed(ji, errReset, e.hop+e.relay)
+		e.freeJob(ji)
+		return
+	}
+	if p.envoy >= 0 {
+		e.envoyIn(ji)
 		return
 	}
 	if j.newConn {
 		p.connections++
 	}
-	if p.concurrency > 0 && p.busy >= p.concurrency {
-		j.state = jobQueued
-		p.queue.Push(ev.Obj)
+	e.appArrive(ji)
+}
+
+// appArrive: request ji reached the app: a worker takes it, or it queues for one.
+func (e *Engine) appArrive(ji int32) {
+	j := &e.jobs[ji]
+	p := &e.pods[j.pod]
+	if p.phase != podRunning {
+		// The app behind a sidecar died meanwhile; the sidecar went with the pod.
+		e.connFailed(ji, errReset, e.hop+e.relay)
+		e.freeJob(ji)
 		return
 	}
-	e.start(ev.Obj)
+	if p.concurrency > 0 && p.busy >= p.concurrency {
+		j.state = jobQueued
+		p.queue.Push(ji)
+		return
+	}
+	e.start(ji)
 }
 
 // start gives a worker to job ji: first its CPU work (plus the accept on a new
@@ -68,9 +88,14 @@ func (e *Engine) start(ji int32) {
 	e.cpuDone(ji)
 }
 
-// cpuChanged reschedules a pod's next CPU completion after its rate changed.
+// cpuChanged reschedules a pod's (or a sidecar's, with a negative ID) next CPU
+// completion after its rate changed.
 func (e *Engine) cpuChanged(g *node.Group) {
 	if at, ok := g.Next(); ok {
+		if g.ID < 0 {
+			e.k.At(at, e.evProxyCPU, -g.ID-1, g.Gen)
+			return
+		}
 		e.k.At(at, e.evCPU, g.ID, g.Gen)
 	}
 }
@@ -113,7 +138,11 @@ func (e *Engine) finish(ji int32) {
 	p.requests++
 	j.state = jobReply
 	j.closeAfter = p.phase == podDraining
-	e.k.After(e.hop+e.relay, e.evResponse, ji, 0)
+	if p.envoy >= 0 {
+		e.k.After(e.local, e.evLocalOut, ji, 0)
+	} else {
+		e.reply(ji)
+	}
 	if next, ok := p.queue.Pop(); ok {
 		e.start(next)
 		return
@@ -132,4 +161,19 @@ func (e *Engine) resetEvent() uint8 {
 		return e.evClosed
 	}
 	return e.evReset
+}
+
+// reply sends job ji's answer back on its connection. On the segment model an answer
+// to a connection the client has closed goes nowhere.
+func (e *Engine) reply(ji int32) {
+	j := &e.jobs[ji]
+	if e.stack == nil {
+		e.k.After(e.hop+e.relay, e.evResponse, ji, 0)
+		return
+	}
+	if e.connSeq[j.conn] != j.seq || e.wire[j.conn] < 0 {
+		e.freeJob(ji)
+		return
+	}
+	e.stack.Send(netw.ConnID(e.wire[j.conn]), netw.Down, e.services[e.pods[j.pod].svc].respBytes, ji)
 }

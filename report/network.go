@@ -1,0 +1,97 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"trafficlab/result"
+)
+
+// writeHistogram prints the latency buckets the way vegeta's hist reporter does
+// (tsenart/vegeta lib/reporters.go NewHistogramReporter): one row per bucket with its
+// count, share and a bar of '#'.
+func writeHistogram(b *strings.Builder, r *result.Result) {
+	if len(r.Histogram) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\n")
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "Bucket\t\t#\t%%\tHistogram\n")
+	for _, k := range r.Histogram {
+		to := "+Inf"
+		if k.ToMS != nil {
+			to = duration(*k.ToMS)
+		}
+		fmt.Fprintf(tw, "[%s,\t%s]\t%d\t%.2f%%\t%s\n", duration(k.FromMS), to, k.Count, 100*k.Share,
+			strings.Repeat("#", int(k.Share*75)))
+	}
+	tw.Flush()
+}
+
+// duration writes milliseconds as Go writes durations, as vegeta's bucket labels are.
+func duration(v float64) string {
+	return time.Duration(v * float64(time.Millisecond)).String()
+}
+
+// writeTCP summarises the segment-level TCP events and the connections that suffered
+// most: where a loss stalled a connection, and how it was repaired.
+func writeTCP(b *strings.Builder, r *result.Result) {
+	t := r.TCP
+	if t == nil {
+		return
+	}
+	fmt.Fprintf(b, "\nTCP: %d connections, %d segments, %d retransmitted (%.2f%%): %d by fast retransmit, %d tail loss probes, %d RTO timeouts, %d SYN retransmits.\n",
+		t.Connections, t.Segments, t.Retransmits, 100*ratio(t.Retransmits, t.Segments), t.FastRetransmits, t.TLPEvents, t.RTOEvents, t.SynRetransmits)
+	if len(t.WorstConnections) == 0 {
+		return
+	}
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "CLIENT\tPOD\tOPENED\tCLOSED\tRETRANSMITS\tTLP\tRTO\t\n")
+	for _, c := range t.WorstConnections {
+		closed := "open"
+		if c.ClosedS != nil {
+			closed = fmt.Sprintf("%.3fs", *c.ClosedS)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%.3fs\t%s\t%d\t%d\t%d\t\n", c.Client, c.Pod, c.OpenedS, closed, c.Retransmits, c.TLPEvents, c.RTOEvents)
+	}
+	tw.Flush()
+}
+
+func ratio(a, b int64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}
+
+// writeSidecars lists the Envoy proxies and says when one's worker threads, not its
+// CPU, are what requests wait for.
+func writeSidecars(b *strings.Builder, r *result.Result) {
+	if len(r.Sidecars) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\nSidecars\n")
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "POD\tDIRECTION\tWORKERS\tWORKERS BUSY\tCPU\tREQUESTS\tRETRIES\t503s\t\n")
+	for _, s := range r.Sidecars {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%.1f%%\t%.2f cores\t%d\t%d\t%d\t\n", s.Pod, s.Direction, s.Workers,
+			100*s.WorkerUtilization, s.CPUCores, s.Requests, s.Retries, s.HTTP503)
+	}
+	tw.Flush()
+	for _, s := range r.Sidecars {
+		if s.WorkerUtilization < 0.95 {
+			continue
+		}
+		limit := fmt.Sprintf("it has no CPU limit and uses %.2f cores", s.CPUCores)
+		switch {
+		case s.CPULimit > 0 && s.CPUUtilization >= 0.95:
+			limit = fmt.Sprintf("its CPU limit of %g cores is spent too: raise the limit with the workers", s.CPULimit)
+		case s.CPULimit > 0:
+			limit = fmt.Sprintf("%.0f%% of its CPU limit of %g cores is used", 100*s.CPUUtilization, s.CPULimit)
+		}
+		fmt.Fprintf(b, "%s\n", wrap(fmt.Sprintf("The %s sidecar of %s keeps its %d worker threads busy %.0f%% of the time: requests queue for a worker while %s. Raise its concurrency (proxy.istio.io/config: {concurrency: N}, or a higher CPU limit, from which Istio derives it).",
+			s.Direction, s.Pod, s.Workers, 100*s.WorkerUtilization, limit), 92))
+	}
+}

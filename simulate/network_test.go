@@ -1,0 +1,143 @@
+package simulate
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"testing"
+)
+
+// The segment model on a lossless, constant-latency link adds exactly the round trips
+// the fast path schedules: a link override that repeats the cluster's latency turns the
+// segment model on and must change nothing.
+func TestLosslessSegmentsMatchTheFastPath(t *testing.T) {
+	for _, reuse := range []string{"none", "shared"} {
+		t.Run(reuse, func(t *testing.T) {
+			o := opts{duration: "2s", replicas: 3,
+				pod:    "      serviceTime: {distribution: constant, value: 1ms}",
+				client: "    threads: 2\n    connections: {reuse: " + reuse + "}"}
+			fast := build(t, o)
+			o.network = "links: [{target: {service: web}, link: {latency: 100us}}]"
+			slow := build(t, o)
+			if fast.stack != nil || slow.stack == nil {
+				t.Fatalf("fast path %v, segments %v: the override should turn segments on", fast.stack == nil, slow.stack != nil)
+			}
+			fast.Run(nil)
+			slow.Run(nil)
+			a, b := fast.Result(), slow.Result()
+			if a.Requests.OK != b.Requests.OK || a.LatencyMS != b.LatencyMS {
+				t.Errorf("fast path %d requests %+v; segments %d requests %+v", a.Requests.OK, a.LatencyMS, b.Requests.OK, b.LatencyMS)
+			}
+			if b.TCP.Retransmits != 0 {
+				t.Errorf("%d retransmits on a lossless link", b.TCP.Retransmits)
+			}
+		})
+	}
+}
+
+// R4's mechanism: at 1,000 requests a second over a link with 10 ms delay and 3 %
+// loss, HTTP/2 between two Envoys puts every request on one connection, so each loss
+// stalls all streams behind it and cuts the one window they share (a single
+// connection cannot carry the load: Mathis' bound, MSS/RTT × 1.22/√p, is about 350
+// segments a second here); HTTP/1.1 keeps each loss to the request on that
+// connection. HTTP/2's p99 is worse on every seed.
+func TestHTTP2TailWorseThanHTTP1UnderLoss(t *testing.T) {
+	for seed := int64(1); seed <= 3; seed++ {
+		p99 := map[string]float64{}
+		for _, proto := range []string{"http1", "http2"} {
+			r := runExample(t, "r4-http2-vs-http1-loss.yaml", "spec.duration=20s", fmt.Sprintf("spec.seed=%d", seed),
+				"spec.clients[0].sidecar.upstreamProtocol="+proto).Result()
+			if r.TCP == nil || r.TCP.Retransmits == 0 {
+				t.Fatalf("seed %d %s: no retransmissions under 3%% loss", seed, proto)
+			}
+			p99[proto] = r.LatencyMS.P99
+		}
+		if p99["http2"] <= p99["http1"] {
+			t.Errorf("seed %d: p99 http2 %.1f ms not above http1 %.1f ms", seed, p99["http2"], p99["http1"])
+		}
+	}
+}
+
+// Without loss every configuration of R4 is within a millisecond: the sidecars add
+// their worker time and loopback hops, HTTP/2 adds nothing.
+func TestR4WithoutLossAllAlike(t *testing.T) {
+	var p99s []float64
+	for _, sets := range [][]string{
+		{"spec.clients[0].sidecar=null", "spec.services[0].sidecar=null"},
+		{"spec.services[0].sidecar=null", "spec.clients[0].sidecar.upstreamProtocol=http1"},
+		{"spec.clients[0].sidecar.upstreamProtocol=http1"},
+		nil,
+	} {
+		r := runExample(t, "r4-http2-vs-http1-loss.yaml", append(sets, "spec.duration=10s", "spec.cluster.network.links[0].link.loss=0%")...).Result()
+		p99s = append(p99s, r.LatencyMS.P99)
+	}
+	if spread := slices.Max(p99s) - slices.Min(p99s); spread > 1 {
+		t.Errorf("p99 by configuration %v ms: spread %.2f ms, want within 1 ms", p99s, spread)
+	}
+}
+
+// A loss fault only hurts while it lasts: with a new connection per request, every
+// request sent after it ends takes the lossless time, while some sent during it
+// waited for a retransmission timeout (at least 200 ms).
+func TestLossFaultWindow(t *testing.T) {
+	r := run(t, opts{duration: "30s", replicas: 2,
+		pod:    "      serviceTime: {distribution: constant, value: 1ms}",
+		client: "    rate: 200/s\n    connections: {reuse: none}",
+		faults: "  faults: [{kind: loss, start: 10s, end: 20s, target: {service: web}, direction: both, loss: \"20%\"}]\n" +
+			"  report: {samples: 100000}"})
+	if r.TCP == nil || r.TCP.Retransmits == 0 || int64(len(r.Samples)) != r.Requests.Total {
+		t.Fatalf("tcp %+v, %d samples of %d requests: want retransmissions and every request sampled", r.TCP, len(r.Samples), r.Requests.Total)
+	}
+	slowDuring := 0
+	for _, s := range r.Samples {
+		switch {
+		case s.TS < 10 || s.TS >= 20:
+			// 1.5 round trips of 0.2 ms, 1 ms of work, one trip back.
+			if math.Abs(s.LatencyMS-1.4) > 0.001 {
+				t.Fatalf("request sent at %.3fs outside the fault took %.3f ms, want 1.4", s.TS, s.LatencyMS)
+			}
+		case s.LatencyMS >= 200:
+			slowDuring++
+		}
+	}
+	if slowDuring == 0 {
+		t.Error("no request sent during a 20% loss fault waited for an RTO")
+	}
+}
+
+// A partition drops every packet: requests time out while it lasts, none after.
+func TestPartitionTimesOut(t *testing.T) {
+	r := run(t, opts{duration: "20s", replicas: 1,
+		pod:    "      serviceTime: {distribution: constant, value: 1ms}",
+		client: "    rate: 100/s\n    timeout: 1s\n    connections: {reuse: none}",
+		faults: "  faults: [{kind: partition, start: 5s, end: 10s, target: {service: web}, direction: both}]"})
+	// Requests sent in [5 s, 10 s) never arrive; the ones sent in the last second before
+	// the end also cannot finish their handshake before it (1 s timeout).
+	if r.Errors.Timeout < 450 || r.Errors.Timeout > 600 {
+		t.Errorf("%d timeouts, want about 500 (5 s of 100/s)", r.Errors.Timeout)
+	}
+	for _, p := range r.Timeline {
+		if p.TS >= 12 && p.Errors > 0 {
+			t.Errorf("t=%gs: %d errors after the partition healed", p.TS, p.Errors)
+		}
+	}
+}
+
+// pod-kill deletes the pod at once, without preStop or SIGTERM, and the ReplicaSet
+// replaces it.
+func TestPodKillFault(t *testing.T) {
+	r := run(t, opts{duration: "10s", replicas: 2,
+		pod:    "      serviceTime: {distribution: constant, value: 1ms}",
+		client: "    threads: 2\n    connections: {reuse: none}",
+		faults: "  faults: [{kind: pod-kill, start: 3s, target: {pod: web-0}}]"})
+	names := map[string]bool{}
+	for _, p := range r.Pods {
+		names[p.Name] = true
+		if p.Name == "web-0" && (p.EndS == nil || math.Abs(*p.EndS-3) > 1e-9) {
+			t.Errorf("web-0 ended at %v, want 3 s", deref(p.EndS))
+		}
+	}
+	if !names["web-2"] {
+		t.Errorf("pods %v: no replacement web-2", names)
+	}
+}
