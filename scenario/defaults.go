@@ -104,6 +104,9 @@ func setDefaults(s *Scenario) {
 	if len(c.Nodes) == 0 {
 		c.Nodes = []NodePool{{Name: defaultPoolName, Count: defaultPoolCount}}
 	}
+	if c.Network.CongestionControl == "" {
+		c.Network.CongestionControl = CongestionCubic
+	}
 	if c.Network.LocalLatency == nil {
 		c.Network.LocalLatency = &metav1.Duration{Duration: defaultLocalLatency}
 	}

@@ -677,7 +677,7 @@ func TestLoadFull(t *testing.T) {
 			Cluster: Cluster{
 				ProxyMode: ProxyIptables,
 				Nodes:     []NodePool{{Name: "worker", Count: 3, CPU: q("2")}, {Name: "big", Count: 1}},
-				Network:   Network{Latency: ms(0.1), LocalLatency: ptr(ms(0.01))},
+				Network:   Network{Latency: ms(0.1), LocalLatency: ptr(ms(0.01)), CongestionControl: CongestionCubic},
 				// Defaults.
 				EndpointPropagation: EndpointPropagation{Latency: ptr(ms(200)), Jitter: ptr(ms(300))},
 				MinSyncPeriod:       ptr(ms(1000)),

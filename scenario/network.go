@@ -19,6 +19,12 @@ type Bandwidth struct {
 	BitsPerSecond float64
 }
 
+// TCP congestion control algorithms.
+const (
+	CongestionCubic = "cubic"
+	CongestionReno  = "reno"
+)
+
 // Jitter distributions of a link, as tc netem names them.
 const (
 	JitterUniform = "uniform"

@@ -119,6 +119,8 @@ func TestLoadNetworkErrors(t *testing.T) {
 		// The cluster's network.
 		{"jitter distribution without jitter", network("jitterDistribution: normal"),
 			`f.yaml:10:27: spec.cluster.network.jitterDistribution: applies only with jitter (in the same link); set jitter or leave jitterDistribution out`},
+		{"unknown congestion control", network("congestionControl: bbr"),
+			`f.yaml:10:26: spec.cluster.network.congestionControl: unknown congestion control "bbr"; valid: cubic, reno`},
 		{"unknown jitter distribution", network("jitter: 1ms", "jitterDistribution: pareto"),
 			`f.yaml:11:27: spec.cluster.network.jitterDistribution: unknown jitter distribution "pareto"; valid: uniform, normal`},
 		{"correlation without loss", network("correlation: 25%"),
@@ -476,6 +478,7 @@ spec:
       latency: 100us
       jitter: 20us
       jitterDistribution: normal
+      congestionControl: reno
       bandwidth: 10gbit
       loss: 0.1%
       correlation: 25%
@@ -537,6 +540,7 @@ func TestLoadEveryNewKey(t *testing.T) {
 	wantNet := Network{
 		Latency: *us(100), LocalLatency: us(20),
 		Jitter: us(20), JitterDistribution: JitterNormal, Bandwidth: bw(10e9), Loss: pct(0.001), Correlation: pct(0.25),
+		CongestionControl: CongestionReno,
 		Links: []LinkOverride{
 			{Target: Selector{Node: "worker-1"}, Peer: &Selector{Service: "db"}, Direction: DirectionTo,
 				Link: Link{Latency: ms(2), Jitter: us(500), JitterDistribution: JitterUniform, Bandwidth: bw(800e6), Loss: pct(0.01), Correlation: pct(0.5)}},

@@ -118,6 +118,9 @@ type Network struct {
 	Correlation        *Percent         `yaml:"correlation"`
 	// Links override the network between some pods and others.
 	Links []LinkOverride `yaml:"links"`
+	// CongestionControl is the pods' net.ipv4.tcp_congestion_control: cubic (the
+	// Linux default) or reno. It matters where TCP runs segment by segment.
+	CongestionControl string `yaml:"congestionControl"`
 }
 
 // Service is a ClusterIP Service and the Deployment behind it.

@@ -301,6 +301,7 @@ func firstName(names []string, def string) string {
 func (v *validator) network(n *Network, w *world) {
 	const path = "spec.cluster.network"
 	v.linkModifiers(path, n.Jitter != nil, n.JitterDistribution, n.Loss != nil, n.Correlation != nil)
+	v.oneOf(path+".congestionControl", "congestion control", n.CongestionControl, []string{CongestionCubic, CongestionReno})
 	for i := range n.Links {
 		o := &n.Links[i]
 		at := fmt.Sprintf("%s.links[%d]", path, i)

@@ -295,7 +295,9 @@ func New(sc *scenario.Scenario) (*Engine, error) {
 	e.spread = sim.Stream(spec.Seed, "endpoint-propagation")
 	e.paths = map[pathKey]*netw.Path{}
 	if needsSegments(sc) {
-		e.stack = netw.NewStack(e.k, netw.DefaultConfig(), e)
+		cfg := netw.DefaultConfig()
+		cfg.Reno = spec.Cluster.Network.CongestionControl == scenario.CongestionReno
+		e.stack = netw.NewStack(e.k, cfg, e)
 	}
 
 	for _, kind := range []*uint8{&e.evReady, &e.evArrive, &e.evCPU, &e.evWait, &e.evResponse,
