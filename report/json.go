@@ -17,20 +17,26 @@ func JSON(w io.Writer, r *result.Result) error {
 	return enc.Encode(r)
 }
 
-// TimelineCSV writes one row per timeline interval: t_s, requests, errors, p99_ms and
-// the replicas of each service.
+// TimelineCSV writes one row per timeline interval: t_s, requests, errors, p99_ms, the
+// errors by kind, and per service its replicas, the Deployment's desired replicas and
+// its ready endpoints.
 func TimelineCSV(w io.Writer, r *result.Result) error {
 	svcs := services(r)
-	head := []string{"t_s", "requests", "errors", "p99_ms"}
+	head := []string{"t_s", "requests", "errors", "p99_ms", "timeout", "connection_refused", "connection_reset", "connection_closed", "http_503"}
 	for _, s := range svcs {
-		head = append(head, "replicas_"+s)
+		head = append(head, "replicas_"+s, "desired_replicas_"+s, "ready_endpoints_"+s)
 	}
 	b := &strings.Builder{}
 	b.WriteString(strings.Join(head, ",") + "\n")
 	for _, p := range r.Timeline {
-		fmt.Fprintf(b, "%g,%d,%d,%g", p.TS, p.Requests, p.Errors, p.P99MS)
+		var k result.Errors
+		if p.ErrorsByKind != nil {
+			k = *p.ErrorsByKind
+		}
+		fmt.Fprintf(b, "%g,%d,%d,%g,%d,%d,%d,%d,%d", p.TS, p.Requests, p.Errors, p.P99MS,
+			k.Timeout, k.ConnectionRefused, k.ConnectionReset, k.ConnectionClosed, k.HTTP503)
 		for _, s := range svcs {
-			fmt.Fprintf(b, ",%d", p.Replicas[s])
+			fmt.Fprintf(b, ",%d,%d,%d", p.Replicas[s], p.DesiredReplicas[s], p.ReadyEndpoints[s])
 		}
 		b.WriteByte('\n')
 	}
