@@ -257,7 +257,29 @@ const (
 	errClosed      // EOF before any answer: the server closed the connection
 	errUnavailable // a 503 from a sidecar: no upstream, overflow, or retries spent
 	errKinds
+	// errRefusedStream is not an error the client sees: an HTTP/2 stream the server
+	// refused after GOAWAY, which the client resends.
+	errRefusedStream = errKinds
 )
+
+// onRefusedStream: slot si's HTTP/2 stream was refused by a server that sent GOAWAY.
+// The connection takes no new streams; the request goes again on another, unseen by
+// the caller (Go's http2 transport shouldRetryRequest, .NET's SocketsHttpHandler).
+func (e *Engine) onRefusedStream(ev sim.Event) {
+	si := ev.Obj
+	s := &e.slots[si]
+	if s.gen != ev.Gen || s.state != inFlight {
+		return
+	}
+	d := &e.deps[e.cpods[s.cpod].dep]
+	if e.connSeq[s.conn] == s.connSeq {
+		e.pools[s.pool].Retire(&e.conns, s.conn)
+		e.endStream(d, s.pool, s.conn)
+	}
+	s.state = idle
+	e.stats.retries++
+	e.acquire(si)
+}
 
 // connError: a connection attempt failed (a refusal, or a reset when a userspace
 // proxy had accepted it first), or the connection under a request was reset or

@@ -80,7 +80,7 @@ type Engine struct {
 	evReady, evArrive, evCPU, evWait, evResponse, evTimeout, evRefused, evReset, evClosed, evRedial, evArrival, evTick, evSweep,
 	evPodStart, evProbe, evSigterm, evKill, evNetGone, evSlice, evDeliver, evSync,
 	evPhaseEnd, evPhaseStart, evScrape, evHPA, evFault,
-	evProxyIn, evProxyCPU, evLocalIn, evLocalOut, evUpFail, evProxyRetry, evUnavailable uint8
+	evProxyIn, evProxyCPU, evLocalIn, evLocalOut, evUpFail, evProxyRetry, evUnavailable, evRefusedStream uint8
 }
 
 type nodeState struct {
@@ -304,7 +304,7 @@ func New(sc *scenario.Scenario) (*Engine, error) {
 		&e.evTimeout, &e.evRefused, &e.evReset, &e.evClosed, &e.evRedial, &e.evArrival, &e.evTick, &e.evSweep,
 		&e.evPodStart, &e.evProbe, &e.evSigterm, &e.evKill, &e.evNetGone, &e.evSlice, &e.evDeliver, &e.evSync,
 		&e.evPhaseEnd, &e.evPhaseStart, &e.evScrape, &e.evHPA, &e.evFault,
-		&e.evProxyIn, &e.evProxyCPU, &e.evLocalIn, &e.evLocalOut, &e.evUpFail, &e.evProxyRetry, &e.evUnavailable} {
+		&e.evProxyIn, &e.evProxyCPU, &e.evLocalIn, &e.evLocalOut, &e.evUpFail, &e.evProxyRetry, &e.evUnavailable, &e.evRefusedStream} {
 		*kind = e.k.Register(e)
 	}
 
@@ -424,6 +424,8 @@ func (e *Engine) Handle(ev sim.Event) {
 		e.onProxyRetry(ev)
 	case e.evUnavailable:
 		e.onUnavailable(ev)
+	case e.evRefusedStream:
+		e.onRefusedStream(ev)
 	}
 }
 

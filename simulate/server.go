@@ -34,6 +34,16 @@ func (e *Engine) arrive(ji int32) {
 		// No one answers; the client's timeout will.
 		e.freeJob(ji)
 		return
+	case podDraining:
+		if e.multiplexed(j.conn, j.seq) {
+			// HTTP/2: the draining server sent GOAWAY; a stream it did not process
+			// is refused, and the client retries it on a new connection (RFC 9113
+			// section 8.7: a refused request "can be retried").
+			e.connFailed(ji, errRefusedStream, e.hop+e.relay)
+			e.freeJob(ji)
+			return
+		}
+		fallthrough
 	default:
 		// A draining app closed this connection as idle (or never accepted it); an
 		// exited one has no socket at all: the kernel resets it.

@@ -601,13 +601,24 @@ func (e *Engine) connFailed(ji int32, kind uint8, delay sim.Time) {
 			ev = e.evClosed
 		case errRefused:
 			ev = e.evRefused
+		case errRefusedStream:
+			ev = e.evRefusedStream
 		}
 		e.k.After(delay, ev, j.slot, j.gen)
 		return
 	}
 	d := &e.jobs[j.parent]
 	d.failure = sidecar.Reset
+	if kind == errRefusedStream {
+		d.failure = sidecar.RefusedStream
+	}
 	e.k.After(delay, e.evUpFail, j.parent, d.serial)
+}
+
+// multiplexed tells whether connection id, as a job saw it (seq), is still open and
+// carries HTTP/2.
+func (e *Engine) multiplexed(id client.ConnID, seq uint32) bool {
+	return e.connSeq[id] == seq && e.conns.Get(id).Open && e.pools[e.conns.Get(id).Pool].Streams > 0
 }
 
 // programmedView is programmed without the copy, for reading at once.
