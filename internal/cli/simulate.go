@@ -51,16 +51,21 @@ func newSimulate(stdout, stderr io.Writer) *cobra.Command {
 		Short: "Run a scenario as a deterministic discrete-event simulation",
 		Long: `simulate runs a scenario on a simulated cluster: pods on nodes, kube-proxy choosing a
 pod for each new connection, clients pooling connections the way their HTTP library
-does. It needs no cluster and no root, and the same scenario and seed always give the
-same result, byte for byte.
+does, pods starting and terminating, the HPA deciding. Lossy or slow links (cluster
+network, link overrides, timed faults) run TCP segment by segment as Linux does, and
+Envoy sidecars balance per request on their worker threads. It needs no cluster and no
+root, and the same scenario and seed always give the same result, byte for byte.
 
 Without FILE it runs the built-in example (` + "`trafficlab examples`" + ` lists them all).
-The text report ends with an explanation when the load is spread unevenly.`,
+The text report ends with an explanation when the load is spread unevenly or a
+sidecar's workers are the bottleneck; spec.report.histogram adds vegeta-style buckets.`,
 		Example: `  trafficlab simulate
   trafficlab simulate examples/r1-curl-loop.yaml
   trafficlab simulate scenario.yaml --set spec.services[0].replicas=8 --set spec.cluster.proxyMode=ipvs
   trafficlab simulate scenario.yaml --seed 7 --duration 5m -o json > result.json
-  trafficlab simulate scenario.yaml --timeline timeline.csv`,
+  trafficlab simulate scenario.yaml --timeline timeline.csv
+  trafficlab simulate examples/r4-http2-vs-http1-loss.yaml --set spec.cluster.network.links[0].link.loss=1%
+  trafficlab simulate examples/r5-sidecar-concurrency.yaml --set spec.clients[0].sidecar.concurrency=16`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if f.output != "text" && f.output != "json" {
