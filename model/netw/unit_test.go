@@ -152,3 +152,40 @@ func TestSynAckTimer(t *testing.T) {
 	b.k.Run(dur(5 * time.Second))
 	b.mustAt(t, Up, 1, L+dur(time.Second)+2*L)
 }
+
+// bictcp_update as Linux has it: while cwnd is unchanged, cnt is recomputed only after
+// HZ/32, even when the Reno estimate (one segment per 8(1+β)/3(1-β) = 15/8·cwnd ACKs)
+// has already overtaken cwnd; the ACKs still count towards that estimate, and when cnt
+// is recomputed it follows the estimate (cnt = cwnd/(tcp_cwnd-cwnd)). Then
+// tcp_cong_avoid_ai turns the credit gathered at the large cnt into one segment only.
+func TestCubicUpdateHoldsForHZ32(t *testing.T) {
+	const ms = sim.Time(time.Millisecond)
+	T0 := 1000 * ms
+	// Epoch starts at cwnd = Wmax = 8: K = 0 and C·t³ < 1 segment for t < 1.3 s, so the
+	// cubic target is cwnd itself and cnt = 100·cwnd.
+	ca := cubic{lastMaxCwnd: 8, delayMin: 10 * ms}
+	ca.update(T0, 8, 1)
+	if !ca.epoch || ca.cnt != 800 || ca.tcpCwnd != 8 || ca.ackCnt != 1 {
+		t.Fatalf("epoch start: %+v", ca)
+	}
+	for i := sim.Time(1); i <= 31; i++ { // one ACK a millisecond
+		ca.update(T0+i*ms, 8, 1)
+		if ca.cnt != 800 {
+			t.Fatalf("cnt %d after %v, want 800 until HZ/32 has passed", ca.cnt, i*ms)
+		}
+	}
+	if ca.tcpCwnd != 8 || ca.ackCnt != 32 {
+		t.Fatalf("Reno estimate updated inside HZ/32: %+v", ca)
+	}
+	// 33 ACKs at 15 per segment: the estimate is 10, so cnt = 8/(10-8) = 4.
+	ca.update(T0+32*ms, 8, 1)
+	if ca.tcpCwnd != 10 || ca.ackCnt != 3 || ca.cnt != 4 {
+		t.Fatalf("after HZ/32: tcp_cwnd %d ack_cnt %d cnt %d, want 10 3 4", ca.tcpCwnd, ca.ackCnt, ca.cnt)
+	}
+	// The 32 ACKs credited at w = 800 yield one segment, not 32/4 = 8.
+	h := half{cwnd: 8, cwndCnt: 32}
+	h.congAvoidAI(4, 1)
+	if h.cwnd != 9 || h.cwndCnt != 1 {
+		t.Fatalf("tcp_cong_avoid_ai: cwnd %d cnt %d, want 9 1", h.cwnd, h.cwndCnt)
+	}
+}
