@@ -38,8 +38,8 @@ func TestLosslessSegmentsMatchTheFastPath(t *testing.T) {
 // R4's mechanism: at 1,000 requests a second over a link with 10 ms delay and 3 %
 // loss, HTTP/2 between two Envoys puts every request on one connection, so each loss
 // stalls all streams behind it and cuts the one window they share (a single
-// connection cannot carry the load: Mathis' bound, MSS/RTT × 1.22/√p, is about 350
-// segments a second here); HTTP/1.1 keeps each loss to the request on that
+// connection cannot carry the load: Mathis' bound, MSS/RTT × 1.22/√p, is about 690
+// segments a second here for Reno, less for CUBIC); HTTP/1.1 keeps each loss to the request on that
 // connection. HTTP/2's p99 is worse on every seed.
 func TestHTTP2TailWorseThanHTTP1UnderLoss(t *testing.T) {
 	for seed := int64(1); seed <= 3; seed++ {
