@@ -318,6 +318,9 @@ func (e *Engine) letGo(si int32, cancel bool) {
 	s := &e.slots[si]
 	d := &e.deps[e.cpods[s.cpod].dep]
 	p := &e.pools[s.pool]
+	if s.state == inFlight && e.conns.Get(s.conn).Pod < 0 {
+		e.abandon(s.job, s.jobSerial)
+	}
 	switch {
 	case s.state != inFlight:
 		p.Drop() // a dial that failed or was given up
@@ -364,7 +367,8 @@ func (e *Engine) send(si int32, id client.ConnID, newConn bool) {
 	if c.Pod < 0 {
 		// To the client pod's sidecar, over loopback.
 		jb := &e.jobs[j]
-		jb.envoy, jb.worker, jb.stage = e.cpods[s.cpod].envoy, e.connWorker[id], stageIn
+		jb.envoy, jb.worker, jb.stage, jb.upConn = e.cpods[s.cpod].envoy, e.connWorker[id], stageIn, -1
+		s.job, s.jobSerial = j, jb.serial
 		e.k.After(e.loopback(newConn), e.evProxyIn, j, 0)
 		return
 	}

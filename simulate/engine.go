@@ -3,6 +3,7 @@
 package simulate
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -69,6 +70,7 @@ type Engine struct {
 	connSeq  []uint32         // per connection slot: bumped when it closes
 	wireConn []client.ConnID  // per netw connection: the connection over it
 	wires    int64            // TCP connections opened
+	lost     []int32          // scratch: jobs a closed connection did not deliver
 	worst    []result.TCPConn // the connections with the most retransmissions
 
 	envoys     []envoy
@@ -227,7 +229,10 @@ type slot struct {
 	fresh     bool // the request went on a connection opened for it
 	conn      client.ConnID
 	connSeq   uint32 // conn's close count when taken: stale once it differs
-	pod       int32  // pod dialled or connected to; -1 when none
+	// job is the request's job at the client pod's sidecar, while serial matches.
+	job       int32
+	jobSerial uint32
+	pod       int32 // pod dialled or connected to; -1 when none
 	sent      sim.Time
 	deadline  sim.Time
 	timerAt   sim.Time // time of the pending timeout event; 0 = none
@@ -273,6 +278,8 @@ type job struct {
 	tried     [3]int32
 	tries     uint8
 	retryHeld bool
+	failing   bool // an evUpFail is on its way for the attempt in progress
+	waiting   bool // queued in a pool for a connection
 	failure   sidecar.AttemptEnd
 	pool      int32
 	upConn    client.ConnID
@@ -429,7 +436,18 @@ func (e *Engine) Handle(ev sim.Event) {
 	}
 }
 
+// checkSidecar refuses what the sidecar model does not simulate yet.
+func checkSidecar(path string, s *scenario.Sidecar) error {
+	if s != nil && s.Retries.PerTryTimeout != nil {
+		return fieldError(path+".retries.perTryTimeout", errors.New("per-try timeouts are not simulated yet; leave perTryTimeout out"))
+	}
+	return nil
+}
+
 func (e *Engine) addService(si int32, s *scenario.Service) error {
+	if err := checkSidecar(fmt.Sprintf("spec.services[%d].sidecar", si), s.Sidecar); err != nil {
+		return err
+	}
 	svc := service{name: s.Name, spec: s, replicas: s.Replicas}
 	var err error
 	if svc.work, err = dist.New(&s.Pod.ServiceTime); err != nil {
@@ -473,6 +491,9 @@ func (e *Engine) serviceIndex(name string) int32 {
 }
 
 func (e *Engine) addClient(di int32, c *scenario.Client) error {
+	if err := checkSidecar(fmt.Sprintf("spec.clients[%d].sidecar", di), c.Sidecar); err != nil {
+		return err
+	}
 	d := deployment{spec: c, svc: e.serviceIndex(c.Target)}
 	if d.svc < 0 {
 		return fieldError(fmt.Sprintf("spec.clients[%d].target", di), fmt.Errorf("no service %q", c.Target))

@@ -238,6 +238,7 @@ func (e *Engine) exit(id int32) {
 		}
 	}
 	p.busy = 0
+	e.stopEnvoy(id, back)
 	if p.ready {
 		e.setReady(id, false)
 	}
@@ -255,9 +256,10 @@ func (e *Engine) onNetGone(ev sim.Event) {
 	p := &e.pods[id]
 	p.phase = podGone
 	p.grp.Remove()
-	if p.envoy >= 0 && e.envoys[p.envoy].grp.Running() == 0 {
-		e.envoys[p.envoy].grp.Remove()
+	if p.envoy >= 0 {
+		e.envoys[p.envoy].grp.Remove() // stopEnvoy emptied it at the exit
 	}
+	e.forgetHost(id)
 	e.nodes[p.node].pods--
 	e.place.remove("service/"+e.services[p.svc].name, int(p.node), e.services[p.svc].limit)
 	svc := &e.services[p.svc]

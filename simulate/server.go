@@ -3,6 +3,7 @@ package simulate
 import (
 	"trafficlab/model/netw"
 	"trafficlab/model/node"
+	"trafficlab/model/sidecar"
 	"trafficlab/sim"
 )
 
@@ -20,7 +21,12 @@ func (e *Engine) newJob(j job) int32 {
 }
 
 func (e *Engine) freeJob(id int32) {
-	e.jobs[id].state = jobFree
+	j := &e.jobs[id]
+	if j.retryHeld {
+		e.envoys[j.envoy].breaker.Release(sidecar.Retries)
+		j.retryHeld = false
+	}
+	j.state = jobFree
 	e.freeJobs = append(e.freeJobs, id)
 }
 
@@ -182,6 +188,9 @@ func (e *Engine) reply(ji int32) {
 		return
 	}
 	if e.connSeq[j.conn] != j.seq || e.wire[j.conn] < 0 {
+		// The connection closed while the app worked: on HTTP/2 another stream's
+		// failure may have taken it down under this one.
+		e.connFailed(ji, errReset, e.hop+e.relay)
 		e.freeJob(ji)
 		return
 	}

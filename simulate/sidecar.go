@@ -2,6 +2,7 @@ package simulate
 
 import (
 	"math/rand/v2"
+	"slices"
 
 	"trafficlab/model/client"
 	"trafficlab/model/netw"
@@ -246,9 +247,41 @@ func (e *Engine) envoyIn(ji int32) {
 // onLocalIn: the request crossed loopback from the sidecar to the app.
 func (e *Engine) onLocalIn(ev sim.Event) { e.appArrive(ev.Obj) }
 
+// stopEnvoy ends pod id's inbound sidecar with the pod: the kernel closes the
+// connections its requests came on (now + back for the client to hear).
+func (e *Engine) stopEnvoy(id int32, back sim.Time) {
+	p := &e.pods[id]
+	if p.envoy < 0 {
+		return
+	}
+	x := &e.envoys[p.envoy]
+	now := e.k.Now()
+	e.doneProxy = x.grp.Abort(now, e.doneProxy[:0])
+	for _, ji := range e.doneProxy {
+		e.connFailed(ji, errClosed, back)
+		e.freeJob(ji)
+	}
+	for w := range x.workers {
+		wk := &x.workers[w]
+		if wk.busy {
+			wk.busy = false
+			wk.busyNs += now - wk.since
+		}
+		for ji, ok := wk.queue.Pop(); ok; ji, ok = wk.queue.Pop() {
+			e.connFailed(ji, errClosed, back)
+			e.freeJob(ji)
+		}
+	}
+}
+
 // onLocalOut: the app's answer crossed loopback back to its sidecar.
 func (e *Engine) onLocalOut(ev sim.Event) {
 	j := &e.jobs[ev.Obj]
+	if e.pods[j.pod].phase >= podExited {
+		e.connFailed(ev.Obj, errClosed, e.hop+e.relay)
+		e.freeJob(ev.Obj)
+		return
+	}
 	x := &e.envoys[j.envoy]
 	x.workers[j.worker].appIdle++
 	j.stage = stageOut
@@ -256,6 +289,41 @@ func (e *Engine) onLocalOut(ev sim.Event) {
 }
 
 // Outbound.
+
+// forgetHost closes the outbound envoys' idle connections to a pod whose IP is gone
+// (their FIN or reset came long ago) and drops the pools left empty, so that neither
+// the pools nor the Connections circuit breaker keep counting them.
+func (e *Engine) forgetHost(pod int32) {
+	for ei := range e.envoys {
+		x := &e.envoys[ei]
+		if x.inbound {
+			continue
+		}
+		for w := range x.workers {
+			pi, ok := x.workers[w].pools[pod]
+			if !ok {
+				continue
+			}
+			p := &e.pools[pi]
+			for {
+				id, ok, _ := p.TakeIdle(e.k.Now(), &e.conns, nil)
+				if !ok {
+					break
+				}
+				p.Drop()
+				e.closeUp(id)
+			}
+			for _, id := range slices.Clone(p.Muxed()) {
+				if p.Retire(&e.conns, id) {
+					e.closeUp(id)
+				}
+			}
+			if p.Open() == 0 && !p.HasWaiters() {
+				delete(x.workers[w].pools, pod)
+			}
+		}
+	}
+}
 
 // dialEnvoy connects slot si's app to its pod's sidecar over loopback; the connection
 // stays on one worker.
@@ -285,7 +353,7 @@ func (e *Engine) route(di int32) {
 		e.freeJob(di)
 		return
 	}
-	d.upConn = -1
+	d.upConn, d.failing = -1, false
 	x.hosts = x.hosts[:0]
 	for _, pod := range e.programmedView(x.node, x.svc) {
 		x.hosts = append(x.hosts, sidecar.Host{ID: pod, Active: x.active[pod]})
@@ -330,13 +398,34 @@ func (e *Engine) upAcquire(di, pi int32) {
 	now := e.k.Now()
 	d.pool = pi
 	if x.http2 {
+		// GOAWAY heard: the connection takes no new streams.
+		for i := 0; i < len(p.Muxed()); i++ {
+			if id := p.Muxed()[i]; e.serverClosed(id) {
+				if p.Retire(&e.conns, id) {
+					e.closeUp(id)
+				}
+				i--
+			}
+		}
 		if id, ok, _ := p.TakeStream(now, &e.conns, nil); ok {
 			e.upSend(di, id, false)
 			return
 		}
-	} else if id, ok, _ := p.TakeIdle(now, &e.conns, nil); ok {
-		e.upSend(di, id, false)
-		return
+	} else {
+		for {
+			id, ok, _ := p.TakeIdle(now, &e.conns, nil)
+			if !ok {
+				break
+			}
+			if e.serverClosed(id) {
+				// Envoy has read the server's FIN and closed its side.
+				p.Drop()
+				e.closeUp(id)
+				continue
+			}
+			e.upSend(di, id, false)
+			return
+		}
 	}
 	// Envoy opens a connection past max_connections only when the pool has none
 	// (conn_pool_base.cc tryCreateNewConnection).
@@ -351,6 +440,7 @@ func (e *Engine) upAcquire(di, pi int32) {
 			e.unavailable(di, -1)
 			return
 		}
+		d.waiting = true
 		p.Wait(client.Waiter{Slot: di, Gen: d.serial})
 		return
 	}
@@ -367,14 +457,12 @@ func (e *Engine) upDial(di, pi int32) {
 	case podRunning:
 	case podDraining, podExited:
 		// Refused: Envoy's connect-failure, one round trip later.
-		e.k.After(2*e.hop, e.evUpFail, di, d.serial)
-		d.failure = sidecar.ConnectFailure
+		e.failAttempt(di, sidecar.ConnectFailure, 2*e.hop)
 		return
 	default:
 		// No answer: Envoy gives up at the cluster's connect timeout (Istio's mesh
 		// connectTimeout, 10 s), unless the app's own timeout comes first.
-		e.k.After(istioConnectTimeout, e.evUpFail, di, d.serial)
-		d.failure = sidecar.ConnectFailure
+		e.failAttempt(di, sidecar.ConnectFailure, istioConnectTimeout)
 		return
 	}
 	id := e.conns.New(d.target, pi, e.k.Now())
@@ -403,7 +491,7 @@ func (e *Engine) upSend(di int32, id client.ConnID, newConn bool) {
 		}
 		dep.reached[c.Pod] = true
 	}
-	ui := e.newJob(job{slot: -1, attempt: true, parent: di, pod: c.Pod, state: jobWire, newConn: newConn, conn: id, seq: e.connSeq[id], envoy: -1})
+	ui := e.newJob(job{slot: -1, gen: d.serial, attempt: true, parent: di, pod: c.Pod, state: jobWire, newConn: newConn, conn: id, seq: e.connSeq[id], envoy: -1})
 	if w := e.wire[id]; w >= 0 {
 		e.stack.Send(netw.ConnID(w), netw.Up, e.deps[e.cpods[x.owner].dep].reqBytes, ui)
 		return
@@ -422,10 +510,10 @@ func (e *Engine) upDone(ui int32) {
 	e.freeJob(ui)
 	di := u.parent
 	d := &e.jobs[di]
-	live := e.downstreamLive(di)
-	if d.upConn != u.conn || d.upSeq != u.seq {
+	if d.serial != u.gen || d.upConn != u.conn || d.upSeq != u.seq || d.failing {
 		return // the attempt was given up meanwhile
 	}
+	live := e.downstreamLive(di)
 	// An HTTP/1.1 request whose client went away was reset upstream: Envoy closes that
 	// connection rather than reuse it mid-answer.
 	e.upRelease(d.pool, u.conn, u.closeAfter || !live)
@@ -483,13 +571,23 @@ func (e *Engine) upRelease(pi int32, id client.ConnID, close bool) {
 func (e *Engine) upWake(pi int32) {
 	p := &e.pools[pi]
 	x := &e.envoys[e.poolEnvoy[pi]]
-	if !p.HasWaiters() || (!x.breaker.TryAcquire(sidecar.Connections) && p.Open() > 0) {
+	if !p.HasWaiters() {
+		return
+	}
+	counted := x.breaker.TryAcquire(sidecar.Connections)
+	if !counted && p.Open() > 0 {
 		return
 	}
 	w, ok := p.NextWaiter(e.upLive)
 	if !ok {
-		x.breaker.Release(sidecar.Connections)
+		if counted {
+			x.breaker.Release(sidecar.Connections)
+		}
 		return
+	}
+	if !counted {
+		// A pool with no connection opens one past max_connections, as upAcquire.
+		x.breaker.Acquire(sidecar.Connections)
 	}
 	x.breaker.Release(sidecar.PendingRequests)
 	p.Opening()
@@ -497,16 +595,48 @@ func (e *Engine) upWake(pi int32) {
 }
 
 // upLive tells whether a pending request still wants a connection; one that does not
-// leaves the queue, and its pending count with it.
+// leaves the queue, and releases what it held.
 func (e *Engine) upLive(w client.Waiter) bool {
 	d := &e.jobs[w.Slot]
-	if d.serial == w.Gen && e.downstreamLive(w.Slot) {
+	if d.serial != w.Gen || !d.waiting {
+		return false // abandoned meanwhile
+	}
+	d.waiting = false
+	if e.downstreamLive(w.Slot) {
 		return true
 	}
-	if d.serial == w.Gen {
-		e.envoys[d.envoy].breaker.Release(sidecar.PendingRequests)
-	}
+	e.envoys[d.envoy].breaker.Release(sidecar.PendingRequests)
+	e.upEnd(w.Slot, d.pool)
+	e.freeJob(w.Slot)
 	return false
+}
+
+// abandon: the app gave up on outbound job di (serial) and reset or closed its
+// connection to the sidecar. Envoy's router cancels the upstream request at once
+// (router.cc onDownstreamReset → resetAll): a pending request leaves the queue, an
+// HTTP/1.1 attempt closes its connection, an HTTP/2 one resets its stream. A job
+// elsewhere (a worker's queue, loopback, a retry's backoff) is dropped where it
+// next surfaces.
+func (e *Engine) abandon(di int32, serial uint32) {
+	d := &e.jobs[di]
+	if d.serial != serial || d.state == jobFree || d.envoy < 0 || d.failing {
+		return
+	}
+	x := &e.envoys[d.envoy]
+	switch {
+	case d.waiting:
+		d.waiting = false
+		x.breaker.Release(sidecar.PendingRequests)
+	case d.upConn >= 0:
+		d.failing = true // what the closing connection loses must not fail it again
+		if e.connSeq[d.upConn] == d.upSeq {
+			e.upRelease(d.pool, d.upConn, true)
+		}
+	default:
+		return
+	}
+	e.upEnd(di, d.pool)
+	e.freeJob(di)
 }
 
 // closeUp closes an upstream connection of an envoy.
@@ -608,11 +738,25 @@ func (e *Engine) connFailed(ji int32, kind uint8, delay sim.Time) {
 		return
 	}
 	d := &e.jobs[j.parent]
-	d.failure = sidecar.Reset
-	if kind == errRefusedStream {
-		d.failure = sidecar.RefusedStream
+	if d.serial != j.gen || d.upConn != j.conn || d.upSeq != j.seq {
+		return // the envoy has given up on this attempt already
 	}
-	e.k.After(delay, e.evUpFail, j.parent, d.serial)
+	failure := sidecar.Reset
+	if kind == errRefusedStream {
+		failure = sidecar.RefusedStream
+	}
+	e.failAttempt(j.parent, failure, delay)
+}
+
+// failAttempt tells outbound job di, after delay, that its attempt failed; once per
+// attempt.
+func (e *Engine) failAttempt(di int32, failure sidecar.AttemptEnd, delay sim.Time) {
+	d := &e.jobs[di]
+	if d.failing {
+		return
+	}
+	d.failing, d.failure = true, failure
+	e.k.After(delay, e.evUpFail, di, d.serial)
 }
 
 // multiplexed tells whether connection id, as a job saw it (seq), is still open and

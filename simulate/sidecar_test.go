@@ -1,8 +1,12 @@
 package simulate
 
 import (
+	"fmt"
 	"math"
 	"testing"
+
+	"trafficlab/model/sidecar"
+	"trafficlab/sim"
 )
 
 // A sidecar's worker threads cap throughput at concurrency ÷ worker time per request
@@ -99,5 +103,71 @@ func TestSidecarRetriesConnectFailures(t *testing.T) {
 	}
 	if with.Sidecars[0].Retries == 0 {
 		t.Errorf("sidecar %+v retried nothing", with.Sidecars[0])
+	}
+}
+
+// Bookkeeping survives chaos: pods killed under load every 10 s, a 3 ms client
+// timeout that abandons requests at every stage, loss and a partition on the segment
+// model, HTTP/2 and HTTP/1.1 upstreams, and a circuit breaker that overflows. Every
+// envoy's Connections count equals the upstream connections its pools hold, and the
+// jobs in use do not grow from the middle of the run to its end: what is left is
+// work in flight, not leaks.
+func TestSidecarBookkeepingUnderChaos(t *testing.T) {
+	kills := "  faults:\n  - {kind: partition, start: 10s, end: 20s, target: {pod: web-2}, direction: both}\n"
+	for i, pod := range []string{"web-0", "web-1", "web-4", "web-2", "web-5", "web-6"} {
+		kills += fmt.Sprintf("  - {kind: pod-kill, start: %ds, target: {pod: %s}}\n", 5+10*i, pod)
+	}
+	for _, proto := range []string{"http1", "http2"} {
+		t.Run(proto, func(t *testing.T) {
+			e := build(t, opts{duration: "60s", replicas: 4, network: `loss: "2%"`,
+				pod:     "      serviceTime: {distribution: exponential, mean: 500us}",
+				service: "    sidecar: {concurrency: 2}",
+				client: "    threads: 16\n    timeout: 3ms\n    library: go-net-http\n" +
+					"    sidecar: {concurrency: 2, upstreamProtocol: " + proto + ", circuitBreakers: {maxConnections: 2, maxPendingRequests: 8}}",
+				faults: kills})
+			check := func() int {
+				for i := range e.envoys {
+					x := &e.envoys[i]
+					open := 0
+					for _, wk := range x.workers {
+						for _, pi := range wk.pools {
+							open += e.pools[pi].Open()
+						}
+					}
+					if got := x.breaker.Open(sidecar.Connections); int(got) != open {
+						t.Errorf("t=%v %s: breaker counts %d connections, pools hold %d", e.k.Now(), x.name, got, open)
+					}
+				}
+				live := 0
+				for _, j := range e.jobs {
+					if j.state != jobFree {
+						live++
+					}
+				}
+				return live
+			}
+			// A TCP queue behind a loss can hold a few hundred jobs for a moment, so
+			// compare the floors of two stretches: leaks raise the floor, bursts do not.
+			floor := func(from, to sim.Time) int {
+				least := math.MaxInt
+				for at := from; at <= to; at += 5 * sec {
+					e.k.Run(at)
+					least = min(least, check())
+				}
+				return least
+			}
+			first, second := floor(30*sec, 45*sec), floor(45*sec, 60*sec)
+			e.Run(nil)
+			check()
+			r := e.Result()
+			if r.Requests.OK == 0 || r.Errors.Total() == 0 {
+				t.Fatalf("ok %d, errors %+v: the run should both serve and fail", r.Requests.OK, r.Errors)
+			}
+			// Pods are killed at 35, 45 and 55 s; a leak of even one job per kill and
+			// stage would show.
+			if second > first+16 {
+				t.Errorf("jobs in use: at least %d from 30 to 45 s, %d from 45 to 60 s: jobs leak", first, second)
+			}
+		})
 	}
 }

@@ -252,12 +252,27 @@ func (e *Engine) trackConn(id client.ConnID) {
 // closeWire ends connection id's TCP connection and makes it stale for whoever still
 // refers to it.
 func (e *Engine) closeWire(id client.ConnID) {
+	e.connSeq[id]++
 	if w := e.wire[id]; w >= 0 {
 		e.noteWire(id, e.k.Now())
+		lost := e.stack.Undelivered(netw.ConnID(w), e.lost[:0])
 		e.stack.Close(netw.ConnID(w))
 		e.wire[id] = -1
+		for _, ji := range lost {
+			e.lostJob(ji)
+		}
+		e.lost = lost
 	}
-	e.connSeq[id]++
+}
+
+// lostJob: job ji's message went down with its connection; whoever waits for it
+// hears of a reset at once (a request whose client gave up ignores it).
+func (e *Engine) lostJob(ji int32) {
+	if e.jobs[ji].state == jobFree {
+		return
+	}
+	e.connFailed(ji, errReset, 0)
+	e.freeJob(ji)
 }
 
 // Delivered implements netw.Receiver: a request reached its pod, or an answer its client.
@@ -270,16 +285,24 @@ func (e *Engine) Delivered(_ netw.ConnID, d netw.Dir, ji int32) {
 }
 
 // Failed implements netw.Receiver: TCP gave up on a connection (SYN or data
-// retransmissions exhausted). Its requests fail when the client's timeouts fire.
-func (e *Engine) Failed(w netw.ConnID) {
+// retransmissions exhausted). The requests and answers it carried fail.
+func (e *Engine) Failed(w netw.ConnID, lost []int32) {
 	id := e.wireConn[w]
 	e.wire[id] = -1
+	for _, ji := range lost {
+		e.lostJob(ji)
+	}
 	c := e.conns.Get(id)
 	p := &e.pools[c.Pool]
 	if p.Streams > 0 {
 		p.DropStreamConn(&e.conns, id)
 	} else {
 		p.Drop()
+	}
+	if e.poolEnvoy[c.Pool] >= 0 {
+		e.closeUp(id)
+		e.upWake(c.Pool)
+		return
 	}
 	e.closeConn(&e.deps[e.cpods[e.poolOwner[c.Pool]].dep], id)
 	e.wakeWaiter(c.Pool)

@@ -23,7 +23,7 @@ func (p *pingPong) Delivered(c ConnID, d Dir, msg int32) {
 	}
 }
 
-func (p *pingPong) Failed(ConnID) {}
+func (p *pingPong) Failed(ConnID, []int32) {}
 
 // BenchmarkLossy: request/response on 16 connections over 1 ms paths with 3 % loss;
 // b.N requests. Reports segments (all packets sent) per wall second.

@@ -79,8 +79,9 @@ type Receiver interface {
 	// receiving application, every earlier byte of that direction included.
 	Delivered(c ConnID, d Dir, msg int32)
 	// Failed: the connection gave up (SYN retries or tcp_retries2 exhausted, or a
-	// reset because the server forgot a handshake). The stack has forgotten c.
-	Failed(c ConnID)
+	// reset because the server forgot a handshake). The stack has forgotten c;
+	// undelivered lists the messages it will never deliver, as Undelivered would.
+	Failed(c ConnID, undelivered []int32)
 }
 
 // Stats are counters of segments put on the wire.
@@ -176,6 +177,7 @@ type callback struct {
 	d      Dir
 	msg    int32
 	failed bool
+	lost   []int32 // failed: the messages never delivered
 }
 
 // Stack runs every connection of a simulation on one kernel.
@@ -287,6 +289,22 @@ func (s *Stack) Send(id ConnID, d Dir, bytes int, msg int32) {
 	s.push(int32(id), c, d)
 }
 
+// Undelivered appends to out the messages of c, both directions, whose last byte has
+// not reached the other application: what a Close now would lose.
+func (s *Stack) Undelivered(id ConnID, out []int32) []int32 {
+	c := s.live(id)
+	if c == nil {
+		return out
+	}
+	for d := range c.h {
+		q := &c.h[d].msgs
+		for _, m := range q.buf[q.head:] {
+			out = append(out, m.msg)
+		}
+	}
+	return out
+}
+
 // Close forgets c at once: its packets in flight and timers are ignored from now on.
 func (s *Stack) Close(id ConnID) {
 	c := s.live(id)
@@ -305,8 +323,9 @@ func (s *Stack) Close(id ConnID) {
 
 // fail forgets c and tells the receiver at the end of the current event.
 func (s *Stack) fail(ci int32) {
+	lost := s.Undelivered(ConnID(ci), nil) // a rare event: the allocation does not matter
 	s.Close(ConnID(ci))
-	s.cb = append(s.cb, callback{c: ConnID(ci), failed: true})
+	s.cb = append(s.cb, callback{c: ConnID(ci), failed: true, lost: lost})
 }
 
 // Handle implements sim.Handler.
@@ -321,7 +340,7 @@ func (s *Stack) Handle(ev sim.Event) {
 	for i := 0; i < len(s.cb); i++ {
 		cb := s.cb[i]
 		if cb.failed {
-			s.r.Failed(cb.c)
+			s.r.Failed(cb.c, cb.lost)
 			continue
 		}
 		if c := s.live(cb.c); c != nil && c.gen == cb.gen {

@@ -3,6 +3,7 @@ package netw
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -21,6 +22,7 @@ type rec struct {
 	k         *sim.Kernel
 	got       []delivery
 	failed    []delivery
+	lost      []int32 // messages Failed reported undelivered
 	onDeliver func(c ConnID, d Dir, msg int32)
 }
 
@@ -31,7 +33,10 @@ func (r *rec) Delivered(c ConnID, d Dir, msg int32) {
 	}
 }
 
-func (r *rec) Failed(c ConnID) { r.failed = append(r.failed, delivery{at: r.k.Now(), c: c}) }
+func (r *rec) Failed(c ConnID, lost []int32) {
+	r.failed = append(r.failed, delivery{at: r.k.Now(), c: c})
+	r.lost = append(r.lost, lost...)
+}
 
 // when returns the delivery time of msg in direction d, or -1.
 func (r *rec) when(d Dir, msg int32) sim.Time {
@@ -416,9 +421,17 @@ func TestSynRetriesExhausted(t *testing.T) {
 	b := newBed(DefaultConfig(), dur(time.Millisecond))
 	b.up.Loss = 1
 	c := b.s.Open(b.up, b.down)
+	b.s.Send(c, Up, 100, 41)
+	b.s.Send(c, Up, 3000, 42)
+	if got := b.s.Undelivered(c, nil); !slices.Equal(got, []int32{41, 42}) {
+		t.Fatalf("undelivered %v before the handshake, want [41 42]", got)
+	}
 	b.k.Run(dur(200 * time.Second))
 	if len(b.r.failed) != 1 || b.r.failed[0].c != c || b.r.failed[0].at != dur(127*time.Second) {
 		t.Fatalf("failed %v, want connection %d at 127s", b.r.failed, c)
+	}
+	if !slices.Equal(b.r.lost, []int32{41, 42}) {
+		t.Fatalf("Failed reported %v undelivered, want [41 42]", b.r.lost)
 	}
 	if st := b.s.Stats(); st.SynRetransmits != 6 {
 		t.Fatalf("%d SYN retransmissions, want 6", st.SynRetransmits)
@@ -678,5 +691,25 @@ func TestCongestionAvoidanceGrowth(t *testing.T) {
 		if st := b.s.ConnStats(c); st.Retransmits != 1 || st.RTOs != 0 {
 			t.Fatalf("reno=%v: %+v, want a single fast retransmit", reno, st)
 		}
+	}
+}
+
+// Undelivered lists only what has not reached the other application, in both
+// directions: a delivered request is gone from it, a reply still on its way is not.
+func TestUndeliveredSkipsDelivered(t *testing.T) {
+	b := newBed(DefaultConfig(), dur(time.Millisecond))
+	c := b.s.Open(b.up, b.down)
+	b.s.Send(c, Up, 100, 1)
+	b.k.Run(dur(3*time.Millisecond) + 1)
+	if got := b.s.Undelivered(c, nil); len(got) != 0 || b.r.when(Up, 1) < 0 {
+		t.Fatalf("undelivered %v after the request arrived, want none", got)
+	}
+	b.s.Send(c, Down, 100, 2)
+	if got := b.s.Undelivered(c, nil); !slices.Equal(got, []int32{2}) {
+		t.Fatalf("undelivered %v with the reply in flight, want [2]", got)
+	}
+	b.s.Close(c)
+	if got := b.s.Undelivered(c, nil); len(got) != 0 {
+		t.Fatalf("undelivered %v after Close, want none: the connection is forgotten", got)
 	}
 }
