@@ -104,6 +104,10 @@ func setDefaults(s *Scenario) {
 	if len(c.Nodes) == 0 {
 		c.Nodes = []NodePool{{Name: defaultPoolName, Count: defaultPoolCount}}
 	}
+	defaultGilbertElliott(c.Network.GilbertElliott)
+	for i := range c.Network.Links {
+		defaultGilbertElliott(c.Network.Links[i].Link.GilbertElliott)
+	}
 	if c.Network.CongestionControl == "" {
 		c.Network.CongestionControl = CongestionCubic
 	}
@@ -376,5 +380,19 @@ func defaultConnections(conn *Connections, p library.Profile) {
 	}
 	if conn.Protocol == "" {
 		conn.Protocol = p.Protocol
+	}
+}
+
+// defaultGilbertElliott gives a burst-loss model netem's defaults: every packet lost
+// in the bad state (1-h = 100%), none in the good one (1-k = 0%).
+func defaultGilbertElliott(g *GilbertElliott) {
+	if g == nil {
+		return
+	}
+	if g.BadLoss == nil {
+		g.BadLoss = &Percent{Fraction: 1}
+	}
+	if g.GoodLoss == nil {
+		g.GoodLoss = &Percent{}
 	}
 }

@@ -53,6 +53,20 @@ type Link struct {
 	// correlation + (1-correlation)·loss; the long-run loss rate stays Loss (a Gilbert
 	// model with the same mean). It applies to the Loss of the same link only.
 	Correlation *Percent `yaml:"correlation"`
+	// GilbertElliott replaces loss and correlation with netem's four-parameter burst
+	// model.
+	GilbertElliott *GilbertElliott `yaml:"gilbertElliott"`
+}
+
+// GilbertElliott is tc netem's `loss gemodel p r 1-h 1-k`: a good and a bad state, P
+// the chance per packet to go from good to bad and R back, BadLoss (netem's 1-h,
+// default 100%) and GoodLoss (1-k, default 0%) the loss rate in each. Its mean loss
+// is (R·GoodLoss + P·BadLoss)/(P+R); with the defaults a burst lasts 1/R packets.
+type GilbertElliott struct {
+	P        *Percent `yaml:"p"`
+	R        *Percent `yaml:"r"`
+	BadLoss  *Percent `yaml:"badLoss"`
+	GoodLoss *Percent `yaml:"goodLoss"`
 }
 
 // Selector picks the pods a link override or a fault applies to: every pod of a

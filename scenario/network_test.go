@@ -164,13 +164,19 @@ func TestLoadNetworkErrors(t *testing.T) {
 		{"link direction", links("- target: {service: web}", "  direction: sideways", "  link: {loss: 1%}"),
 			`f.yaml:12:20: spec.cluster.network.links[0].direction: unknown direction "sideways"; valid: to, from, both`},
 		{"empty link", links("- target: {service: web}", "  link: {}"),
-			`f.yaml:12:15: spec.cluster.network.links[0].link: must set at least one of latency, jitter, jitterDistribution, bandwidth, loss, correlation`},
+			`f.yaml:12:15: spec.cluster.network.links[0].link: must set at least one of latency, jitter, jitterDistribution, bandwidth, loss, correlation, gilbertElliott`},
 		{"no link", links("- target: {service: web}"),
-			`f.yaml:11:9: spec.cluster.network.links[0].link: must set at least one of latency, jitter, jitterDistribution, bandwidth, loss, correlation`},
+			`f.yaml:11:9: spec.cluster.network.links[0].link: must set at least one of latency, jitter, jitterDistribution, bandwidth, loss, correlation, gilbertElliott`},
 		{"link jitter distribution without jitter", network("jitter: 1ms", "links:", "- target: {service: web}", "  link: {jitterDistribution: normal}"),
 			`f.yaml:13:36: spec.cluster.network.links[0].link.jitterDistribution: applies only with jitter (in the same link); set jitter or leave jitterDistribution out`},
 		{"link correlation without loss", network("loss: 1%", "links:", "- target: {service: web}", "  link: {correlation: 10%}"),
 			`f.yaml:13:29: spec.cluster.network.links[0].link.correlation: applies only with loss (in the same link): it makes losses come in bursts; set loss or leave correlation out`},
+		{"gilbert-elliott with loss", network("loss: 1%", "gilbertElliott: {p: 1%, r: 25%}"),
+			`f.yaml:11:23: spec.cluster.network.gilbertElliott: replaces loss and correlation in the same link; use one or the other`},
+		{"gilbert-elliott without r", links("- target: {service: web}", "  link: {gilbertElliott: {p: 1%}}"),
+			`f.yaml:12:32: spec.cluster.network.links[0].link.gilbertElliott: r is required: the chance per packet to go from the bad state back to the good one`},
+		{"gilbert-elliott percent", network("gilbertElliott: {p: 0.01, r: 25%}"),
+			`f.yaml:10:27: spec.cluster.network.gilbertElliott.p: invalid percentage "0.01": write it with a percent sign, e.g. "0.01%", or "1%" if 0.01 is a fraction`},
 		{"link unknown jitter distribution", links("- target: {service: web}", "  link: {jitter: 1ms, jitterDistribution: gauss}"),
 			`f.yaml:12:49: spec.cluster.network.links[0].link.jitterDistribution: unknown jitter distribution "gauss"; valid: uniform, normal`},
 		{"link bad loss", links("- target: {service: web}", "  link: {loss: 2}"),
@@ -703,5 +709,16 @@ func TestEditDistance(t *testing.T) {
 		if got := editDistance(tc.a, tc.b); got != tc.want {
 			t.Errorf("editDistance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.want)
 		}
+	}
+}
+
+// A Gilbert-Elliott model takes netem's defaults for what it leaves out: the bad
+// state loses every packet (1-h = 100%), the good state none (1-k = 0%).
+func TestGilbertElliottDefaults(t *testing.T) {
+	sc := mustLoad(t, network("gilbertElliott: {p: 1%, r: 25%}"))
+	g := sc.Spec.Cluster.Network.GilbertElliott
+	want := GilbertElliott{P: &Percent{0.01}, R: &Percent{0.25}, BadLoss: &Percent{1}, GoodLoss: &Percent{}}
+	if !reflect.DeepEqual(*g, want) {
+		t.Errorf("got p %v r %v bad %v good %v, want 1%% 25%% 100%% 0%%", g.P, g.R, g.BadLoss, g.GoodLoss)
 	}
 }

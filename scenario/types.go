@@ -116,6 +116,7 @@ type Network struct {
 	Bandwidth          *Bandwidth       `yaml:"bandwidth"`
 	Loss               *Percent         `yaml:"loss"`
 	Correlation        *Percent         `yaml:"correlation"`
+	GilbertElliott     *GilbertElliott  `yaml:"gilbertElliott"`
 	// Links override the network between some pods and others.
 	Links []LinkOverride `yaml:"links"`
 	// CongestionControl is the pods' net.ipv4.tcp_congestion_control: cubic (the

@@ -28,7 +28,7 @@ var (
 	}
 
 	// linkFields are a Link's keys, in the order of the type.
-	linkFields = []string{"latency", "jitter", "jitterDistribution", "bandwidth", "loss", "correlation"}
+	linkFields = []string{"latency", "jitter", "jitterDistribution", "bandwidth", "loss", "correlation", "gilbertElliott"}
 
 	// faultFields are the fields that set what a network fault does, and the kind
 	// each belongs to.
@@ -301,6 +301,7 @@ func firstName(names []string, def string) string {
 func (v *validator) network(n *Network, w *world) {
 	const path = "spec.cluster.network"
 	v.linkModifiers(path, n.Jitter != nil, n.JitterDistribution, n.Loss != nil, n.Correlation != nil)
+	v.gilbertElliott(path, n.GilbertElliott, n.Loss != nil || n.Correlation != nil)
 	v.oneOf(path+".congestionControl", "congestion control", n.CongestionControl, []string{CongestionCubic, CongestionReno})
 	for i := range n.Links {
 		o := &n.Links[i]
@@ -316,6 +317,25 @@ func (v *validator) network(n *Network, w *world) {
 			continue
 		}
 		v.linkModifiers(at+".link", l.Jitter != nil, l.JitterDistribution, l.Loss != nil, l.Correlation != nil)
+		v.gilbertElliott(at+".link", l.GilbertElliott, l.Loss != nil || l.Correlation != nil)
+	}
+}
+
+// gilbertElliott checks a burst-loss model: p and r are required, and it replaces
+// loss and correlation in the same link.
+func (v *validator) gilbertElliott(path string, g *GilbertElliott, loss bool) {
+	if g == nil {
+		return
+	}
+	path += ".gilbertElliott"
+	if loss {
+		v.errorf(path, "replaces loss and correlation in the same link; use one or the other")
+	}
+	if g.P == nil {
+		v.errorf(path, "p is required: the chance per packet to go from the good state to the bad one")
+	}
+	if g.R == nil {
+		v.errorf(path, "r is required: the chance per packet to go from the bad state back to the good one")
 	}
 }
 

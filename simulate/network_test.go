@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"testing"
+
+	"trafficlab/model/netw"
 )
 
 // The segment model on a lossless, constant-latency link adds exactly the round trips
@@ -139,5 +141,24 @@ func TestPodKillFault(t *testing.T) {
 	}
 	if !names["web-2"] {
 		t.Errorf("pods %v: no replacement web-2", names)
+	}
+}
+
+// A Gilbert-Elliott link reaches the TCP model: a burst model with netem's defaults
+// and a mean loss of 1/26 ≈ 3.8 % makes retransmissions, and the path carries the
+// four parameters.
+func TestGilbertElliottLink(t *testing.T) {
+	e := build(t, opts{duration: "5s", replicas: 1, network: "gilbertElliott: {p: 1%, r: 25%}",
+		pod:    "      serviceTime: {distribution: constant, value: 100us}",
+		client: "    rate: 500/s\n    library: go-net-http"})
+	e.Run(nil)
+	if r := e.Result(); r.TCP == nil || r.TCP.Retransmits == 0 {
+		t.Fatalf("tcp %+v: want retransmissions over a bursty link", r.TCP)
+	}
+	for _, k := range e.pathKeys {
+		g := e.paths[k].GilbertElliott
+		if g == nil || *g != (netw.GilbertElliott{P: 0.01, R: 0.25, BadLoss: 1}) {
+			t.Fatalf("path %v: Gilbert-Elliott %+v, want p 1%% r 25%% bad 100%% good 0%%", k, g)
+		}
 	}
 }

@@ -37,7 +37,7 @@ type pathKey struct{ from, to endpoint }
 // needsSegments tells whether the scenario needs the segment model anywhere.
 func needsSegments(sc *scenario.Scenario) bool {
 	n := &sc.Spec.Cluster.Network
-	if n.Jitter != nil && n.Jitter.Duration > 0 || n.Bandwidth != nil ||
+	if n.Jitter != nil && n.Jitter.Duration > 0 || n.Bandwidth != nil || n.GilbertElliott != nil ||
 		n.Loss != nil && n.Loss.Fraction > 0 || len(n.Links) > 0 {
 		return true
 	}
@@ -120,7 +120,7 @@ func (e *Engine) configure(p *netw.Path, from, to endpoint) {
 	n := &e.sc.Spec.Cluster.Network
 	p.Reset().Latency = sim.Duration(n.Latency.Duration) + e.relay
 	setLink(p, &scenario.Link{Jitter: n.Jitter, JitterDistribution: n.JitterDistribution,
-		Bandwidth: n.Bandwidth, Loss: n.Loss, Correlation: n.Correlation})
+		Bandwidth: n.Bandwidth, Loss: n.Loss, Correlation: n.Correlation, GilbertElliott: n.GilbertElliott})
 	for i := range n.Links {
 		o := &n.Links[i]
 		if e.applies(&o.Target, o.Peer, o.Direction, from, to) {
@@ -155,6 +155,11 @@ func setLink(p *netw.Path, l *scenario.Link) {
 		if l.Correlation != nil {
 			p.Correlation = l.Correlation.Fraction
 		}
+		p.GilbertElliott = nil
+	}
+	if g := l.GilbertElliott; g != nil {
+		p.Loss, p.Correlation = 0, 0
+		p.GilbertElliott = &netw.GilbertElliott{P: g.P.Fraction, R: g.R.Fraction, BadLoss: g.BadLoss.Fraction, GoodLoss: g.GoodLoss.Fraction}
 	}
 }
 
@@ -179,7 +184,7 @@ func addFault(p *netw.Path, f *scenario.Fault) {
 			p.BitsPerSecond = f.Rate.BitsPerSecond
 		}
 	case scenario.FaultPartition:
-		p.Loss, p.Correlation = 1, 0
+		p.Loss, p.Correlation, p.GilbertElliott = 1, 0, nil
 	}
 }
 

@@ -32,8 +32,12 @@ type Path struct {
 	// 1/(1 - c - (1-c)Loss) packets on average. (netem's own correlated generator,
 	// sch_netem.c get_crandom, does not keep the mean; this model deliberately does.)
 	Correlation float64
+	// GilbertElliott, when set, replaces Loss and Correlation with netem's
+	// four-parameter burst model (loss gemodel p r 1-h 1-k).
+	GilbertElliott *GilbertElliott
 
 	busy     sim.Time // the serialisation queue is busy until then
+	bad      bool     // Gilbert-Elliott state
 	lastLost bool     // state of the loss chain
 	rng      *rand.Rand
 	drop     func() bool // test hook: when it returns true the packet is dropped
@@ -47,6 +51,7 @@ func NewPath(rng *rand.Rand) *Path { return &Path{rng: rng} }
 // a path can be reconfigured in place (*p = *p.Reset() then set fields). It returns p.
 func (p *Path) Reset() *Path {
 	p.Latency, p.Jitter, p.Normal, p.BitsPerSecond, p.Loss, p.Correlation = 0, 0, false, 0, 0, 0
+	p.GilbertElliott = nil
 	return p
 }
 
@@ -81,10 +86,15 @@ func (p *Path) Transit(now sim.Time, bytes int) (arrive sim.Time, lost bool) {
 	return t + d, false
 }
 
-// lose steps the loss chain; it draws a random number only when the path is lossy.
+// lose steps the loss models; it draws random numbers only when the path is lossy. A
+// Gilbert-Elliott model and a loss rate (a fault over a bursty link) act in series.
 func (p *Path) lose() bool {
 	if p.drop != nil && p.drop() {
 		return true
+	}
+	burst := false
+	if ge := p.GilbertElliott; ge != nil {
+		burst = ge.step(&p.bad, p.rng)
 	}
 	switch {
 	case p.Loss <= 0:
@@ -98,5 +108,29 @@ func (p *Path) lose() bool {
 		}
 		p.lastLost = p.rng.Float64() < q
 	}
-	return p.lastLost
+	return burst || p.lastLost
+}
+
+// GilbertElliott is netem's Gilbert-Elliott loss model: a good and a bad state, P the
+// chance to go bad and R to recover at each packet, and each state's own loss rate.
+// Its long-run loss is (R·GoodLoss + P·BadLoss)/(P+R), and with BadLoss 1 and
+// GoodLoss 0 a burst lasts 1/R packets on average.
+type GilbertElliott struct {
+	P, R              float64
+	BadLoss, GoodLoss float64 // netem's 1-h and 1-k
+}
+
+// step decides one packet as net/sched/sch_netem.c loss_gilb_ell does: the state may
+// change first, and the packet is lost with the loss rate of the state it found.
+func (g *GilbertElliott) step(bad *bool, rng *rand.Rand) bool {
+	if !*bad {
+		if rng.Float64() < g.P {
+			*bad = true
+		}
+		return rng.Float64() < g.GoodLoss
+	}
+	if rng.Float64() < g.R {
+		*bad = false
+	}
+	return rng.Float64() < g.BadLoss
 }

@@ -144,3 +144,47 @@ func TestPathReset(t *testing.T) {
 		t.Fatalf("Reset left parameters: %+v", *p)
 	}
 }
+
+// Gilbert-Elliott as netem runs it: with p = 1 %, r = 25 %, a bad state that loses
+// everything and a good one that loses nothing, the loss rate is p/(p+r) = 3.85 % and
+// a burst lasts 1/r = 4 packets. Tolerances: the state's lag-one autocorrelation is
+// 1-p-r = 0.74, which inflates the variance of the mean loss by (1+0.74)/(1-0.74) ≈ 6.7
+// over a Bernoulli's; 4 standard deviations of that over 10^6 packets is 0.002. Mean
+// burst length over n ≈ 9,600 bursts of a geometric with variance (1-r)/r² = 12:
+// 4·√(12/n) ≈ 0.15.
+func TestPathGilbertElliott(t *testing.T) {
+	p := NewPath(sim.Stream(3, "ge"))
+	p.GilbertElliott = &GilbertElliott{P: 0.01, R: 0.25, BadLoss: 1}
+	const n = 1_000_000
+	lost, bursts, run := 0, 0, 0
+	for i := 0; i < n; i++ {
+		if _, l := p.Transit(0, 100); l {
+			lost++
+			run++
+			continue
+		}
+		if run > 0 {
+			bursts++
+			run = 0
+		}
+	}
+	if rate := float64(lost) / n; math.Abs(rate-0.01/0.26) > 0.002 {
+		t.Errorf("loss rate %.4f, want %.4f ± 0.002", rate, 0.01/0.26)
+	}
+	if mean := float64(lost) / float64(bursts); math.Abs(mean-4) > 0.15 {
+		t.Errorf("mean burst %.2f packets, want 4 ± 0.15", mean)
+	}
+	// Good-state losses alone: p = 0 keeps the path good, losing GoodLoss of packets.
+	q := NewPath(sim.Stream(4, "ge"))
+	q.GilbertElliott = &GilbertElliott{R: 1, GoodLoss: 0.02}
+	lost = 0
+	for i := 0; i < 100_000; i++ {
+		if _, l := q.Transit(0, 100); l {
+			lost++
+		}
+	}
+	// Bernoulli 2 %: 4σ = 4·√(0.02·0.98/10^5) ≈ 0.0018.
+	if rate := float64(lost) / 100_000; math.Abs(rate-0.02) > 0.0018 {
+		t.Errorf("good-state loss %.4f, want 0.02 ± 0.0018", rate)
+	}
+}
