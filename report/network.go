@@ -44,6 +44,9 @@ func writeTCP(b *strings.Builder, r *result.Result) {
 	}
 	fmt.Fprintf(b, "\nTCP: %d connections, %d segments, %d retransmitted (%.2f%%): %d by fast retransmit, %d tail loss probes, %d RTO timeouts, %d SYN retransmits.\n",
 		t.Connections, t.Segments, t.Retransmits, 100*ratio(t.Retransmits, t.Segments), t.FastRetransmits, t.TLPEvents, t.RTOEvents, t.SynRetransmits)
+	if why := explainTCP(r); why != "" {
+		fmt.Fprintf(b, "%s\n", wrap(why, 92))
+	}
 	if len(t.WorstConnections) == 0 {
 		return
 	}
@@ -94,4 +97,28 @@ func writeSidecars(b *strings.Builder, r *result.Result) {
 		fmt.Fprintf(b, "%s\n", wrap(fmt.Sprintf("The %s sidecar of %s keeps its %d worker threads busy %.0f%% of the time: requests queue for a worker while %s. Raise its concurrency (proxy.istio.io/config: {concurrency: N}, or a higher CPU limit, from which Istio derives it).",
 			s.Direction, s.Pod, s.Workers, 100*s.WorkerUtilization, limit), 92))
 	}
+}
+
+// explainTCP says how losses were repaired and what that did to the tail: by probes
+// and timeouts (too little in flight for duplicate ACKs: each repair costs at least
+// Linux's 200 ms minimum), or by fast retransmit on busy connections (each repair
+// holds back everything queued behind the hole on that connection).
+func explainTCP(r *result.Result) string {
+	t := r.TCP
+	slow := t.TLPEvents + t.RTOEvents
+	if t.Retransmits == 0 {
+		return ""
+	}
+	if slow*2 > t.Retransmits {
+		return fmt.Sprintf("Most losses (%d of %d repairs) were found by the tail loss probe or the retransmission timeout, "+
+			"not by duplicate ACKs: the connections had too few segments in flight for a loss to show. Each such repair "+
+			"waits at least 200 ms (2·SRTT + 200 ms with one segment out, or the RTO's 200 ms floor), which is what the "+
+			"slowest requests paid (p99 %s).", slow, t.Retransmits, ms(r.LatencyMS.P99))
+	}
+	perConn := r.ThroughputRPS / float64(max(t.Connections, 1))
+	return fmt.Sprintf("Most losses (%d of %d repairs) were fast retransmits, found within a round trip, but %d connections "+
+		"carried about %.0f requests a second each: every loss holds back all the requests queued behind it on its "+
+		"connection until the hole is filled (head-of-line blocking in TCP), and each cut of the congestion window slows "+
+		"them all. More connections, as HTTP/1.1 or more proxy workers give, shorten this tail (p99 %s).",
+		t.FastRetransmits, t.Retransmits, t.Connections, perConn, ms(r.LatencyMS.P99))
 }
