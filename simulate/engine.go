@@ -3,7 +3,6 @@
 package simulate
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -82,7 +81,7 @@ type Engine struct {
 	evReady, evArrive, evCPU, evWait, evResponse, evTimeout, evRefused, evReset, evClosed, evRedial, evArrival, evTick, evSweep,
 	evPodStart, evProbe, evSigterm, evKill, evNetGone, evSlice, evDeliver, evSync,
 	evPhaseEnd, evPhaseStart, evScrape, evHPA, evFault,
-	evProxyIn, evProxyCPU, evLocalIn, evLocalOut, evUpFail, evProxyRetry, evUnavailable, evRefusedStream uint8
+	evProxyIn, evProxyCPU, evLocalIn, evLocalOut, evUpFail, evProxyRetry, evUnavailable, evRefusedStream, evPerTry uint8
 }
 
 type nodeState struct {
@@ -274,17 +273,18 @@ type job struct {
 	parent  int32
 	// An outbound envoy's request: the pod it goes to, the pods tried, the pool and
 	// connection of the attempt in progress (upConn -1: none), how it failed.
-	target    int32
-	tried     [3]int32
-	tries     uint8
-	retryHeld bool
-	failing   bool // an evUpFail is on its way for the attempt in progress
-	waiting   bool // queued in a pool for a connection
-	failure   sidecar.AttemptEnd
-	pool      int32
-	upConn    client.ConnID
-	upSeq     uint32
-	cause     int32
+	target     int32
+	tried      [3]int32
+	tries      uint8
+	retryHeld  bool
+	failing    bool  // an evUpFail is on its way for the attempt in progress
+	waiting    bool  // queued in a pool for a connection
+	timerTries uint8 // the attempt a pending per-try timer belongs to
+	failure    sidecar.AttemptEnd
+	pool       int32
+	upConn     client.ConnID
+	upSeq      uint32
+	cause      int32
 }
 
 // New builds the cluster twin. The scenario must have been validated.
@@ -311,7 +311,7 @@ func New(sc *scenario.Scenario) (*Engine, error) {
 		&e.evTimeout, &e.evRefused, &e.evReset, &e.evClosed, &e.evRedial, &e.evArrival, &e.evTick, &e.evSweep,
 		&e.evPodStart, &e.evProbe, &e.evSigterm, &e.evKill, &e.evNetGone, &e.evSlice, &e.evDeliver, &e.evSync,
 		&e.evPhaseEnd, &e.evPhaseStart, &e.evScrape, &e.evHPA, &e.evFault,
-		&e.evProxyIn, &e.evProxyCPU, &e.evLocalIn, &e.evLocalOut, &e.evUpFail, &e.evProxyRetry, &e.evUnavailable, &e.evRefusedStream} {
+		&e.evProxyIn, &e.evProxyCPU, &e.evLocalIn, &e.evLocalOut, &e.evUpFail, &e.evProxyRetry, &e.evUnavailable, &e.evRefusedStream, &e.evPerTry} {
 		*kind = e.k.Register(e)
 	}
 
@@ -433,21 +433,12 @@ func (e *Engine) Handle(ev sim.Event) {
 		e.onUnavailable(ev)
 	case e.evRefusedStream:
 		e.onRefusedStream(ev)
+	case e.evPerTry:
+		e.onPerTry(ev)
 	}
-}
-
-// checkSidecar refuses what the sidecar model does not simulate yet.
-func checkSidecar(path string, s *scenario.Sidecar) error {
-	if s != nil && s.Retries.PerTryTimeout != nil {
-		return fieldError(path+".retries.perTryTimeout", errors.New("per-try timeouts are not simulated yet; leave perTryTimeout out"))
-	}
-	return nil
 }
 
 func (e *Engine) addService(si int32, s *scenario.Service) error {
-	if err := checkSidecar(fmt.Sprintf("spec.services[%d].sidecar", si), s.Sidecar); err != nil {
-		return err
-	}
 	svc := service{name: s.Name, spec: s, replicas: s.Replicas}
 	var err error
 	if svc.work, err = dist.New(&s.Pod.ServiceTime); err != nil {
@@ -491,9 +482,6 @@ func (e *Engine) serviceIndex(name string) int32 {
 }
 
 func (e *Engine) addClient(di int32, c *scenario.Client) error {
-	if err := checkSidecar(fmt.Sprintf("spec.clients[%d].sidecar", di), c.Sidecar); err != nil {
-		return err
-	}
 	d := deployment{spec: c, svc: e.serviceIndex(c.Target)}
 	if d.svc < 0 {
 		return fieldError(fmt.Sprintf("spec.clients[%d].target", di), fmt.Errorf("no service %q", c.Target))

@@ -377,6 +377,10 @@ func (e *Engine) route(di int32) {
 	d.tries++
 	d.target = pod
 	x.active[pod]++
+	if x.retry.PerTryTimeout > 0 {
+		d.timerTries = d.tries
+		e.k.After(x.retry.PerTryTimeout, e.evPerTry, di, d.serial)
+	}
 	pi, ok := wk.pools[pod]
 	if !ok {
 		pi = e.newPool(&e.deps[e.cpods[x.owner].dep], x.owner)
@@ -658,7 +662,15 @@ func (e *Engine) onUpFail(ev sim.Event) {
 	}
 	x := &e.envoys[d.envoy]
 	pi := d.pool
-	if d.upConn >= 0 && e.connSeq[d.upConn] == d.upSeq {
+	switch {
+	case d.upConn >= 0 && e.connSeq[d.upConn] == d.upSeq && x.http2 && d.failure == sidecar.RefusedStream:
+		// GOAWAY: the connection takes no new streams; the others on it finish.
+		if e.pools[pi].Retire(&e.conns, d.upConn) {
+			e.closeUp(d.upConn)
+		} else {
+			e.upRelease(pi, d.upConn, false)
+		}
+	case d.upConn >= 0 && e.connSeq[d.upConn] == d.upSeq:
 		p := &e.pools[pi]
 		if x.http2 {
 			p.DropStreamConn(&e.conns, d.upConn)
@@ -667,11 +679,20 @@ func (e *Engine) onUpFail(ev sim.Event) {
 		}
 		e.closeUp(d.upConn)
 		e.upWake(pi)
-	} else if d.upConn < 0 {
+	case d.upConn < 0:
 		e.pools[pi].Drop() // a dial that failed
 		x.breaker.Release(sidecar.Connections)
 	}
 	e.upEnd(di, pi)
+	e.retryOr503(di)
+}
+
+// retryOr503 decides what follows outbound job di's failed attempt: another attempt
+// after Envoy's backoff when the retry policy covers the failure, else a 503.
+func (e *Engine) retryOr503(di int32) {
+	d := &e.jobs[di]
+	x := &e.envoys[d.envoy]
+	d.failing = false
 	if !e.downstreamLive(di) {
 		e.freeJob(di)
 		return
@@ -685,6 +706,32 @@ func (e *Engine) onUpFail(ev sim.Event) {
 	default:
 		e.unavailable(di, d.target)
 	}
+}
+
+// onPerTry: the retry policy's per-try timeout of outbound job di's attempt fired.
+// Envoy resets the attempt (router.cc onPerTryTimeoutCommon): a pending request leaves
+// the queue, an HTTP/1.1 connection closes, an HTTP/2 stream is reset; then the retry
+// policy decides.
+func (e *Engine) onPerTry(ev sim.Event) {
+	di := ev.Obj
+	d := &e.jobs[di]
+	if d.serial != ev.Gen || d.state == jobFree || d.failing || d.timerTries != d.tries {
+		return
+	}
+	x := &e.envoys[d.envoy]
+	switch {
+	case d.waiting:
+		d.waiting = false
+		x.breaker.Release(sidecar.PendingRequests)
+	case d.upConn >= 0 && e.connSeq[d.upConn] == d.upSeq:
+		d.failing = true // what the closing connection loses must not fail it again
+		e.upRelease(d.pool, d.upConn, true)
+	default:
+		return // its connection attempt has failed already
+	}
+	e.upEnd(di, d.pool)
+	d.failure = sidecar.PerTryTimeout
+	e.retryOr503(di)
 }
 
 func (e *Engine) onProxyRetry(ev sim.Event) {
