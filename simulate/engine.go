@@ -81,7 +81,7 @@ type Engine struct {
 	evReady, evArrive, evCPU, evWait, evResponse, evTimeout, evRefused, evReset, evClosed, evRedial, evArrival, evTick, evSweep,
 	evPodStart, evProbe, evSigterm, evKill, evNetGone, evSlice, evDeliver, evSync,
 	evPhaseEnd, evPhaseStart, evScrape, evHPA, evFault,
-	evProxyIn, evProxyCPU, evLocalIn, evLocalOut, evUpFail, evProxyRetry, evUnavailable, evRefusedStream, evPerTry uint8
+	evProxyIn, evProxyCPU, evLocalIn, evLocalOut, evUpFail, evProxyRetry, evUnavailable, evRefusedStream, evPerTry, evConnectTimeout uint8
 }
 
 type nodeState struct {
@@ -280,11 +280,16 @@ type job struct {
 	failing    bool  // an evUpFail is on its way for the attempt in progress
 	waiting    bool  // queued in a pool for a connection
 	timerTries uint8 // the attempt a pending per-try timer belongs to
-	failure    sidecar.AttemptEnd
-	pool       int32
-	upConn     client.ConnID
-	upSeq      uint32
-	cause      int32
+	// child is the attempt's job at the pod while childSerial matches; delivered
+	// tells that a request reached its pod.
+	child       int32
+	childSerial uint32
+	delivered   bool
+	failure     sidecar.AttemptEnd
+	pool        int32
+	upConn      client.ConnID
+	upSeq       uint32
+	cause       int32
 }
 
 // New builds the cluster twin. The scenario must have been validated.
@@ -311,7 +316,7 @@ func New(sc *scenario.Scenario) (*Engine, error) {
 		&e.evTimeout, &e.evRefused, &e.evReset, &e.evClosed, &e.evRedial, &e.evArrival, &e.evTick, &e.evSweep,
 		&e.evPodStart, &e.evProbe, &e.evSigterm, &e.evKill, &e.evNetGone, &e.evSlice, &e.evDeliver, &e.evSync,
 		&e.evPhaseEnd, &e.evPhaseStart, &e.evScrape, &e.evHPA, &e.evFault,
-		&e.evProxyIn, &e.evProxyCPU, &e.evLocalIn, &e.evLocalOut, &e.evUpFail, &e.evProxyRetry, &e.evUnavailable, &e.evRefusedStream, &e.evPerTry} {
+		&e.evProxyIn, &e.evProxyCPU, &e.evLocalIn, &e.evLocalOut, &e.evUpFail, &e.evProxyRetry, &e.evUnavailable, &e.evRefusedStream, &e.evPerTry, &e.evConnectTimeout} {
 		*kind = e.k.Register(e)
 	}
 
@@ -435,6 +440,8 @@ func (e *Engine) Handle(ev sim.Event) {
 		e.onRefusedStream(ev)
 	case e.evPerTry:
 		e.onPerTry(ev)
+	case e.evConnectTimeout:
+		e.onConnectTimeout(ev)
 	}
 }
 

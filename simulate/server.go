@@ -33,6 +33,7 @@ func (e *Engine) freeJob(id int32) {
 // arrive: request ji reached its pod. A worker takes it, or it queues for one.
 func (e *Engine) arrive(ji int32) {
 	j := &e.jobs[ji]
+	j.delivered = true
 	p := &e.pods[j.pod]
 	switch p.phase {
 	case podRunning:

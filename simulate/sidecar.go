@@ -475,6 +475,24 @@ func (e *Engine) upDial(di, pi int32) {
 		e.pools[pi].AddStreamConn(&e.conns, id)
 	}
 	e.upSend(di, id, true)
+	if e.wire[id] >= 0 {
+		// Lost SYNs: Envoy gives up on the handshake at the connect timeout, long
+		// before Linux's SYN retries would (127 s).
+		d = &e.jobs[di]
+		d.timerTries = d.tries
+		e.k.After(istioConnectTimeout, e.evConnectTimeout, di, d.serial)
+	}
+}
+
+// onConnectTimeout: outbound job di's new connection has not carried its request to
+// the pod within the connect timeout: a connect-failure, which Istio retries.
+func (e *Engine) onConnectTimeout(ev sim.Event) {
+	d := &e.jobs[ev.Obj]
+	if d.serial != ev.Gen || d.state == jobFree || d.timerTries != d.tries || d.upConn < 0 ||
+		e.connSeq[d.upConn] != d.upSeq || e.jobs[d.child].serial != d.childSerial || e.jobs[d.child].delivered {
+		return
+	}
+	e.failAttempt(ev.Obj, sidecar.ConnectFailure, 0)
 }
 
 // istioConnectTimeout is MeshConfig.connectTimeout's default (istio/api
@@ -496,6 +514,8 @@ func (e *Engine) upSend(di int32, id client.ConnID, newConn bool) {
 		dep.reached[c.Pod] = true
 	}
 	ui := e.newJob(job{slot: -1, gen: d.serial, attempt: true, parent: di, pod: c.Pod, state: jobWire, newConn: newConn, conn: id, seq: e.connSeq[id], envoy: -1})
+	d = &e.jobs[di]
+	d.child, d.childSerial = ui, e.jobs[ui].serial
 	if w := e.wire[id]; w >= 0 {
 		e.stack.Send(netw.ConnID(w), netw.Up, e.deps[e.cpods[x.owner].dep].reqBytes, ui)
 		return

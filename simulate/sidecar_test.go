@@ -193,3 +193,21 @@ func TestSidecarPerTryTimeout(t *testing.T) {
 		t.Errorf("sidecar retried %d of %d requests; about half went to the slow pod first", sc.Retries, cut.Requests.OK)
 	}
 }
+
+// A partitioned pod never answers the SYN: Envoy gives up at Istio's 10 s connect
+// timeout and retries the connect-failure on another pod, so the app sees a slow
+// answer, not an error (its 30 s timeout is far off; Linux alone would retry SYNs
+// for 127 s).
+func TestSidecarConnectTimeout(t *testing.T) {
+	r := run(t, opts{duration: "20s", replicas: 2,
+		pod:    "      serviceTime: {distribution: constant, value: 1ms}",
+		client: "    rate: 10/s\n    connections: {reuse: none}\n    sidecar: {lbPolicy: ROUND_ROBIN}",
+		faults: "  faults: [{kind: partition, start: 0s, target: {pod: web-0}, direction: both}]"})
+	if r.Errors.Total() != 0 || r.Requests.OK == 0 {
+		t.Fatalf("errors %+v, %d ok: want every request answered", r.Errors, r.Requests.OK)
+	}
+	// The first request to web-0 waits out the connect timeout, then retries.
+	if r.LatencyMS.Max < 10000 || r.LatencyMS.Max > 10100 {
+		t.Errorf("max latency %.1f ms, want the 10 s connect timeout plus a retry", r.LatencyMS.Max)
+	}
+}
