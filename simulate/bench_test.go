@@ -53,8 +53,8 @@ var benchExamples = []struct {
 }{
 	{"r5-both-sidecars-300s", "r5-sidecar-concurrency.yaml", nil},
 	{"r5-concurrency-16-300s", "r5-sidecar-concurrency.yaml", []string{"spec.clients[0].sidecar.concurrency=16"}},
-	{"r4-loss-3pct-http1-15m", "r4-http2-vs-http1-loss.yaml", []string{"spec.duration=15m"}},
-	{"r4-loss-3pct-http2-15m", "r4-http2-vs-http1-loss.yaml", []string{"spec.duration=15m", "spec.clients[0].connections.protocol=http2"}},
+	{"r4-loss-3pct-http1-15m", "r4-http2-vs-http1-loss.yaml", []string{"spec.duration=15m", "spec.clients[0].sidecar.upstreamProtocol=http1"}},
+	{"r4-loss-3pct-http2-15m", "r4-http2-vs-http1-loss.yaml", []string{"spec.duration=15m"}},
 }
 
 func BenchmarkExamples(b *testing.B) {
