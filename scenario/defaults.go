@@ -63,6 +63,15 @@ const (
 	// Go's HTTP/2 server (golang.org/x/net/http2 server.go defaultMaxStreams, bundled in
 	// net/http as http2defaultMaxStreams) advertises SETTINGS_MAX_CONCURRENT_STREAMS 250.
 	defaultMaxConcurrentStreams = 250
+	// Go's HTTP/2 receive windows (golang.org/x/net/http2): the server's
+	// initialStreamRecvWindowSize and initialConnRecvWindowSize default to 1 MiB
+	// (server.go, when MaxUploadBufferPerStream/PerConnection are unset); the
+	// transport's transportDefaultStreamFlow is 4 MiB and transportDefaultConnFlow
+	// 1 GiB (transport.go).
+	defaultServerStreamWindow = 1 << 20
+	defaultServerConnWindow   = 1 << 20
+	defaultClientStreamWindow = 4 << 20
+	defaultClientConnWindow   = 1 << 30
 
 	// Istio's injected istio-proxy CPU limit (manifests values.yaml global.proxy.resources),
 	// from which an unset concurrency is derived (sidecar.Concurrency).
@@ -235,6 +244,7 @@ func defaultPod(p *Pod) {
 		n := defaultMaxConcurrentStreams
 		p.MaxConcurrentStreams = &n
 	}
+	p.HTTP2 = defaultWindows(p.HTTP2, defaultServerStreamWindow, defaultServerConnWindow)
 	if p.StartupDelay == nil {
 		p.StartupDelay = &Distribution{Distribution: DistConstant, Value: metav1.Duration{Duration: defaultStartupDelay}}
 	}
@@ -381,6 +391,23 @@ func defaultConnections(conn *Connections, p library.Profile) {
 	if conn.Protocol == "" {
 		conn.Protocol = p.Protocol
 	}
+	if conn.Protocol == ProtocolHTTP2 {
+		conn.HTTP2 = defaultWindows(conn.HTTP2, defaultClientStreamWindow, defaultClientConnWindow)
+	}
+}
+
+// defaultWindows fills HTTP/2 receive windows left out.
+func defaultWindows(w *HTTP2Windows, stream, conn int64) *HTTP2Windows {
+	if w == nil {
+		w = &HTTP2Windows{}
+	}
+	if w.StreamWindowBytes == nil {
+		w.StreamWindowBytes = &stream
+	}
+	if w.ConnectionWindowBytes == nil {
+		w.ConnectionWindowBytes = &conn
+	}
+	return w
 }
 
 // defaultGilbertElliott gives a burst-loss model netem's defaults: every packet lost

@@ -695,6 +695,7 @@ func TestLoadFull(t *testing.T) {
 					OnSigterm:                     OnSigterm{Action: SigtermExit},
 					ResponseBytes:                 ptr[int64](200),
 					MaxConcurrentStreams:          ptr(250),
+					HTTP2:                         goServerWindows(),
 				}},
 				{Name: "db", Replicas: 1, Pod: Pod{
 					CPU:         q("500m"),
@@ -705,6 +706,7 @@ func TestLoadFull(t *testing.T) {
 					OnSigterm:                     OnSigterm{Action: SigtermExit},
 					ResponseBytes:                 ptr[int64](200),
 					MaxConcurrentStreams:          ptr(250),
+					HTTP2:                         goServerWindows(),
 				}},
 			},
 			Clients: []Client{
@@ -848,6 +850,7 @@ func TestLoadLifecycleAutoscalerPhases(t *testing.T) {
 					OnSigterm:                     OnSigterm{Action: SigtermDrain, DrainTimeout: sec(10)},
 					ResponseBytes:                 ptr[int64](200),
 					MaxConcurrentStreams:          ptr(250),
+					HTTP2:                         goServerWindows(),
 				}
 				if !reflect.DeepEqual(p, want) {
 					t.Errorf("pod\n%+v\nwant\n%+v", p, want)
@@ -952,4 +955,9 @@ func TestSleepCommand(t *testing.T) {
 			t.Errorf("sleepCommand(%q) = %v, %v; want %v", tc.cmd, got, ok, tc.want)
 		}
 	}
+}
+
+// goServerWindows are Go's HTTP/2 server receive windows, the pods' default.
+func goServerWindows() *HTTP2Windows {
+	return &HTTP2Windows{StreamWindowBytes: ptr[int64](1 << 20), ConnectionWindowBytes: ptr[int64](1 << 20)}
 }

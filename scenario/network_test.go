@@ -171,6 +171,10 @@ func TestLoadNetworkErrors(t *testing.T) {
 			`f.yaml:13:36: spec.cluster.network.links[0].link.jitterDistribution: applies only with jitter (in the same link); set jitter or leave jitterDistribution out`},
 		{"link correlation without loss", network("loss: 1%", "links:", "- target: {service: web}", "  link: {correlation: 10%}"),
 			`f.yaml:13:29: spec.cluster.network.links[0].link.correlation: applies only with loss (in the same link): it makes losses come in bursts; set loss or leave correlation out`},
+		{"client windows with http1", caller("connections: {protocol: http1, http2: {streamWindowBytes: 1Mi}}"),
+			`f.yaml:24:43: spec.clients[0].connections.http2: applies only with protocol: http2`},
+		{"zero stream window", webPod("http2: {streamWindowBytes: 0}"),
+			`f.yaml:15:34: spec.services[0].pod.http2.streamWindowBytes: must be from 1 to 2147483647 bytes (RFC 9113 section 6.9.1)`},
 		{"gilbert-elliott with loss", network("loss: 1%", "gilbertElliott: {p: 1%, r: 25%}"),
 			`f.yaml:11:23: spec.cluster.network.gilbertElliott: replaces loss and correlation in the same link; use one or the other`},
 		{"gilbert-elliott without r", links("- target: {service: web}", "  link: {gilbertElliott: {p: 1%}}"),
@@ -720,5 +724,21 @@ func TestGilbertElliottDefaults(t *testing.T) {
 	want := GilbertElliott{P: &Percent{0.01}, R: &Percent{0.25}, BadLoss: &Percent{1}, GoodLoss: &Percent{}}
 	if !reflect.DeepEqual(*g, want) {
 		t.Errorf("got p %v r %v bad %v good %v, want 1%% 25%% 100%% 0%%", g.P, g.R, g.BadLoss, g.GoodLoss)
+	}
+}
+
+// HTTP/2 windows: the pod's default to Go's server, the client's to Go's transport
+// only with http2, and both take byte quantities.
+func TestHTTP2Windows(t *testing.T) {
+	sc := mustLoad(t, caller("connections: {protocol: http2, http2: {streamWindowBytes: 64Ki}}"))
+	c := sc.Spec.Clients[0].Connections.HTTP2
+	if *c.StreamWindowBytes != 64<<10 || *c.ConnectionWindowBytes != 1<<30 {
+		t.Errorf("client windows %d, %d; want 65536 and Go's 1 GiB", *c.StreamWindowBytes, *c.ConnectionWindowBytes)
+	}
+	if p := sc.Spec.Services[0].Pod.HTTP2; *p.StreamWindowBytes != 1<<20 || *p.ConnectionWindowBytes != 1<<20 {
+		t.Errorf("pod windows %d, %d; want Go's server's 1 MiB each", *p.StreamWindowBytes, *p.ConnectionWindowBytes)
+	}
+	if sc := mustLoad(t, caller("connections: {protocol: http1}")); sc.Spec.Clients[0].Connections.HTTP2 != nil {
+		t.Error("an http1 client got HTTP/2 windows")
 	}
 }

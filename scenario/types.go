@@ -200,6 +200,18 @@ type Pod struct {
 	// MaxConcurrentStreams is the app's HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS.
 	// Default 250 (Go's net/http server: golang.org/x/net/http2 defaultMaxStreams).
 	MaxConcurrentStreams *int `yaml:"maxConcurrentStreams"`
+	// HTTP2 is the app's HTTP/2 receive windows, for request bodies. Default: Go's
+	// net/http server, 1 MiB per stream and per connection.
+	HTTP2 *HTTP2Windows `yaml:"http2"`
+}
+
+// HTTP2Windows are a receiver's HTTP/2 flow-control windows (RFC 9113 section 5.2):
+// how many DATA bytes a sender may have unconsumed per stream
+// (SETTINGS_INITIAL_WINDOW_SIZE) and per connection. The receiver returns credit
+// with WINDOW_UPDATE as its application reads.
+type HTTP2Windows struct {
+	StreamWindowBytes     *int64 `yaml:"streamWindowBytes"`
+	ConnectionWindowBytes *int64 `yaml:"connectionWindowBytes"`
 }
 
 // Probe is a readinessProbe's timing, with Kubernetes' field names and defaults
@@ -375,4 +387,7 @@ type Connections struct {
 	// of the pool multiplexed on one connection per host while the server's stream
 	// limit allows, as Go's and .NET's clients do by default). Default http1.
 	Protocol string `yaml:"protocol"`
+	// HTTP2 is the client's HTTP/2 receive windows, for answers; with http2 only.
+	// Default: Go's transport, 4 MiB per stream and 1 GiB per connection.
+	HTTP2 *HTTP2Windows `yaml:"http2"`
 }

@@ -699,4 +699,9 @@ func (v *validator) connections(path string, c *Client) {
 		v.errorf(conn+".maxIdlePerHost", "must not be negative; 0 is unlimited")
 	}
 	v.oneOf(conn+".protocol", "protocol", c.Connections.Protocol, protocols)
+	if w := c.Connections.HTTP2; w != nil && c.Connections.Protocol != ProtocolHTTP2 {
+		v.errorf(conn+".http2", "applies only with protocol: http2")
+	} else {
+		v.windows(conn+".http2", w)
+	}
 }

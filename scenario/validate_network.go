@@ -5,6 +5,7 @@ package scenario
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -459,6 +460,22 @@ func (v *validator) podSizes(pod string, p *Pod) {
 	}
 	if *p.MaxConcurrentStreams < 1 {
 		v.errorf(pod+".maxConcurrentStreams", "must be at least 1")
+	}
+	v.windows(pod+".http2", p.HTTP2)
+}
+
+// windows checks HTTP/2 receive windows: RFC 9113 allows 1 to 2^31-1 bytes.
+func (v *validator) windows(path string, w *HTTP2Windows) {
+	if w == nil {
+		return
+	}
+	for _, f := range []struct {
+		name string
+		n    int64
+	}{{"streamWindowBytes", *w.StreamWindowBytes}, {"connectionWindowBytes", *w.ConnectionWindowBytes}} {
+		if f.n < 1 || f.n > math.MaxInt32 {
+			v.errorf(path+"."+f.name, "must be from 1 to 2147483647 bytes (RFC 9113 section 6.9.1)")
+		}
 	}
 }
 

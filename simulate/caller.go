@@ -372,8 +372,9 @@ func (e *Engine) send(si int32, id client.ConnID, newConn bool) {
 		e.k.After(e.loopback(newConn), e.evProxyIn, j, 0)
 		return
 	}
-	if w := e.wire[id]; w >= 0 {
-		e.stack.Send(netw.ConnID(w), netw.Up, e.deps[e.cpods[s.cpod].dep].reqBytes, j)
+	if e.wire[id] >= 0 {
+		d := &e.deps[e.cpods[s.cpod].dep]
+		e.sendMessage(id, netw.Up, d.headerBytes, d.bodyBytes, j)
 		return
 	}
 	delay := e.hop + e.relay

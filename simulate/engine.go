@@ -62,15 +62,18 @@ type Engine struct {
 	scaleEvents []result.ScaleEvent
 
 	// The network beyond constant delays (transport.go): nil stack on the fast path.
-	stack    *netw.Stack
-	paths    map[pathKey]*netw.Path
-	pathKeys []pathKey        // in creation order, for deterministic reconfiguration
-	wire     []int32          // per connection: its netw connection, or -1
-	connSeq  []uint32         // per connection slot: bumped when it closes
-	wireConn []client.ConnID  // per netw connection: the connection over it
-	wires    int64            // TCP connections opened
-	lost     []int32          // scratch: jobs a closed connection did not deliver
-	worst    []result.TCPConn // the connections with the most retransmissions
+	stack      *netw.Stack
+	paths      map[pathKey]*netw.Path
+	pathKeys   []pathKey       // in creation order, for deterministic reconfiguration
+	wire       []int32         // per connection: its netw connection, or -1
+	connSeq    []uint32        // per connection slot: bumped when it closes
+	wireConn   []client.ConnID // per netw connection: the connection over it
+	wires      int64           // TCP connections opened
+	lost       []int32         // scratch: jobs a closed connection did not deliver
+	flow       []flowConn      // per connection: HTTP/2 flow control (flow.go)
+	chunks     []chunk
+	freeChunks []int32
+	worst      []result.TCPConn // the connections with the most retransmissions
 
 	envoys     []envoy
 	connWorker []int16 // per connection: the sidecar worker that accepted it
@@ -81,7 +84,7 @@ type Engine struct {
 	evReady, evArrive, evCPU, evWait, evResponse, evTimeout, evRefused, evReset, evClosed, evRedial, evArrival, evTick, evSweep,
 	evPodStart, evProbe, evSigterm, evKill, evNetGone, evSlice, evDeliver, evSync,
 	evPhaseEnd, evPhaseStart, evScrape, evHPA, evFault,
-	evProxyIn, evProxyCPU, evLocalIn, evLocalOut, evUpFail, evProxyRetry, evUnavailable, evRefusedStream, evPerTry, evConnectTimeout uint8
+	evProxyIn, evProxyCPU, evLocalIn, evLocalOut, evUpFail, evProxyRetry, evUnavailable, evRefusedStream, evPerTry, evConnectTimeout, evWindowUpdate uint8
 }
 
 type nodeState struct {
@@ -104,8 +107,9 @@ type service struct {
 	// respBytes is the size of an answer; streams the app's HTTP/2 stream limit.
 	respBytes int
 	streams   int
-	limit     float64 // CPU limit per pod, cores
-	weight    float64 // CFS weight per pod
+	windows   [2]int64 // the app's HTTP/2 receive windows: stream, connection
+	limit     float64  // CPU limit per pod, cores
+	weight    float64  // CFS weight per pod
 	// The EndpointSlice: each change of the endpoints kube-proxy would use is a new
 	// version; history keeps the versions some node has yet to program.
 	version uint32
@@ -169,7 +173,8 @@ type deployment struct {
 	poisson   bool
 	// What the client library does when a connection fails under a request.
 	retriesStale, abortsRun bool
-	reqBytes                int
+	headerBytes, bodyBytes  int64
+	windows                 [2]int64 // HTTP/2 receive windows of its pods: stream, connection
 	http2                   bool
 	phases                  []scenario.Phase
 	runs                    int // phases × repeat
@@ -285,11 +290,15 @@ type job struct {
 	child       int32
 	childSerial uint32
 	delivered   bool
-	failure     sidecar.AttemptEnd
-	pool        int32
-	upConn      client.ConnID
-	upSeq       uint32
-	cause       int32
+	// HTTP/2 flow control of the message being sent: DATA bytes not yet sent, the
+	// stream's credit, chunks on their way.
+	dataLeft, streamCredit int64
+	chunksOut              int32
+	failure                sidecar.AttemptEnd
+	pool                   int32
+	upConn                 client.ConnID
+	upSeq                  uint32
+	cause                  int32
 }
 
 // New builds the cluster twin. The scenario must have been validated.
@@ -316,7 +325,7 @@ func New(sc *scenario.Scenario) (*Engine, error) {
 		&e.evTimeout, &e.evRefused, &e.evReset, &e.evClosed, &e.evRedial, &e.evArrival, &e.evTick, &e.evSweep,
 		&e.evPodStart, &e.evProbe, &e.evSigterm, &e.evKill, &e.evNetGone, &e.evSlice, &e.evDeliver, &e.evSync,
 		&e.evPhaseEnd, &e.evPhaseStart, &e.evScrape, &e.evHPA, &e.evFault,
-		&e.evProxyIn, &e.evProxyCPU, &e.evLocalIn, &e.evLocalOut, &e.evUpFail, &e.evProxyRetry, &e.evUnavailable, &e.evRefusedStream, &e.evPerTry, &e.evConnectTimeout} {
+		&e.evProxyIn, &e.evProxyCPU, &e.evLocalIn, &e.evLocalOut, &e.evUpFail, &e.evProxyRetry, &e.evUnavailable, &e.evRefusedStream, &e.evPerTry, &e.evConnectTimeout, &e.evWindowUpdate} {
 		*kind = e.k.Register(e)
 	}
 
@@ -442,6 +451,8 @@ func (e *Engine) Handle(ev sim.Event) {
 		e.onPerTry(ev)
 	case e.evConnectTimeout:
 		e.onConnectTimeout(ev)
+	case e.evWindowUpdate:
+		e.onWindowUpdate(ev)
 	}
 }
 
@@ -462,6 +473,7 @@ func (e *Engine) addService(si int32, s *scenario.Service) error {
 	}
 	svc.respBytes = int(*s.Pod.ResponseBytes)
 	svc.streams = *s.Pod.MaxConcurrentStreams
+	svc.windows = [2]int64{*s.Pod.HTTP2.StreamWindowBytes, *s.Pod.HTTP2.ConnectionWindowBytes}
 	// CFS divides a busy node by cpu.weight, which kubelet derives from the CPU
 	// request (pkg/kubelet/cm/helpers_linux.go MilliCPUToShares); with no request
 	// every pod weighs the same.
@@ -515,7 +527,10 @@ func (e *Engine) addClient(di int32, c *scenario.Client) error {
 		d.abortsRun = p.AbortsRun
 	}
 	d.noReuse = conn.Reuse == scenario.ReuseNone
-	d.reqBytes = int(requestBytes(c))
+	d.headerBytes, d.bodyBytes = *c.Request.HeaderBytes, c.Request.BodyBytes
+	if w := c.Connections.HTTP2; w != nil {
+		d.windows = [2]int64{*w.StreamWindowBytes, *w.ConnectionWindowBytes}
+	}
 	d.http2 = conn.Protocol == scenario.ProtocolHTTP2 && !d.noReuse
 	if d.http2 {
 		d.limits.Streams = e.services[d.svc].streams

@@ -162,3 +162,33 @@ func TestGilbertElliottLink(t *testing.T) {
 		}
 	}
 }
+
+// HTTP/2 flow control: a 1 MiB answer through a 64 KiB window (the stream's or the
+// connection's) goes in 16 chunks, each sent only once the previous one's
+// WINDOW_UPDATE is back: at least 15 round trips of 20 ms after the first, 300 ms.
+// With Go's default windows (4 MiB, 1 GiB) only TCP paces it: the first answer takes
+// slow start's 7 round trips (10 segments doubling to 725), later ones about one.
+func TestHTTP2WindowsPaceLargeAnswers(t *testing.T) {
+	cases := []struct {
+		connections string
+		slow        bool
+	}{
+		{"{protocol: http2, http2: {streamWindowBytes: 64Ki}}", true},
+		{"{protocol: http2, http2: {connectionWindowBytes: 64Ki}}", true},
+		{"{protocol: http2}", false},
+	}
+	for _, tc := range cases {
+		r := run(t, opts{duration: "3s", replicas: 1,
+			network: "links: [{target: {service: web}, link: {latency: 10ms}}]",
+			pod:     "      serviceTime: {distribution: constant, value: 100us}\n      responseBytes: 1Mi",
+			client:  "    threads: 1\n    library: go-net-http\n    connections: " + tc.connections})
+		switch {
+		case r.Requests.OK == 0:
+			t.Errorf("%s: no answer", tc.connections)
+		case tc.slow && r.LatencyMS.Min < 300:
+			t.Errorf("%s: fastest answer %.1f ms, want at least 300 (15 window round trips)", tc.connections, r.LatencyMS.Min)
+		case !tc.slow && r.LatencyMS.Max >= 300:
+			t.Errorf("%s: slowest answer %.1f ms, want under 300 (slow start only)", tc.connections, r.LatencyMS.Max)
+		}
+	}
+}

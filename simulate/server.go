@@ -195,5 +195,5 @@ func (e *Engine) reply(ji int32) {
 		e.freeJob(ji)
 		return
 	}
-	e.stack.Send(netw.ConnID(e.wire[j.conn]), netw.Down, e.services[e.pods[j.pod].svc].respBytes, ji)
+	e.sendMessage(j.conn, netw.Down, 0, int64(e.services[e.pods[j.pod].svc].respBytes), ji)
 }

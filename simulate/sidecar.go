@@ -516,8 +516,9 @@ func (e *Engine) upSend(di int32, id client.ConnID, newConn bool) {
 	ui := e.newJob(job{slot: -1, gen: d.serial, attempt: true, parent: di, pod: c.Pod, state: jobWire, newConn: newConn, conn: id, seq: e.connSeq[id], envoy: -1})
 	d = &e.jobs[di]
 	d.child, d.childSerial = ui, e.jobs[ui].serial
-	if w := e.wire[id]; w >= 0 {
-		e.stack.Send(netw.ConnID(w), netw.Up, e.deps[e.cpods[x.owner].dep].reqBytes, ui)
+	if e.wire[id] >= 0 {
+		dep := &e.deps[e.cpods[x.owner].dep]
+		e.sendMessage(id, netw.Up, dep.headerBytes, dep.bodyBytes, ui)
 		return
 	}
 	delay := e.hop

@@ -237,6 +237,9 @@ func (e *Engine) openWire(id client.ConnID, from endpoint, pod int32) {
 		return
 	}
 	w := e.stack.Open(e.path(from, pod), e.path(pod, from))
+	if pi := e.conns.Get(id).Pool; e.pools[pi].Streams > 0 {
+		e.startFlow(id, e.receiveWindows(pod), e.senderWindows(pi))
+	}
 	e.wires++
 	e.wire[id] = int32(w)
 	for int(w) >= len(e.wireConn) {
@@ -264,10 +267,20 @@ func (e *Engine) closeWire(id client.ConnID) {
 		e.stack.Close(netw.ConnID(w))
 		e.wire[id] = -1
 		for _, ji := range lost {
-			e.lostJob(ji)
+			e.lostMessage(ji)
 		}
 		e.lost = lost
 	}
+	e.stopFlow(id)
+}
+
+// lostMessage: message msg (a job, or a chunk of one) went down with its connection.
+func (e *Engine) lostMessage(msg int32) {
+	if msg < 0 {
+		e.lostChunk(-msg - 1)
+		return
+	}
+	e.lostJob(msg)
 }
 
 // lostJob: job ji's message went down with its connection; whoever waits for it
@@ -282,6 +295,10 @@ func (e *Engine) lostJob(ji int32) {
 
 // Delivered implements netw.Receiver: a request reached its pod, or an answer its client.
 func (e *Engine) Delivered(_ netw.ConnID, d netw.Dir, ji int32) {
+	if ji < 0 {
+		e.chunkDelivered(-ji - 1)
+		return
+	}
 	if d == netw.Up {
 		e.arrive(ji)
 		return
@@ -295,8 +312,9 @@ func (e *Engine) Failed(w netw.ConnID, lost []int32) {
 	id := e.wireConn[w]
 	e.wire[id] = -1
 	for _, ji := range lost {
-		e.lostJob(ji)
+		e.lostMessage(ji)
 	}
+	e.stopFlow(id)
 	c := e.conns.Get(id)
 	p := &e.pools[c.Pool]
 	if p.Streams > 0 {
