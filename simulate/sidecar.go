@@ -644,24 +644,31 @@ func (e *Engine) upLive(w client.Waiter) bool {
 // next surfaces.
 func (e *Engine) abandon(di int32, serial uint32) {
 	d := &e.jobs[di]
-	if d.serial != serial || d.state == jobFree || d.envoy < 0 || d.failing {
+	if d.serial != serial || d.state == jobFree || d.envoy < 0 || d.failing || !e.cancelAttempt(di) {
 		return
 	}
+	e.freeJob(di)
+}
+
+// cancelAttempt resets outbound job di's attempt as Envoy's router does: a pending
+// request leaves the queue, an HTTP/1.1 attempt closes its connection, an HTTP/2 one
+// resets its stream; what it held is released. False when there was nothing to
+// cancel (the attempt is between stages, or its failure is on its way).
+func (e *Engine) cancelAttempt(di int32) bool {
+	d := &e.jobs[di]
 	x := &e.envoys[d.envoy]
 	switch {
 	case d.waiting:
 		d.waiting = false
 		x.breaker.Release(sidecar.PendingRequests)
-	case d.upConn >= 0:
+	case d.upConn >= 0 && e.connSeq[d.upConn] == d.upSeq:
 		d.failing = true // what the closing connection loses must not fail it again
-		if e.connSeq[d.upConn] == d.upSeq {
-			e.upRelease(d.pool, d.upConn, true)
-		}
+		e.upRelease(d.pool, d.upConn, true)
 	default:
-		return
+		return false
 	}
 	e.upEnd(di, d.pool)
-	e.freeJob(di)
+	return true
 }
 
 // closeUp closes an upstream connection of an envoy.
@@ -736,21 +743,9 @@ func (e *Engine) retryOr503(di int32) {
 func (e *Engine) onPerTry(ev sim.Event) {
 	di := ev.Obj
 	d := &e.jobs[di]
-	if d.serial != ev.Gen || d.state == jobFree || d.failing || d.timerTries != d.tries {
+	if d.serial != ev.Gen || d.state == jobFree || d.failing || d.timerTries != d.tries || !e.cancelAttempt(di) {
 		return
 	}
-	x := &e.envoys[d.envoy]
-	switch {
-	case d.waiting:
-		d.waiting = false
-		x.breaker.Release(sidecar.PendingRequests)
-	case d.upConn >= 0 && e.connSeq[d.upConn] == d.upSeq:
-		d.failing = true // what the closing connection loses must not fail it again
-		e.upRelease(d.pool, d.upConn, true)
-	default:
-		return // its connection attempt has failed already
-	}
-	e.upEnd(di, d.pool)
 	d.failure = sidecar.PerTryTimeout
 	e.retryOr503(di)
 }

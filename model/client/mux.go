@@ -68,15 +68,7 @@ func (p *Pool) EndStream(now sim.Time, conns *Conns, id ConnID, live func(Waiter
 // connection has no stream left and must be closed now.
 func (p *Pool) Retire(conns *Conns, id ConnID) bool {
 	c := conns.Get(id)
-	if !c.Retired {
-		c.Retired = true
-		for i, m := range p.mux {
-			if m == id {
-				p.removeMux(i)
-				break
-			}
-		}
-	}
+	p.retire(c, id)
 	if c.Streams == 0 {
 		p.open--
 		return true
@@ -89,17 +81,22 @@ func (p *Pool) Muxed() []ConnID { return p.mux }
 
 // DropStreamConn forgets a multiplexed connection that failed under its streams.
 func (p *Pool) DropStreamConn(conns *Conns, id ConnID) {
-	c := conns.Get(id)
-	if !c.Retired {
-		c.Retired = true
-		for i, m := range p.mux {
-			if m == id {
-				p.removeMux(i)
-				break
-			}
+	p.retire(conns.Get(id), id)
+	p.open--
+}
+
+// retire takes connection id (c) out of the ones taking streams, once.
+func (p *Pool) retire(c *Conn, id ConnID) {
+	if c.Retired {
+		return
+	}
+	c.Retired = true
+	for i, m := range p.mux {
+		if m == id {
+			p.removeMux(i)
+			return
 		}
 	}
-	p.open--
 }
 
 func (p *Pool) removeMux(i int) {
