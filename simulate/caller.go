@@ -327,6 +327,7 @@ func (e *Engine) letGo(si int32, cancel bool) {
 	case e.connSeq[s.conn] != s.connSeq:
 		// The connection is closed already: another stream's failure, or TCP's.
 	case d.http2 && cancel:
+		e.resetStream(s.job, s.jobSerial)
 		e.endStream(d, s.pool, s.conn)
 		s.state = idle
 		return
@@ -364,11 +365,11 @@ func (e *Engine) send(si int32, id client.ConnID, newConn bool) {
 	c := e.conns.Get(id)
 	s.pod = c.Pod
 	j := e.newJob(job{slot: si, gen: s.gen, pod: c.Pod, state: jobWire, newConn: newConn, conn: id, seq: s.connSeq})
+	s.job, s.jobSerial = j, e.jobs[j].serial
 	if c.Pod < 0 {
 		// To the client pod's sidecar, over loopback.
 		jb := &e.jobs[j]
 		jb.envoy, jb.worker, jb.stage, jb.upConn = e.cpods[s.cpod].envoy, e.connWorker[id], stageIn, -1
-		s.job, s.jobSerial = j, jb.serial
 		e.k.After(e.loopback(newConn), e.evProxyIn, j, 0)
 		return
 	}

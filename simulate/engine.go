@@ -278,13 +278,13 @@ type job struct {
 	parent  int32
 	// An outbound envoy's request: the pod it goes to, the pods tried, the pool and
 	// connection of the attempt in progress (upConn -1: none), how it failed.
-	target     int32
-	tried      [3]int32
-	tries      uint8
-	retryHeld  bool
-	failing    bool  // an evUpFail is on its way for the attempt in progress
-	waiting    bool  // queued in a pool for a connection
-	timerTries uint8 // the attempt a pending per-try timer belongs to
+	target        int32
+	tried         [3]int32
+	tries         uint8
+	retryHeld     bool
+	failing       bool   // an evUpFail is on its way for the attempt in progress
+	waiting       bool   // queued in a pool for a connection
+	attemptSerial uint32 // the attempt in progress, for its timers
 	// child is the attempt's job at the pod while childSerial matches; delivered
 	// tells that a request reached its pod.
 	child       int32
@@ -294,6 +294,8 @@ type job struct {
 	// stream's credit, chunks on their way.
 	dataLeft, streamCredit int64
 	chunksOut              int32
+	flowDir                netw.Dir
+	reset                  bool // its HTTP/2 stream was reset: no answer is sent
 	failure                sidecar.AttemptEnd
 	pool                   int32
 	upConn                 client.ConnID

@@ -55,11 +55,36 @@ func (e *Engine) startFlow(id client.ConnID, up, down [2]int64) {
 	}
 }
 
-// stopFlow forgets a closed connection's flow state.
-func (e *Engine) stopFlow(id client.ConnID) {
-	if int(id) < len(e.flow) {
-		e.flow[id].on = false
+// stopFlow forgets a closed connection's flow state; its streams still waiting for
+// credit (seq: the connection's close count before this close) go down with it.
+func (e *Engine) stopFlow(id client.ConnID, seq uint32) {
+	if int(id) >= len(e.flow) || !e.flow[id].on {
+		return
 	}
+	e.flow[id].on = false
+	// A scan: HTTP/2 connections are few and close rarely.
+	for ji := range e.jobs {
+		if j := &e.jobs[ji]; j.state != jobFree && j.conn == id && j.seq == seq && j.dataLeft > 0 {
+			e.lostJob(int32(ji))
+		}
+	}
+}
+
+// resetStream: job ji's stream was reset (RST_STREAM: the client or its sidecar gave
+// up on it). Neither side sends more of it, and its answer is not sent; credit for
+// what is already on its way comes back as usual.
+func (e *Engine) resetStream(ji int32, serial uint32) {
+	j := &e.jobs[ji]
+	if j.serial != serial || j.state == jobFree {
+		return
+	}
+	j.reset = true
+	if j.dataLeft > 0 && j.chunksOut == 0 {
+		// Waiting for credit with nothing on its way: the message ends here.
+		e.freeJob(ji)
+		return
+	}
+	j.dataLeft = 0 // the chunks on their way still complete it
 }
 
 // sendMessage puts job ji's message on connection id in direction d: header bytes
@@ -71,7 +96,7 @@ func (e *Engine) sendMessage(id client.ConnID, d netw.Dir, header, data int64, j
 		return
 	}
 	j := &e.jobs[ji]
-	j.dataLeft, j.streamCredit, j.chunksOut = data, e.flow[id].streamSize[d], 0
+	j.dataLeft, j.streamCredit, j.chunksOut, j.flowDir = data, e.flow[id].streamSize[d], 0, d
 	e.pushData(id, d, ji, header)
 }
 
@@ -158,7 +183,9 @@ func (e *Engine) onWindowUpdate(ev sim.Event) {
 	}
 	f := &e.flow[c.conn]
 	f.credit[c.dir] += c.data
-	if j := &e.jobs[c.job]; j.serial == c.serial && j.state != jobFree && j.dataLeft > 0 {
+	// A request's last update may come back after its answer has started: it returns
+	// connection credit only.
+	if j := &e.jobs[c.job]; j.serial == c.serial && j.state != jobFree && j.flowDir == c.dir && j.dataLeft > 0 {
 		j.streamCredit += c.data
 		if j.streamCredit == c.data { // it was waiting for this stream's credit
 			e.pushData(c.conn, c.dir, c.job, 0)
@@ -169,7 +196,7 @@ func (e *Engine) onWindowUpdate(ev sim.Event) {
 		if !ok {
 			break
 		}
-		if j := &e.jobs[w.job]; j.serial == w.serial && j.state != jobFree && j.dataLeft > 0 {
+		if j := &e.jobs[w.job]; j.serial == w.serial && j.state != jobFree && j.flowDir == c.dir && j.dataLeft > 0 {
 			e.pushData(c.conn, c.dir, w.job, 0)
 		}
 	}

@@ -192,3 +192,63 @@ func TestHTTP2WindowsPaceLargeAnswers(t *testing.T) {
 		}
 	}
 }
+
+// HTTP/2 flow control keeps each direction's credit to itself: a request's last
+// WINDOW_UPDATE that comes back after its answer has started returns connection
+// credit only. A 64 KiB answer through a 4 KiB stream window then takes its 16 chunks
+// one round trip (0.2 ms) apart, at least 3 ms, and the pod sees each request once.
+func TestHTTP2CreditStaysInItsDirection(t *testing.T) {
+	r := run(t, opts{duration: "5s", replicas: 1,
+		pod: "      serviceTime: {distribution: constant, value: 50us}\n      responseBytes: 64Ki",
+		client: "    threads: 1\n    library: go-net-http\n    request: {method: POST, bodyBytes: 8Ki}\n" +
+			"    connections: {protocol: http2, http2: {streamWindowBytes: 4Ki}}"})
+	if r.LatencyMS.P50 < 3 {
+		t.Errorf("p50 %.3f ms, want at least 3 (15 window round trips of 0.2 ms)", r.LatencyMS.P50)
+	}
+	if got := r.Pods[0].Requests; got > r.Requests.OK+r.Requests.InFlight {
+		t.Errorf("the pod served %d requests for %d answered and %d in flight: some arrived twice", got, r.Requests.OK, r.Requests.InFlight)
+	}
+}
+
+// Streams waiting for flow-control credit go down with their connection: when the
+// pod is killed, requests whose bodies wait for the server's 4 KiB window are reset
+// at once, as the sent ones are, instead of waiting for the client's 3 s timeout.
+// The pod's packets take 20 ms, so a stream spends most of its time waiting for the
+// WINDOW_UPDATE of its last chunk, with nothing of it in TCP.
+func TestHTTP2WaitingStreamsFailWithTheirConnection(t *testing.T) {
+	r := run(t, opts{duration: "10s", replicas: 1, network: "links: [{target: {service: web}, direction: to, link: {latency: 20ms}}]",
+		pod: "      serviceTime: {distribution: constant, value: 1ms}\n      http2: {streamWindowBytes: 4Ki}",
+		client: "    threads: 8\n    timeout: 3s\n    library: go-net-http\n    request: {method: POST, bodyBytes: 32Ki}\n" +
+			"    connections: {protocol: http2}",
+		faults: "  faults: [{kind: pod-kill, start: 2s, target: {pod: web-0}}]"})
+	if r.Errors.Timeout != 0 || r.Errors.Total() == 0 {
+		t.Errorf("errors %+v: want the killed pod's requests reset, none timed out", r.Errors)
+	}
+}
+
+// A client's timeout resets its HTTP/2 stream (RST_STREAM): the server drops the
+// answer, so abandoned answers neither hold the connection's credit ahead of live
+// ones nor keep it busy after the load stops. Ten seconds of requests with a 100 ms
+// timeout over 4 KiB windows and 2 % loss leave nothing in flight 20 s after the last
+// one (a retransmission chain that long would need seven losses in a row).
+func TestHTTP2TimeoutResetsTheStream(t *testing.T) {
+	e := build(t, opts{duration: "30s", replicas: 1, network: `loss: "2%"`,
+		pod: "      serviceTime: {distribution: constant, value: 100us}\n      responseBytes: 64Ki\n" +
+			"      http2: {streamWindowBytes: 4Ki, connectionWindowBytes: 4Ki}",
+		client: "    phases: [{duration: 10s, rate: 50/s}]\n    timeout: 100ms\n    library: go-net-http\n" +
+			"    connections: {protocol: http2, http2: {streamWindowBytes: 4Ki, connectionWindowBytes: 4Ki}}"})
+	e.Run(nil)
+	r := e.Result()
+	if r.Errors.Timeout == 0 || r.Requests.OK == 0 {
+		t.Fatalf("ok %d, errors %+v: want both answers and timeouts", r.Requests.OK, r.Errors)
+	}
+	live := 0
+	for _, j := range e.jobs {
+		if j.state != jobFree {
+			live++
+		}
+	}
+	if live != 0 {
+		t.Errorf("%d jobs still in use 20 s after the load stopped: reset streams kept sending", live)
+	}
+}

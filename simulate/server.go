@@ -188,6 +188,10 @@ func (e *Engine) reply(ji int32) {
 		e.k.After(e.hop+e.relay, e.evResponse, ji, 0)
 		return
 	}
+	if j.reset {
+		e.freeJob(ji) // RST_STREAM: the server drops the answer
+		return
+	}
 	if e.connSeq[j.conn] != j.seq || e.wire[j.conn] < 0 {
 		// The connection closed while the app worked: on HTTP/2 another stream's
 		// failure may have taken it down under this one.

@@ -377,9 +377,10 @@ func (e *Engine) route(di int32) {
 	d.tries++
 	d.target = pod
 	x.active[pod]++
+	e.serial++
+	d.attemptSerial = e.serial
 	if x.retry.PerTryTimeout > 0 {
-		d.timerTries = d.tries
-		e.k.After(x.retry.PerTryTimeout, e.evPerTry, di, d.serial)
+		e.k.After(x.retry.PerTryTimeout, e.evPerTry, di, d.attemptSerial)
 	}
 	pi, ok := wk.pools[pod]
 	if !ok {
@@ -478,9 +479,7 @@ func (e *Engine) upDial(di, pi int32) {
 	if e.wire[id] >= 0 {
 		// Lost SYNs: Envoy gives up on the handshake at the connect timeout, long
 		// before Linux's SYN retries would (127 s).
-		d = &e.jobs[di]
-		d.timerTries = d.tries
-		e.k.After(istioConnectTimeout, e.evConnectTimeout, di, d.serial)
+		e.k.After(istioConnectTimeout, e.evConnectTimeout, di, e.jobs[di].attemptSerial)
 	}
 }
 
@@ -488,7 +487,7 @@ func (e *Engine) upDial(di, pi int32) {
 // the pod within the connect timeout: a connect-failure, which Istio retries.
 func (e *Engine) onConnectTimeout(ev sim.Event) {
 	d := &e.jobs[ev.Obj]
-	if d.serial != ev.Gen || d.state == jobFree || d.timerTries != d.tries || d.upConn < 0 ||
+	if d.attemptSerial != ev.Gen || d.state == jobFree || d.upConn < 0 ||
 		e.connSeq[d.upConn] != d.upSeq || e.jobs[d.child].serial != d.childSerial || e.jobs[d.child].delivered {
 		return
 	}
@@ -663,7 +662,13 @@ func (e *Engine) cancelAttempt(di int32) bool {
 		x.breaker.Release(sidecar.PendingRequests)
 	case d.upConn >= 0 && e.connSeq[d.upConn] == d.upSeq:
 		d.failing = true // what the closing connection loses must not fail it again
+		if x.http2 {
+			e.resetStream(d.child, d.childSerial)
+		}
 		e.upRelease(d.pool, d.upConn, true)
+	case d.upConn >= 0:
+		// Its connection is gone and no failure came of it (a stream still waiting
+		// for credit): the attempt is over.
 	default:
 		return false
 	}
@@ -743,7 +748,7 @@ func (e *Engine) retryOr503(di int32) {
 func (e *Engine) onPerTry(ev sim.Event) {
 	di := ev.Obj
 	d := &e.jobs[di]
-	if d.serial != ev.Gen || d.state == jobFree || d.failing || d.timerTries != d.tries || !e.cancelAttempt(di) {
+	if d.attemptSerial != ev.Gen || d.state == jobFree || d.failing || !e.cancelAttempt(di) {
 		return
 	}
 	d.failure = sidecar.PerTryTimeout

@@ -260,6 +260,7 @@ func (e *Engine) trackConn(id client.ConnID) {
 // closeWire ends connection id's TCP connection and makes it stale for whoever still
 // refers to it.
 func (e *Engine) closeWire(id client.ConnID) {
+	seq := e.connSeq[id]
 	e.connSeq[id]++
 	if w := e.wire[id]; w >= 0 {
 		e.noteWire(id, e.k.Now())
@@ -271,7 +272,7 @@ func (e *Engine) closeWire(id client.ConnID) {
 		}
 		e.lost = lost
 	}
-	e.stopFlow(id)
+	e.stopFlow(id, seq)
 }
 
 // lostMessage: message msg (a job, or a chunk of one) went down with its connection.
@@ -314,7 +315,7 @@ func (e *Engine) Failed(w netw.ConnID, lost []int32) {
 	for _, ji := range lost {
 		e.lostMessage(ji)
 	}
-	e.stopFlow(id)
+	e.stopFlow(id, e.connSeq[id])
 	c := e.conns.Get(id)
 	p := &e.pools[c.Pool]
 	if p.Streams > 0 {

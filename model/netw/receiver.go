@@ -25,7 +25,7 @@ func (s *Stack) onData(ci int32, c *conn, d Dir, p *packet) {
 		}
 		for !r.msgs.empty() && r.msgs.peek().end <= r.rcvNxt {
 			m := r.msgs.pop()
-			s.cb = append(s.cb, callback{c: ConnID(ci), gen: c.gen, d: d, msg: m.msg})
+			s.cb = append(s.cb, callback{c: ConnID(ci), d: d, msg: m.msg})
 		}
 	default:
 		if !r.has(q) {

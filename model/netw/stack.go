@@ -76,7 +76,8 @@ const (
 // Receiver is told what happened; the engine implements it.
 type Receiver interface {
 	// Delivered: the last byte of message msg, sent in direction d, reached the
-	// receiving application, every earlier byte of that direction included.
+	// receiving application, every earlier byte of that direction included. It may
+	// come for a connection the receiver closed earlier in the same instant.
 	Delivered(c ConnID, d Dir, msg int32)
 	// Failed: the connection gave up (SYN retries or tcp_retries2 exhausted, or a
 	// reset because the server forgot a handshake). The stack has forgotten c;
@@ -173,7 +174,6 @@ type conn struct {
 
 type callback struct {
 	c      ConnID
-	gen    uint32
 	d      Dir
 	msg    int32
 	failed bool
@@ -343,9 +343,9 @@ func (s *Stack) Handle(ev sim.Event) {
 			s.r.Failed(cb.c, cb.lost)
 			continue
 		}
-		if c := s.live(cb.c); c != nil && c.gen == cb.gen {
-			s.r.Delivered(cb.c, cb.d, cb.msg)
-		}
+		// Delivered even if an earlier callback of this event closed the connection:
+		// the bytes had arrived, and Undelivered no longer lists them.
+		s.r.Delivered(cb.c, cb.d, cb.msg)
 	}
 	s.cb = s.cb[:0]
 }
