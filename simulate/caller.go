@@ -81,7 +81,7 @@ func (e *Engine) acquire(si int32) {
 	s.pod = -1
 	p := &e.pools[s.pool]
 	if d.http2 {
-		e.goAways(d, s.pool)
+		e.goAways(s.pool)
 		id, ok, expired := p.TakeStream(now, &e.conns, e.expired[:0])
 		for _, x := range expired {
 			e.closeConn(d, x)
@@ -121,10 +121,10 @@ func (e *Engine) acquire(si int32) {
 	e.dial(si)
 }
 
-// goAways retires the HTTP/2 connections of pool pi whose server has sent GOAWAY
-// (it is draining or gone) and the client has heard: they take no new streams and
-// close when their last one ends (RFC 9113 section 6.8).
-func (e *Engine) goAways(d *deployment, pi int32) {
+// goAways retires the HTTP/2 connections of pool pi (a client's or an envoy's) whose
+// server has sent GOAWAY (it is draining or gone) and the client has heard: they take
+// no new streams and close when their last one ends (RFC 9113 section 6.8).
+func (e *Engine) goAways(pi int32) {
 	p := &e.pools[pi]
 	for i := 0; i < len(p.Muxed()); i++ {
 		id := p.Muxed()[i]
@@ -132,10 +132,30 @@ func (e *Engine) goAways(d *deployment, pi int32) {
 			continue
 		}
 		if p.Retire(&e.conns, id) {
-			e.closeConn(d, id)
+			e.closeAny(id)
 		}
 		i--
 	}
+}
+
+// closeAny closes a connection its pool has let go of, whoever owns the pool: a
+// client app (closeConn) or an envoy (closeUp).
+func (e *Engine) closeAny(id client.ConnID) {
+	pi := e.conns.Get(id).Pool
+	if e.poolEnvoy[pi] >= 0 {
+		e.closeUp(id)
+		return
+	}
+	e.closeConn(&e.deps[e.cpods[e.poolOwner[pi]].dep], id)
+}
+
+// wakeAny gives pool pi's room to its oldest waiter, whoever owns the pool.
+func (e *Engine) wakeAny(pi int32) {
+	if e.poolEnvoy[pi] >= 0 {
+		e.upWake(pi)
+		return
+	}
+	e.wakeWaiter(pi)
 }
 
 // serverClosed reports whether the pod at the other end of idle connection id has
@@ -212,10 +232,7 @@ func (e *Engine) dial(si int32) {
 		e.pools[s.pool].AddStreamConn(&e.conns, id)
 	}
 	b.Connected(ep)
-	if int(ep) >= len(d.reached) {
-		d.reached = append(d.reached, make([]bool, len(e.pods)-len(d.reached))...)
-	}
-	d.reached[ep] = true
+	d.reach(ep, len(e.pods))
 	d.open++
 	d.opened++
 	d.peak = max(d.peak, d.open)

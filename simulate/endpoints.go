@@ -127,10 +127,15 @@ func (e *Engine) sync(n int) {
 
 // programmed is the endpoint list node n's rules hold for service si.
 func (e *Engine) programmed(n, si int32) []kubeproxy.Endpoint {
+	return slices.Clone(e.programmedView(n, si))
+}
+
+// programmedView is programmed without the copy, for reading at once.
+func (e *Engine) programmedView(n, si int32) []kubeproxy.Endpoint {
 	want := e.views[int(n)*len(e.services)+int(si)].programmed
 	for _, h := range e.services[si].history {
 		if h.version == want {
-			return slices.Clone(h.usable)
+			return h.usable
 		}
 	}
 	panic("simulate: programmed endpoint version pruned")

@@ -583,6 +583,14 @@ func replayable(method string) bool {
 	return false
 }
 
+// reach records that the deployment's connections reached pod (of npods so far).
+func (d *deployment) reach(pod int32, npods int) {
+	if int(pod) >= len(d.reached) {
+		d.reached = append(d.reached, make([]bool, npods-len(d.reached))...)
+	}
+	d.reached[pod] = true
+}
+
 func (e *Engine) newPool(d *deployment, ci int32) int32 {
 	e.pools = append(e.pools, client.Pool{Limits: d.limits})
 	e.poolOwner = append(e.poolOwner, ci)

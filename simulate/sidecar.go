@@ -403,15 +403,7 @@ func (e *Engine) upAcquire(di, pi int32) {
 	now := e.k.Now()
 	d.pool = pi
 	if x.http2 {
-		// GOAWAY heard: the connection takes no new streams.
-		for i := 0; i < len(p.Muxed()); i++ {
-			if id := p.Muxed()[i]; e.serverClosed(id) {
-				if p.Retire(&e.conns, id) {
-					e.closeUp(id)
-				}
-				i--
-			}
-		}
+		e.goAways(pi)
 		if id, ok, _ := p.TakeStream(now, &e.conns, nil); ok {
 			e.upSend(di, id, false)
 			return
@@ -457,7 +449,6 @@ func (e *Engine) upAcquire(di, pi int32) {
 func (e *Engine) upDial(di, pi int32) {
 	d := &e.jobs[di]
 	x := &e.envoys[d.envoy]
-	d.pool = pi
 	switch e.pods[d.target].phase {
 	case podRunning:
 	case podDraining, podExited:
@@ -504,19 +495,12 @@ func (e *Engine) upSend(di int32, id client.ConnID, newConn bool) {
 	d := &e.jobs[di]
 	d.upConn, d.upSeq = id, e.connSeq[id]
 	c := e.conns.Get(id)
-	x := &e.envoys[d.envoy]
-	if !x.inbound {
-		dep := &e.deps[e.cpods[x.owner].dep]
-		if int(c.Pod) >= len(dep.reached) {
-			dep.reached = append(dep.reached, make([]bool, len(e.pods)-len(dep.reached))...)
-		}
-		dep.reached[c.Pod] = true
-	}
+	dep := &e.deps[e.cpods[e.envoys[d.envoy].owner].dep]
+	dep.reach(c.Pod, len(e.pods))
 	ui := e.newJob(job{slot: -1, gen: d.serial, attempt: true, parent: di, pod: c.Pod, state: jobWire, newConn: newConn, conn: id, seq: e.connSeq[id], envoy: -1})
 	d = &e.jobs[di]
 	d.child, d.childSerial = ui, e.jobs[ui].serial
 	if e.wire[id] >= 0 {
-		dep := &e.deps[e.cpods[x.owner].dep]
 		e.sendMessage(id, netw.Up, dep.headerBytes, dep.bodyBytes, ui)
 		return
 	}
@@ -831,17 +815,6 @@ func (e *Engine) failAttempt(di int32, failure sidecar.AttemptEnd, delay sim.Tim
 // carries HTTP/2.
 func (e *Engine) multiplexed(id client.ConnID, seq uint32) bool {
 	return e.connSeq[id] == seq && e.conns.Get(id).Open && e.pools[e.conns.Get(id).Pool].Streams > 0
-}
-
-// programmedView is programmed without the copy, for reading at once.
-func (e *Engine) programmedView(n, si int32) []int32 {
-	want := e.views[int(n)*len(e.services)+int(si)].programmed
-	for _, h := range e.services[si].history {
-		if h.version == want {
-			return h.usable
-		}
-	}
-	panic("simulate: programmed endpoint version pruned")
 }
 
 func (e *Engine) sidecarResult(x *envoy) result.Sidecar {

@@ -229,8 +229,8 @@ func (e *Engine) scheduleFaults() {
 	}
 }
 
-// openWire starts the TCP connection under client connection id, from client pod ci to
-// pod, when the segment model is on.
+// openWire starts the TCP connection under connection id, from endpoint from (a client
+// pod, or the client pod of an outbound envoy) to pod, when the segment model is on.
 func (e *Engine) openWire(id client.ConnID, from endpoint, pod int32) {
 	e.trackConn(id)
 	if e.stack == nil {
@@ -323,13 +323,8 @@ func (e *Engine) Failed(w netw.ConnID, lost []int32) {
 	} else {
 		p.Drop()
 	}
-	if e.poolEnvoy[c.Pool] >= 0 {
-		e.closeUp(id)
-		e.upWake(c.Pool)
-		return
-	}
-	e.closeConn(&e.deps[e.cpods[e.poolOwner[c.Pool]].dep], id)
-	e.wakeWaiter(c.Pool)
+	e.closeAny(id)
+	e.wakeAny(c.Pool)
 }
 
 // worstKept bounds the connections listed by their retransmissions.
