@@ -45,14 +45,12 @@ func (e *Engine) startFlow(id client.ConnID, up, down [2]int64) {
 	for int(id) >= len(e.flow) {
 		e.flow = append(e.flow, flowConn{})
 	}
-	f := &e.flow[id]
-	f.on = true
+	// A new state, waiting queues and all: streams of an earlier connection in this
+	// slot were failed when it closed.
+	f := flowConn{on: true}
 	f.streamSize[netw.Up], f.credit[netw.Up] = up[0], up[1]
 	f.streamSize[netw.Down], f.credit[netw.Down] = down[0], down[1]
-	for d := range f.blocked {
-		for _, ok := f.blocked[d].Pop(); ok; _, ok = f.blocked[d].Pop() {
-		}
-	}
+	e.flow[id] = f
 }
 
 // stopFlow forgets a closed connection's flow state; its streams still waiting for
