@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	hpactl "trafficlab/model/hpa"
@@ -143,6 +144,10 @@ func setDefaults(s *Scenario) {
 	for i := range s.Spec.Faults {
 		defaultFault(&s.Spec.Faults[i], s.Spec.Duration)
 	}
+	for i := range s.Spec.Background {
+		defaultBackground(&s.Spec.Background[i])
+	}
+	defaultDuration(&s.Spec.Report.SlowThreshold, defaultSlowThreshold)
 	if s.Spec.Report.Samples == nil {
 		n := defaultReportSamples
 		s.Spec.Report.Samples = &n
@@ -236,6 +241,15 @@ func defaultInt32(p **int32, v int32) {
 }
 
 func defaultPod(p *Pod) {
+	defaultResources(&p.Resources, p.CPU)
+	if p.Resources.Limits != nil {
+		if q, ok := p.Resources.Limits[corev1.ResourceCPU]; ok && p.CPU == nil {
+			p.CPU = &q
+		}
+	}
+	if a := p.AccessLog; a != nil {
+		defaultAccessLog(a)
+	}
 	if p.ResponseBytes == nil {
 		n := int64(defaultResponseBytes)
 		p.ResponseBytes = &n
@@ -342,6 +356,9 @@ func defaultClient(c *Client) {
 	if c.Sidecar != nil {
 		defaultSidecar(c.Sidecar)
 	}
+	if r := c.RateCurve; r != nil && r.Diurnal != nil {
+		defaultDuration(&r.Diurnal.Period, defaultDiurnalPeriod)
+	}
 	p, hasProfile := library.Lookup(c.Library)
 	if c.Timeout == nil {
 		// The library's own timeout when it has one; a run needs some bound otherwise.
@@ -360,13 +377,13 @@ func defaultClient(c *Client) {
 
 // openLoop reports whether any of a client's load is an open loop (a rate).
 func openLoop(c *Client) bool {
-	return c.Rate != nil || slices.ContainsFunc(c.Phases, func(p Phase) bool { return p.Rate != nil })
+	return c.Rate != nil || c.RateCurve != nil || slices.ContainsFunc(c.Phases, func(p Phase) bool { return p.Rate != nil })
 }
 
 // closedLoop reports whether any of a client's load is a closed loop (threads).
 func closedLoop(c *Client) bool {
 	if len(c.Phases) == 0 {
-		return c.Rate == nil
+		return c.Rate == nil && c.RateCurve == nil
 	}
 	return slices.ContainsFunc(c.Phases, func(p Phase) bool { return p.Rate == nil })
 }

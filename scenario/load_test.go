@@ -79,7 +79,7 @@ func scaling(direction, rule string) []string {
 }
 
 func TestLoadErrors(t *testing.T) {
-	const clientFields = "name, target, replicas, threads, rate, arrival, maxInFlight, thinkTime, overhead, timeout, library, connections, phases, repeat, request, sidecar"
+	const clientFields = "name, target, replicas, threads, rate, rateCurve, arrival, maxInFlight, thinkTime, overhead, timeout, library, connections, phases, repeat, request, sidecar"
 	cases := []struct {
 		name, old, new string
 		want           string
@@ -657,6 +657,12 @@ spec:
     connections: {reuse: none, idleTimeout: 1m30s}
 `
 
+// cpuResources is a container's resources with only a cpu limit, after defaulting.
+func cpuResources(cpu string) corev1.ResourceRequirements {
+	q := resource.MustParse(cpu)
+	return corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceCPU: q}, Requests: corev1.ResourceList{corev1.ResourceCPU: q}}
+}
+
 func TestLoadFull(t *testing.T) {
 	sc, pos, diags := Load("f.yaml", []byte(full), nil)
 	if len(diags) > 0 {
@@ -687,6 +693,8 @@ func TestLoadFull(t *testing.T) {
 				{Name: "webapp1", Replicas: 5, Pod: Pod{
 					CPU:         q("1"),
 					ServiceTime: Distribution{Distribution: DistExponential, Mean: ms(1)},
+					// The cpu limit, and the request the API server defaults from it.
+					Resources: cpuResources("1"),
 					WaitTime:    &Distribution{Distribution: DistLognormal, Mean: ms(2), P99: ms(20)},
 					AcceptCost:  ms(0.05),
 					// Defaults.
@@ -699,6 +707,7 @@ func TestLoadFull(t *testing.T) {
 				}},
 				{Name: "db", Replicas: 1, Pod: Pod{
 					CPU:         q("500m"),
+					Resources:   cpuResources("500m"),
 					ServiceTime: Distribution{Distribution: DistEmpirical, Samples: []metav1.Duration{ms(1), ms(2), ms(10)}},
 					// Defaults.
 					StartupDelay:                  startup,
@@ -722,7 +731,7 @@ func TestLoadFull(t *testing.T) {
 						IdleTimeout: ptr(ms(90000)), MaxLifetime: ptr(ms(0)), Protocol: ProtocolHTTP1},
 					Repeat: 1, Request: Request{Method: "GET", HeaderBytes: ptr[int64](200)}},
 			},
-			Report: Report{Samples: ptr(10000)},
+			Report: Report{Samples: ptr(10000), SlowThreshold: ptr(ms(500))},
 		},
 	}
 	if !reflect.DeepEqual(sc, want) {

@@ -216,4 +216,7 @@ type Report struct {
 	// Samples bounds the per-request latency-over-time sample; 0 keeps none. Default
 	// 10000.
 	Samples *int `yaml:"samples"`
+	// SlowThreshold is the latency above which a request counts as slow, for the
+	// slow share per node, per pod and over time. Default 500ms.
+	SlowThreshold *metav1.Duration `yaml:"slowThreshold"`
 }

@@ -372,8 +372,8 @@ func TestNetworkDefaults(t *testing.T) {
 	if s.Clients[0].Sidecar != nil {
 		t.Errorf("client sidecar %+v, want none", s.Clients[0].Sidecar)
 	}
-	if !reflect.DeepEqual(s.Report, Report{Samples: ptr(10000)}) {
-		t.Errorf("report %+v, want 10000 samples, no histogram", s.Report)
+	if !reflect.DeepEqual(s.Report, Report{Samples: ptr(10000), SlowThreshold: &metav1.Duration{Duration: 500 * time.Millisecond}}) {
+		t.Errorf("report %+v, want 10000 samples, no histogram, slow from 500ms", s.Report)
 	}
 
 	sc = mustLoad(t, network("jitter: 1ms", "links:",
@@ -604,7 +604,7 @@ func TestLoadEveryNewKey(t *testing.T) {
 		t.Errorf("faults\n%+v\nwant\n%+v", s.Faults, wantFaults)
 	}
 
-	wantReport := Report{Histogram: []metav1.Duration{{}, *ms(1), *ms(2), *ms(5), *ms(10)}, Samples: ptr(500)}
+	wantReport := Report{Histogram: []metav1.Duration{{}, *ms(1), *ms(2), *ms(5), *ms(10)}, Samples: ptr(500), SlowThreshold: ms(500)}
 	if !reflect.DeepEqual(s.Report, wantReport) {
 		t.Errorf("report %+v, want %+v", s.Report, wantReport)
 	}

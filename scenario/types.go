@@ -8,6 +8,7 @@ package scenario
 
 import (
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -43,7 +44,10 @@ type Spec struct {
 	Clients  []Client  `yaml:"clients"`
 	// Faults are timed disturbances of links and pods.
 	Faults []Fault `yaml:"faults"`
-	Report Report  `yaml:"report"`
+	// Background is workloads that serve no traffic but share their nodes: a pod
+	// that writes to disk or burns CPU.
+	Background []Background `yaml:"background"`
+	Report     Report       `yaml:"report"`
 }
 
 // Proxy modes of kube-proxy.
@@ -98,6 +102,13 @@ type NodePool struct {
 	Count int    `yaml:"count"`
 	// CPU is the node's allocatable cores, shared by the pods on it. Unset: unlimited.
 	CPU *resource.Quantity `yaml:"cpu"`
+	// Disk is the node's disk, where container logs go. Unset: writes never wait.
+	Disk *Disk `yaml:"disk"`
+	// Labels of every node of the pool, for nodeSelector and affinity; each node also
+	// has kubernetes.io/hostname set to its name.
+	Labels map[string]string `yaml:"labels"`
+	// Taints keep pods that do not tolerate them off the pool's nodes.
+	Taints []corev1.Taint `yaml:"taints"`
 }
 
 // Network is the pod network.
@@ -169,15 +180,29 @@ type HPAController struct {
 
 // Pod is the application container of every replica.
 type Pod struct {
-	// CPU is the container's CPU limit in cores, shared by all its running requests.
-	// Unset: no limit, the pod may use every core of its node.
+	// CPU is the container's CPU limit in cores, shared by all its running requests,
+	// as resources.limits.cpu (set one of the two). Unset: no limit, the pod may use
+	// every core of its node.
 	CPU *resource.Quantity `yaml:"cpu"`
+	// Resources are the container's requests and limits, as in a Pod spec. A CPU limit
+	// is enforced as the kernel does (CFS quota per 100 ms period); the CPU request
+	// weighs the pod's share of a busy node and counts for scheduling.
+	Resources corev1.ResourceRequirements `yaml:"resources"`
+	// AccessLog is a line the app writes to stdout for every request.
+	AccessLog *AccessLog `yaml:"accessLog"`
+	// Labels of the pods; app: SERVICE is always added.
+	Labels map[string]string `yaml:"labels"`
+	// NodeSelector, Affinity, Tolerations and NodeName place the pods as in a Pod spec.
+	NodeSelector map[string]string   `yaml:"nodeSelector"`
+	Affinity     *corev1.Affinity    `yaml:"affinity"`
+	Tolerations  []corev1.Toleration `yaml:"tolerations"`
+	NodeName     string              `yaml:"nodeName"`
 	// Concurrency is the number of app worker threads; requests beyond it queue. 0 = unbounded.
 	Concurrency int `yaml:"concurrency"`
 	// ServiceTime is the CPU work of one request on an idle core.
 	ServiceTime Distribution `yaml:"serviceTime"`
-	// WaitTime is off-CPU time per request (I/O, a dependency) that holds a worker
-	// but no core. Unset: none.
+	// WaitTime is off-CPU time per request that holds a worker but no core, such as
+	// a call to a dependency with its own latency. Unset: none.
 	WaitTime *Distribution `yaml:"waitTime"`
 	// AcceptCost is the CPU work to accept a new connection, paid before its first request.
 	AcceptCost metav1.Duration `yaml:"acceptCost"`
@@ -310,6 +335,9 @@ type Client struct {
 	Threads int `yaml:"threads"`
 	// Rate per client pod for an open loop (`1000/s`). Exclusive with Threads.
 	Rate *Rate `yaml:"rate"`
+	// RateCurve makes the open loop's rate per client pod follow a curve over time,
+	// instead of Rate.
+	RateCurve *RateCurve `yaml:"rateCurve"`
 	// Arrival process of the open loop: constant (default, as vegeta) or poisson.
 	Arrival string `yaml:"arrival"`
 	// MaxInFlight bounds concurrent open-loop requests per client pod; an arrival that

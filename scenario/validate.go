@@ -62,6 +62,11 @@ func validate(s *Scenario, pos Positions) Diagnostics {
 	v.cluster(&s.Spec.Cluster)
 	services := v.services(s.Spec.Services)
 	v.clients(s.Spec.Clients, services)
+	nodes := nodeNames(&s.Spec.Cluster)
+	for i := range s.Spec.Services {
+		v.placed(fmt.Sprintf("spec.services[%d].pod", i), &s.Spec.Services[i].Pod, nodes)
+	}
+	v.background(s.Spec.Background, map[string]string{}, nodes)
 	w := newWorld(s)
 	v.network(&s.Spec.Cluster.Network, w)
 	v.faults(s.Spec.Faults, s.Spec.Duration.Duration, w)
@@ -135,6 +140,7 @@ func (v *validator) cluster(c *Cluster) {
 		if p.CPU != nil && p.CPU.Sign() <= 0 {
 			v.errorf(path+".cpu", "must be greater than 0; leave it out for unlimited")
 		}
+		v.nodePool(path, &p)
 	}
 }
 
@@ -604,9 +610,12 @@ func (v *validator) loop(path string, c *Client) {
 	} else if v.written(at("repeat")) && !v.written(at("phases")) {
 		v.warnf(at("repeat"), "applies only with phases; ignored")
 	}
-	if v.written(at("phases")) {
+	switch {
+	case c.RateCurve != nil:
+		v.rateCurve(path, c)
+	case v.written(at("phases")):
 		v.phases(path, c)
-	} else {
+	default:
 		switch {
 		case c.Threads < 0:
 			v.errorf(at("threads"), "must be greater than 0")

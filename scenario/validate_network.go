@@ -545,4 +545,7 @@ func (v *validator) report(r *Report) {
 	if *r.Samples < 0 {
 		v.errorf(path+".samples", "must not be negative; 0 keeps no samples")
 	}
+	if r.SlowThreshold.Duration <= 0 {
+		v.errorf(path+".slowThreshold", "must be greater than 0")
+	}
 }

@@ -1,0 +1,80 @@
+package scenario
+
+import (
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+)
+
+// Defaults of node resources, logging and background workloads.
+const (
+	defaultSlowThreshold = 500 * time.Millisecond
+	defaultDiurnalPeriod = 24 * time.Hour
+	// An assumption: one JSON access-log line of a request logger (method, path,
+	// status, duration, remote address, user agent) is about 200 bytes.
+	defaultAccessLogBytes = 200
+	// zap's BufferedWriteSyncer buffer (zapcore/buffered_write_syncer.go
+	// _defaultBufferSize, 256 kB).
+	defaultLogBufferBytes = 256 * 1024
+	// A background writer's write(2) size: an assumption, 1 MiB per call.
+	defaultWriteChunkBytes = 1 << 20
+)
+
+// defaultResources applies the API server's defaulting of a container's resources
+// (pkg/apis/core/v1/defaults.go SetDefaults_Pod: a resource with a limit and no
+// request gets the limit as its request), taking the pod's cpu shorthand as a limit.
+func defaultResources(r *corev1.ResourceRequirements, cpuLimit *resource.Quantity) {
+	if cpuLimit != nil {
+		if _, ok := r.Limits[corev1.ResourceCPU]; !ok {
+			if r.Limits == nil {
+				r.Limits = corev1.ResourceList{}
+			}
+			r.Limits[corev1.ResourceCPU] = *cpuLimit
+		}
+	}
+	for name, q := range r.Limits {
+		if _, ok := r.Requests[name]; !ok {
+			if r.Requests == nil {
+				r.Requests = corev1.ResourceList{}
+			}
+			r.Requests[name] = q
+		}
+	}
+}
+
+func defaultAccessLog(a *AccessLog) {
+	if a.Bytes == nil {
+		n := int64(defaultAccessLogBytes)
+		a.Bytes = &n
+	}
+	if a.Sync == nil {
+		sync := true
+		a.Sync = &sync
+	}
+	if !*a.Sync && a.BufferBytes == nil {
+		n := int64(defaultLogBufferBytes)
+		a.BufferBytes = &n
+	}
+}
+
+func defaultBackground(b *Background) {
+	defaultResources(&b.Resources, nil)
+	if b.DiskWriteBytesPerSecond != nil && b.DiskWriteChunkBytes == nil {
+		n := int64(defaultWriteChunkBytes)
+		b.DiskWriteChunkBytes = &n
+	}
+	if b.DiskWriteBytesPerSecond != nil && b.DiskIOBytes == nil {
+		var n int64
+		b.DiskIOBytes = &n
+	}
+	if s := b.Schedule; s != nil && s.Diurnal != nil {
+		if s.Diurnal.Max == nil {
+			one := 1.0
+			s.Diurnal.Max = &one
+		}
+		if s.Diurnal.Period.Duration == 0 {
+			s.Diurnal.Period.Duration = defaultDiurnalPeriod
+		}
+	}
+}
