@@ -177,6 +177,7 @@ type deployment struct {
 	windows                 [2]int64 // HTTP/2 receive windows of its pods: stream, connection
 	http2                   bool
 	phases                  []scenario.Phase
+	curve                   curve // the rate over the run, or nil
 	runs                    int // phases × repeat
 	runStats                []runStats
 	pods                    []int32
@@ -208,6 +209,7 @@ type clientPod struct {
 	threadsOn int     // closed loop: threads in this phase
 	interval  float64 // open loop without a ramp: ns between arrivals
 	ramp      ramp    // open loop with a ramp
+	segment   int     // open loop on a rate curve: the current segment
 	arrivals  int64
 	lambda    float64 // open loop, poisson ramp: expected arrivals up to the next one
 }
@@ -543,6 +545,10 @@ func (e *Engine) addClient(di int32, c *scenario.Client) error {
 	if len(d.phases) == 0 {
 		// Threads or a rate for the whole run: one phase without end.
 		d.phases = []scenario.Phase{{Threads: c.Threads, Rate: c.Rate}}
+	}
+	if c.RateCurve != nil {
+		d.curve = newCurve(c.RateCurve, e.sc.Spec.Duration.Duration)
+		d.phases = []scenario.Phase{{Rate: &scenario.Rate{PerSecond: d.curve[0].ramp.r0}}}
 	}
 	d.runs = len(d.phases) * max(c.Repeat, 1)
 	if len(c.Phases) > 0 {

@@ -70,6 +70,7 @@ func (e *Engine) startPhase(ci int32) {
 		cp.threadsOn = 0
 		cp.interval = 1e9 / ph.Rate.PerSecond
 		cp.ramp = ramp{}
+		cp.segment = 0
 		if ph.RampTo != nil {
 			cp.ramp = ramp{r0: ph.Rate.PerSecond, r1: ph.RampTo.PerSecond, span: ph.Duration.Seconds()}
 		}
@@ -165,6 +166,17 @@ func (e *Engine) nextArrival(ci int32) {
 	}
 	var at sim.Time
 	switch {
+	case d.curve != nil:
+		x := float64(cp.arrivals)
+		if d.poisson {
+			cp.lambda += cp.rng.ExpFloat64()
+			x = cp.lambda
+		}
+		t, ok := d.curve.at(x, &cp.segment)
+		if !ok {
+			return
+		}
+		at = sim.Time(t * 1e9)
 	case cp.ramp.span > 0:
 		// The next arrival where the expected count reaches the next whole number
 		// (constant) or the next sum of unit exponentials (poisson).

@@ -1,0 +1,78 @@
+package simulate
+
+import (
+	"math"
+	"time"
+
+	"trafficlab/scenario"
+)
+
+// diurnalSteps is how many straight segments trace one period of a diurnal curve. The
+// largest gap between a cosine and its chords is (h²/8)·max|f''|, which for
+// h = period/1440 is (2π/1440)²/8 ≈ 2.4e-6 of the swing: far below sampling noise.
+const diurnalSteps = 1440
+
+// curve is an open loop's rate over the whole run as straight segments, the last one
+// holding its rate for ever. Arrivals come where the expected count Λ(t), summed
+// segment by segment, reaches the next whole number (constant) or the next sum of
+// unit exponentials (poisson), as in a ramp.
+type curve []segment
+
+type segment struct {
+	start   float64 // seconds from the start of the run
+	ramp    ramp
+	before  float64 // Λ at start
+	arrives float64 // expected arrivals in the segment; +Inf for the last
+}
+
+// newCurve builds the segments of a rate curve over a run of the given length.
+func newCurve(rc *scenario.RateCurve, run time.Duration) curve {
+	type point struct{ t, rate float64 }
+	var pts []point
+	if d := rc.Diurnal; d != nil {
+		period, peak := d.Period.Seconds(), d.PeakAt.Seconds()
+		lo, hi := d.Min.PerSecond, d.Max.PerSecond
+		h := period / diurnalSteps
+		for t := 0.0; ; t += h {
+			rate := lo + (hi-lo)*(1+math.Cos(2*math.Pi*(t-peak)/period))/2
+			pts = append(pts, point{t, rate})
+			if t >= run.Seconds() {
+				break
+			}
+		}
+	} else {
+		if rc.Points[0].At.Duration > 0 {
+			pts = append(pts, point{0, rc.Points[0].Rate.PerSecond})
+		}
+		for _, p := range rc.Points {
+			pts = append(pts, point{p.At.Seconds(), p.Rate.PerSecond})
+		}
+	}
+	c := make(curve, 0, len(pts))
+	before := 0.0
+	for i, p := range pts {
+		s := segment{start: p.t, before: before, arrives: math.Inf(1)}
+		if i+1 < len(pts) {
+			next := pts[i+1]
+			s.ramp = ramp{r0: p.rate, r1: next.rate, span: next.t - p.t}
+			s.arrives = (p.rate + next.rate) / 2 * s.ramp.span
+		} else {
+			s.ramp = ramp{r0: p.rate, r1: p.rate, span: 1}
+		}
+		before += s.arrives
+		c = append(c, s)
+	}
+	return c
+}
+
+// at is when, in seconds from the start, the expected arrival count reaches x;
+// cursor is the caller's segment, moved forward (x only grows). ok=false when the
+// rate is zero from there on.
+func (c curve) at(x float64, cursor *int) (float64, bool) {
+	for *cursor+1 < len(c) && x >= c[*cursor].before+c[*cursor].arrives {
+		*cursor++
+	}
+	s := &c[*cursor]
+	t, ok := s.ramp.at(x - s.before)
+	return s.start + t, ok
+}
