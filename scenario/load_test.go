@@ -694,9 +694,9 @@ func TestLoadFull(t *testing.T) {
 					CPU:         q("1"),
 					ServiceTime: Distribution{Distribution: DistExponential, Mean: ms(1)},
 					// The cpu limit, and the request the API server defaults from it.
-					Resources: cpuResources("1"),
-					WaitTime:    &Distribution{Distribution: DistLognormal, Mean: ms(2), P99: ms(20)},
-					AcceptCost:  ms(0.05),
+					Resources:  cpuResources("1"),
+					WaitTime:   &Distribution{Distribution: DistLognormal, Mean: ms(2), P99: ms(20)},
+					AcceptCost: ms(0.05),
 					// Defaults.
 					StartupDelay:                  startup,
 					TerminationGracePeriodSeconds: ptr[int64](30),

@@ -174,7 +174,7 @@ func TestLoadNodeErrors(t *testing.T) {
 			`f.yaml:7:59: spec.cluster.nodes[0].taints[0].effect: unknown taint effect "Never"; valid: NoSchedule, PreferNoSchedule, NoExecute`},
 		{"bad label", withNodes("{name: w, count: 1, labels: {a b: c}}"),
 			`f.yaml:7:41: spec.cluster.nodes[0].labels: Invalid value: "a b": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`},
-		{"cpu twice", withPod(`cpu: "1"`+"\n      resources: {limits: {cpu: \"2\"}}"),
+		{"cpu twice", withPod(`cpu: "1"` + "\n      resources: {limits: {cpu: \"2\"}}"),
 			"f.yaml:13:12: spec.services[0].pod.cpu: is the cpu limit, also set as resources.limits.cpu; set one"},
 		{"request above limit", withPod(`resources: {requests: {cpu: "2"}, limits: {cpu: "1"}}`),
 			"f.yaml:13:35: spec.services[0].pod.resources.requests.cpu: must be less than or equal to the cpu limit (1)"},

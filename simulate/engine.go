@@ -178,7 +178,7 @@ type deployment struct {
 	http2                   bool
 	phases                  []scenario.Phase
 	curve                   curve // the rate over the run, or nil
-	runs                    int // phases × repeat
+	runs                    int   // phases × repeat
 	runStats                []runStats
 	pods                    []int32
 
