@@ -8,7 +8,7 @@ import (
 )
 
 // diurnalSteps is how many straight segments trace one period of a diurnal curve. The
-// largest gap between a cosine and its chords is (h²/8)·max|f”|, which for
+// largest gap between a cosine and its chords is h²/8 times the largest second derivative, which for
 // h = period/1440 is (2π/1440)²/8 ≈ 2.4e-6 of the swing: far below sampling noise.
 const diurnalSteps = 1440
 
