@@ -39,6 +39,62 @@ type Result struct {
 	// Samples is a uniform sample of requests (reservoir sampling, bounded by the
 	// scenario's report.samples) for latency-over-time plots.
 	Samples []Sample `json:"samples,omitempty"`
+
+	// SlowThresholdMS is the latency above which a successful request counts as slow
+	// (the scenario's report.slowThreshold); Slow counts them and SlowShare is their
+	// share of successful requests.
+	SlowThresholdMS float64 `json:"slow_threshold_ms"`
+	Slow            int64   `json:"slow"`
+	SlowShare       float64 `json:"slow_share"`
+	// Suspects rank the node resources whose waits make up the slow requests' time,
+	// worst first; empty when no request was slow.
+	Suspects []Suspect `json:"suspects,omitempty"`
+	// Background are the workloads that share nodes without serving traffic.
+	Background []Background `json:"background,omitempty"`
+}
+
+// Wait is where requests' time went, in milliseconds: mean per request, or summed,
+// as the field holding it says. CPU is time runnable but waiting for a core taken by
+// others; Throttled is time stalled by the container's own CFS quota; Disk is time
+// blocked writing the access log; Queue is time waiting for an app worker;
+// Dependency is off-CPU waiting (a call to a dependency); Network is the rest of the
+// latency: the network, the client and sidecars.
+type Wait struct {
+	Work       float64 `json:"work"`
+	Queue      float64 `json:"queue"`
+	CPU        float64 `json:"cpu"`
+	Throttled  float64 `json:"throttled"`
+	Disk       float64 `json:"disk"`
+	Dependency float64 `json:"dependency"`
+	Network    float64 `json:"network"`
+}
+
+// Suspect is one node resource and how much of the slow requests' time waiting for
+// it explains.
+type Suspect struct {
+	Node string `json:"node"`
+	// Resource: cpu (contention for cores), throttled (CPU limits), disk, queue (app
+	// workers), dependency or network.
+	Resource string `json:"resource"`
+	// Neighbour is the workload on the node that used the resource most, other than
+	// the slow pods' own service; empty when it is the pods themselves.
+	Neighbour string `json:"neighbour,omitempty"`
+	// ShareOfTail is the share of all slow requests' latency spent waiting for this
+	// resource on this node; SlowRequests is how many slow requests waited on it.
+	ShareOfTail  float64 `json:"share_of_tail"`
+	SlowRequests int64   `json:"slow_requests"`
+	// Evidence says what the resource did, e.g. "disk 97% busy; writes waited up to 1.2 s".
+	Evidence string `json:"evidence"`
+}
+
+// Background is a workload that served no traffic.
+type Background struct {
+	Name     string  `json:"name"`
+	Node     string  `json:"node"`
+	CPUCores float64 `json:"cpu_cores"` // mean cores used
+	// DiskWrittenBytes over the run; DiskBytesPerSecond the mean.
+	DiskWrittenBytes   int64   `json:"disk_written_bytes"`
+	DiskBytesPerSecond float64 `json:"disk_bytes_per_second"`
 }
 
 // Sidecar is one Envoy proxy: how busy its worker threads and its CPU were.
@@ -115,6 +171,9 @@ type ScaleEvent struct {
 	// scale-out added.
 	Deleted []string `json:"deleted,omitempty"`
 	Created []string `json:"created,omitempty"`
+	// Unschedulable says why pods it wanted could not be placed; they stay Pending
+	// (not modelled further: the Deployment runs short until the next scale event).
+	Unschedulable []string `json:"unschedulable,omitempty"`
 }
 
 // Requests counts requests by outcome. Total = OK + Failed; requests still in flight
@@ -183,6 +242,27 @@ type Pod struct {
 	// Errors are the failed requests this pod's shutdown caused: connections refused
 	// or reset by it, requests cut off by its exit, timeouts waiting on its gone IP.
 	Errors Errors `json:"errors"`
+	// QoSClass is Kubernetes' class from the pod's requests and limits.
+	QoSClass string `json:"qos_class"`
+	// Slow counts the pod's successful requests over the slow threshold; SlowShare
+	// their share of its successful requests.
+	Slow      int64   `json:"slow"`
+	SlowShare float64 `json:"slow_share"`
+	// WaitMS is the mean per request answered of where its time went.
+	WaitMS Wait `json:"wait_ms"`
+	// Throttling is the container's CFS bandwidth statistics (cgroup cpu.stat); nil
+	// without a CPU limit.
+	Throttling *Throttling `json:"throttling,omitempty"`
+	// LogBlocked counts requests whose access-log write blocked on a full pipe.
+	LogBlocked int64 `json:"log_blocked,omitempty"`
+}
+
+// Throttling is a container's cpu.stat: periods with runnable work, periods in
+// which it ran out of quota, and the time it spent throttled.
+type Throttling struct {
+	Periods          int64   `json:"nr_periods"`
+	ThrottledPeriods int64   `json:"nr_throttled"`
+	ThrottledS       float64 `json:"throttled_s"`
 }
 
 // Node is one node and what ran on it.
@@ -192,6 +272,14 @@ type Node struct {
 	CPU            float64 `json:"cpu"`
 	CPUUtilization float64 `json:"cpu_utilization"`
 	Pods           int     `json:"pods"`
+	// DiskUtilization is the share of time its disk was busy writing; 0 without a
+	// disk limit. DiskMaxWaitMS is the longest a write queued for it.
+	DiskUtilization float64 `json:"disk_utilization"`
+	DiskMaxWaitMS   float64 `json:"disk_max_wait_ms"`
+	// Slow counts successful requests over the slow threshold served by pods on the
+	// node; SlowShare their share of the requests its pods served successfully.
+	Slow      int64   `json:"slow"`
+	SlowShare float64 `json:"slow_share"`
 }
 
 // Client is one client Deployment.
@@ -248,4 +336,6 @@ type Point struct {
 	// ErrorsByKind splits Errors; absent when there were none.
 	ErrorsByKind *Errors `json:"errors_by_kind,omitempty"`
 	P99MS        float64 `json:"p99_ms"`
+	// Slow counts the interval's successful requests over the slow threshold.
+	Slow int64 `json:"slow"`
 }

@@ -5,6 +5,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+
+	"trafficlab/model/logpipe"
 )
 
 // Defaults of node resources, logging and background workloads.
@@ -14,9 +16,7 @@ const (
 	// An assumption: one JSON access-log line of a request logger (method, path,
 	// status, duration, remote address, user agent) is about 200 bytes.
 	defaultAccessLogBytes = 200
-	// zap's BufferedWriteSyncer buffer (zapcore/buffered_write_syncer.go
-	// _defaultBufferSize, 256 kB).
-	defaultLogBufferBytes = 256 * 1024
+	defaultLogBufferBytes = logpipe.ZapBufferSize
 	// A background writer's write(2) size: an assumption, 1 MiB per call.
 	defaultWriteChunkBytes = 1 << 20
 )

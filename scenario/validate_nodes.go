@@ -12,6 +12,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metavalidation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"trafficlab/model/logpipe"
 )
 
 var (
@@ -264,9 +266,9 @@ func (v *validator) placed(path string, p *Pod, nodes []string) {
 		switch {
 		case *a.Bytes <= 0:
 			v.errorf(at+".bytes", "must be greater than 0")
-		case *a.Bytes > pipeBuf:
-			// pipe(7): writes over PIPE_BUF may interleave and block part-way.
-			v.warnf(at+".bytes", "lines over %d bytes (PIPE_BUF) are not written atomically to a pipe; trafficlab still writes each whole", pipeBuf)
+		case *a.Bytes > logpipe.PipeBuf:
+			// pipe(7): writes over PIPE_BUF are not atomic; trafficlab models atomic lines.
+			v.errorf(at+".bytes", "must be at most %d (PIPE_BUF): longer lines are not written to a pipe atomically, which trafficlab does not model", logpipe.PipeBuf)
 		}
 		if a.BufferBytes != nil {
 			if *a.Sync {
@@ -277,9 +279,6 @@ func (v *validator) placed(path string, p *Pod, nodes []string) {
 		}
 	}
 }
-
-// pipeBuf is Linux's PIPE_BUF: the largest atomic write to a pipe (pipe(7)).
-const pipeBuf = 4096
 
 // background checks the workloads that share nodes without serving traffic.
 func (v *validator) background(bgs []Background, names map[string]string, nodes []string) {

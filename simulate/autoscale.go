@@ -47,7 +47,12 @@ func (e *Engine) scaleTo(si int32, n int, reason string) {
 		ranked = append(ranked, rp)
 	}
 	for i := len(active); i < n; i++ {
-		ev.Created = append(ev.Created, e.pods[e.createPod(si)].name)
+		id, err := e.createPod(si)
+		if err != nil {
+			ev.Unschedulable = append(ev.Unschedulable, err.Error())
+			continue
+		}
+		ev.Created = append(ev.Created, e.pods[id].name)
 	}
 	if n < len(active) {
 		for _, i := range replicaset.PodsToDelete(ranked, len(active)-n, clock(now)) {

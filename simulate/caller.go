@@ -421,6 +421,7 @@ func (e *Engine) respond(ji int32) {
 	cp := &e.cpods[s.cpod]
 	d := &e.deps[cp.dep]
 	e.stats.success(s.sent, now)
+	e.observe(&j, now-s.sent)
 	d.requests++
 	s.state = idle
 	e.release(d, s.pool, s.conn, j.closeAfter)

@@ -6,16 +6,20 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"trafficlab/model/client"
+	"trafficlab/model/disk"
 	"trafficlab/model/dist"
 	"trafficlab/model/hpa"
 	"trafficlab/model/kubeproxy"
 	"trafficlab/model/library"
+	"trafficlab/model/logpipe"
 	"trafficlab/model/netw"
 	"trafficlab/model/node"
+	"trafficlab/model/scheduler"
 	"trafficlab/model/sidecar"
 	"trafficlab/result"
 	"trafficlab/scenario"
@@ -38,7 +42,7 @@ type Engine struct {
 	nodes     []nodeState
 	services  []service
 	pods      []pod
-	place     *placement
+	sched     *scheduler.Scheduler
 	balancers []kubeproxy.Balancer // per client node × service, nil until used
 	views     []proxyView          // per node × service: what its kube-proxy knows
 	spread    *rand.Rand           // endpoint propagation delays
@@ -75,21 +79,34 @@ type Engine struct {
 	freeChunks []int32
 	worst      []result.TCPConn // the connections with the most retransmissions
 
-	envoys     []envoy
-	connWorker []int16 // per connection: the sidecar worker that accepted it
-	poolEnvoy  []int32 // per pool: the envoy owning it, or -1 for a client app's pool
-	doneProxy  []int32
-	serial     uint32
+	envoys      []envoy
+	connWorker  []int16 // per connection: the sidecar worker that accepted it
+	poolEnvoy   []int32 // per pool: the envoy owning it, or -1 for a client app's pool
+	doneProxy   []int32
+	serial      uint32
+	resumed     []int32 // scratch: jobs a log write unblocked
+	backgrounds []background
+	slowAfter   sim.Time // latency over which a request is slow
 
 	evReady, evArrive, evCPU, evWait, evResponse, evTimeout, evRefused, evReset, evClosed, evRedial, evArrival, evTick, evSweep,
 	evPodStart, evProbe, evSigterm, evKill, evNetGone, evSlice, evDeliver, evSync,
 	evPhaseEnd, evPhaseStart, evScrape, evHPA, evFault,
-	evProxyIn, evProxyCPU, evLocalIn, evLocalOut, evUpFail, evProxyRetry, evUnavailable, evRefusedStream, evPerTry, evConnectTimeout, evWindowUpdate uint8
+	evProxyIn, evProxyCPU, evLocalIn, evLocalOut, evUpFail, evProxyRetry, evUnavailable, evRefusedStream, evPerTry, evConnectTimeout, evWindowUpdate,
+	evLogWritten, evLogFlush, evBackgroundCPU, evBackgroundWrite, evBackgroundQuota uint8
+}
+
+// diskWriter is what writes to a node's disk: a pod's logs or a background workload.
+type diskWriter struct {
+	name       string
+	background bool
 }
 
 type nodeState struct {
 	name        string
 	cpu         *node.CPU
+	disk        *disk.Device // nil: writes never wait
+	diskLimited bool         // its disk has limits: writes may wait
+	writers     []diskWriter // by id, for the report
 	pods        int
 	sync        *kubeproxy.SyncRunner // kube-proxy's rate limit on rule syncs
 	syncPending bool
@@ -110,6 +127,11 @@ type service struct {
 	windows   [2]int64 // the app's HTTP/2 receive windows: stream, connection
 	limit     float64  // CPU limit per pod, cores
 	weight    float64  // CFS weight per pod
+	request   float64  // CPU request per pod, cores
+	labels    map[string]string
+	logCPU    time.Duration // CPU to encode an access-log line
+	// unscheduled says why replacement pods could not be placed.
+	unscheduled []string
 	// The EndpointSlice: each change of the endpoints kube-proxy would use is a new
 	// version; history keeps the versions some node has yet to program.
 	version uint32
@@ -133,6 +155,12 @@ type pod struct {
 	requests    int64
 	connections int64
 	errors      errorCounts // failed requests this pod was the cause of
+	diag        podDiag
+	// Its access-log path to the node's disk, nil when a log write never waits.
+	logs      *logpipe.Pipe
+	logBytes  int64
+	logWriter int32
+	logCPU    int64 // CPU to encode a line, ns
 
 	uid        string
 	phase      uint8
@@ -252,8 +280,9 @@ const (
 	jobQueued        // read by the app, waiting for a worker
 	jobCPU           // on CPU
 	jobWaiting       // off CPU (I/O, a dependency), holding its worker
+	jobLogging       // blocked writing its access-log line, holding its worker
 	jobReply         // the answer is on its way back
-	jobDead          // its pod died while it waited off CPU
+	jobDead          // its pod died while it waited off CPU or on its log
 )
 
 // job is a request as the server sees it.
@@ -269,6 +298,14 @@ type job struct {
 	conn       client.ConnID // the connection it came on, while connSeq[conn] == seq
 	seq        uint32
 	serial     uint32 // unique among live jobs, for events that must not hit a reused one
+
+	// Where its time went at the pod (diagnosis.go): mark is when its current part
+	// began, thr its container's throttled time then; served the pod that answered it
+	// (-1: none yet), copied to an envoy's job from its attempt.
+	spent  spent
+	mark   sim.Time
+	thr    sim.Time
+	served int32
 
 	// In a sidecar (sidecar.go): the envoy, its worker and the stage there.
 	envoy  int32
@@ -311,6 +348,7 @@ func New(sc *scenario.Scenario) (*Engine, error) {
 	spec := &sc.Spec
 	e.end = sim.Duration(spec.Duration.Duration)
 	e.mode = spec.Cluster.ProxyMode
+	e.slowAfter = sim.Duration(spec.Report.SlowThreshold.Duration)
 	e.hop = sim.Duration(spec.Cluster.Network.Latency.Duration)
 	e.local = sim.Duration(spec.Cluster.Network.LocalLatency.Duration)
 	if e.mode == scenario.ProxyUserspace {
@@ -329,7 +367,8 @@ func New(sc *scenario.Scenario) (*Engine, error) {
 		&e.evTimeout, &e.evRefused, &e.evReset, &e.evClosed, &e.evRedial, &e.evArrival, &e.evTick, &e.evSweep,
 		&e.evPodStart, &e.evProbe, &e.evSigterm, &e.evKill, &e.evNetGone, &e.evSlice, &e.evDeliver, &e.evSync,
 		&e.evPhaseEnd, &e.evPhaseStart, &e.evScrape, &e.evHPA, &e.evFault,
-		&e.evProxyIn, &e.evProxyCPU, &e.evLocalIn, &e.evLocalOut, &e.evUpFail, &e.evProxyRetry, &e.evUnavailable, &e.evRefusedStream, &e.evPerTry, &e.evConnectTimeout, &e.evWindowUpdate} {
+		&e.evProxyIn, &e.evProxyCPU, &e.evLocalIn, &e.evLocalOut, &e.evUpFail, &e.evProxyRetry, &e.evUnavailable, &e.evRefusedStream, &e.evPerTry, &e.evConnectTimeout, &e.evWindowUpdate,
+		&e.evLogWritten, &e.evLogFlush, &e.evBackgroundCPU, &e.evBackgroundWrite, &e.evBackgroundQuota} {
 		*kind = e.k.Register(e)
 	}
 
@@ -341,11 +380,17 @@ func New(sc *scenario.Scenario) (*Engine, error) {
 		for i := 0; i < pool.Count; i++ {
 			cpu := node.NewCPU(cores)
 			cpu.Changed = e.cpuChanged
-			e.nodes = append(e.nodes, nodeState{name: fmt.Sprintf("%s-%d", pool.Name, i), cpu: cpu,
+			e.nodes = append(e.nodes, nodeState{name: fmt.Sprintf("%s-%d", pool.Name, i), cpu: cpu, disk: newDisk(pool.Disk), diskLimited: newDisk(pool.Disk) != nil,
 				sync: kubeproxy.NewSyncRunner(spec.Cluster.MinSyncPeriod.Duration)})
 		}
 	}
-	e.place = newPlacement(len(e.nodes))
+	e.sched = newScheduler(spec)
+	// Workloads already on the nodes go first, so pods' affinity rules see them.
+	for bi := range spec.Background {
+		if err := e.addBackground(int32(bi), &spec.Background[bi]); err != nil {
+			return nil, err
+		}
+	}
 	for si := range spec.Services {
 		if err := e.addService(int32(si), &spec.Services[si]); err != nil {
 			return nil, err
@@ -457,6 +502,16 @@ func (e *Engine) Handle(ev sim.Event) {
 		e.onConnectTimeout(ev)
 	case e.evWindowUpdate:
 		e.onWindowUpdate(ev)
+	case e.evLogWritten:
+		e.onLogWritten(ev)
+	case e.evLogFlush:
+		e.onLogFlush(ev)
+	case e.evBackgroundCPU:
+		e.onBackgroundCPU(ev)
+	case e.evBackgroundWrite:
+		e.onBackgroundWrite(ev)
+	case e.evBackgroundQuota:
+		e.onBackgroundQuota(ev)
 	}
 }
 
@@ -478,16 +533,18 @@ func (e *Engine) addService(si int32, s *scenario.Service) error {
 	svc.respBytes = int(*s.Pod.ResponseBytes)
 	svc.streams = *s.Pod.MaxConcurrentStreams
 	svc.windows = [2]int64{*s.Pod.HTTP2.StreamWindowBytes, *s.Pod.HTTP2.ConnectionWindowBytes}
-	// CFS divides a busy node by cpu.weight, which kubelet derives from the CPU
-	// request (pkg/kubelet/cm/helpers_linux.go MilliCPUToShares); with no request
-	// every pod weighs the same.
-	svc.weight = svc.limit
-	if svc.weight == 0 {
-		svc.weight = 1
+	svc.request = cpuRequest(&s.Pod.Resources)
+	svc.labels = withApp(s.Name, s.Pod.Labels)
+	if a := s.Pod.AccessLog; a != nil {
+		svc.logCPU = a.CPU.Duration
 	}
+	// CFS divides a busy node by cpu.weight, which kubelet derives from the CPU request.
+	svc.weight = cpuWeight(&s.Pod.Resources)
 	e.services = append(e.services, svc)
 	for r := 0; r < s.Replicas; r++ {
-		e.createPod(si)
+		if _, err := e.createPod(si); err != nil {
+			return fieldError(fmt.Sprintf("spec.services[%d].replicas", si), err)
+		}
 	}
 	if s.Autoscaler != nil {
 		return e.addAutoscaler(si)
@@ -561,7 +618,11 @@ func (e *Engine) addClient(di int32, c *scenario.Client) error {
 	dep := &e.deps[di]
 	for r := 0; r < c.Replicas; r++ {
 		name := fmt.Sprintf("%s-%d", c.Name, r)
-		cp := clientPod{dep: di, node: int32(e.place.place("client/"+c.Name, 0)), pool: -1,
+		node, err := e.sched.Schedule(scheduler.Pod{Name: "client/" + name, Owner: "client/" + c.Name, Labels: withApp(c.Name, nil)})
+		if err != nil {
+			return fieldError(fmt.Sprintf("spec.clients[%d].replicas", di), unschedulable(name, err))
+		}
+		cp := clientPod{dep: di, node: int32(node), pool: -1,
 			name: name, rng: sim.Stream(e.sc.Spec.Seed, "client/"+name), envoy: -1}
 		ci := int32(len(e.cpods))
 		if c.Sidecar != nil {
@@ -658,6 +719,8 @@ type stats struct {
 	notSent  int64
 	sent     int64
 	retries  int64 // requests a library resent after a stale connection failed
+	slow     int64 // successes over the slow threshold
+	tlSlow   int64
 	tlReq    int64
 	tlErr    errorCounts
 	timeline []point
@@ -683,6 +746,7 @@ type point struct {
 	requests int64
 	errors   errorCounts
 	p99      int64
+	slow     int64
 	services []serviceSample
 }
 
@@ -736,8 +800,8 @@ func (s *stats) closeInterval(start sim.Time) {
 	if s.interval.TotalCount() > 0 {
 		p99 = s.interval.ValueAtQuantile(99)
 	}
-	s.timeline = append(s.timeline, point{t: start, requests: s.tlReq, errors: s.tlErr, p99: p99})
-	s.tlReq, s.tlErr = 0, errorCounts{}
+	s.timeline = append(s.timeline, point{t: start, requests: s.tlReq, errors: s.tlErr, p99: p99, slow: s.tlSlow})
+	s.tlReq, s.tlErr, s.tlSlow = 0, errorCounts{}, 0
 	s.interval.Reset()
 }
 

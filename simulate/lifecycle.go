@@ -30,13 +30,18 @@ const (
 const minimumGracePeriod = 2 * time.Second
 
 // createPod adds a replica to service si, placed by the scheduler. Pods created at the
-// start of the run are running and ready at once, as a settled Deployment is.
-func (e *Engine) createPod(si int32) int32 {
+// start of the run are running and ready at once, as a settled Deployment is. A pod
+// no node can take is not created (it would stay Pending): the error says why.
+func (e *Engine) createPod(si int32) (int32, error) {
 	svc := &e.services[si]
 	id := int32(len(e.pods))
 	name := fmt.Sprintf("%s-%d", svc.name, svc.created)
 	svc.created++
-	n := int32(e.place.place("service/"+svc.name, svc.limit))
+	node, err := e.sched.Schedule(e.servicePod(si, name))
+	if err != nil {
+		return -1, unschedulable(name, err)
+	}
+	n := int32(node)
 	now := e.k.Now()
 	p := pod{
 		name: name, svc: si, node: n, concurrency: svc.spec.Pod.Concurrency,
@@ -45,19 +50,21 @@ func (e *Engine) createPod(si int32) int32 {
 	}
 	p.uid = uid(&p)
 	p.envoy = -1
-	p.grp = e.nodes[n].cpu.AddGroup(id, svc.limit, svc.weight)
+	p.logCPU = int64(svc.logCPU)
+	p.grp = e.nodes[n].cpu.AddGroup(id, svc.weight, e.limitQuota(svc.limit, "pod/"+name))
 	e.nodes[n].pods++
 	e.pods = append(e.pods, p)
 	svc.pods = append(svc.pods, id)
+	e.openLog(id)
 	if svc.spec.Sidecar != nil {
 		e.pods[id].envoy = e.addEnvoy(svc.spec.Sidecar, true, id, n, si, name)
 	}
 	if !e.started {
 		e.podListening(id)
-		return id
+		return id, nil
 	}
 	e.k.After(sim.Time(svc.startup.Sample(e.pods[id].rng)), e.evPodStart, id, 0)
-	return id
+	return id, nil
 }
 
 // onPodStart: the container is up and the app listens.
@@ -232,7 +239,7 @@ func (e *Engine) exit(id int32) {
 	// Requests waiting off-CPU: their pending wait events find the job dead.
 	for ji := range e.jobs {
 		j := &e.jobs[ji]
-		if j.pod == id && j.state == jobWaiting {
+		if j.pod == id && (j.state == jobWaiting || j.state == jobLogging) {
 			j.state = jobDead
 			e.connFailed(int32(ji), errClosed, back)
 		}
@@ -261,7 +268,7 @@ func (e *Engine) onNetGone(ev sim.Event) {
 	}
 	e.forgetHost(id)
 	e.nodes[p.node].pods--
-	e.place.remove("service/"+e.services[p.svc].name, int(p.node), e.services[p.svc].limit)
+	e.sched.Remove("service/" + p.name)
 	svc := &e.services[p.svc]
 	for i, x := range svc.pods {
 		if x == id {

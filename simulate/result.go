@@ -33,7 +33,16 @@ func (e *Engine) Result() *result.Result {
 	r.ThroughputRPS = round(float64(st.ok)/dur, 3)
 	r.RateRPS = round(float64(st.sent)/dur, 3)
 
+	// What each node's cores did: its pods, sidecars and background workloads.
 	nodeUsed := make([]float64, len(e.nodes))
+	for i := range e.envoys {
+		nodeUsed[e.envoys[i].node] += e.envoys[i].grp.Used(e.end)
+	}
+	for _, w := range e.backgrounds {
+		if w.grp != nil {
+			nodeUsed[w.node] += w.grp.Used(e.end)
+		}
+	}
 	for i := range e.pods {
 		p := &e.pods[i]
 		used := p.grp.Used(e.end)
@@ -74,6 +83,8 @@ func (e *Engine) Result() *result.Result {
 		}
 		r.Nodes = append(r.Nodes, result.Node{Name: n.name, CPU: n.cpu.Cores(), CPUUtilization: round(util, 4), Pods: n.pods})
 	}
+	e.diagnose(r, nodeUsed)
+	r.Background = e.backgroundResult()
 	for i := range e.deps {
 		d := &e.deps[i]
 		c := d.spec

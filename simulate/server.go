@@ -10,6 +10,7 @@ import (
 func (e *Engine) newJob(j job) int32 {
 	e.serial++
 	j.serial = e.serial
+	j.served = -1
 	if n := len(e.freeJobs); n > 0 {
 		id := e.freeJobs[n-1]
 		e.freeJobs = e.freeJobs[:n-1]
@@ -71,6 +72,7 @@ func (e *Engine) arrive(ji int32) {
 // appArrive: request ji reached the app: a worker takes it, or it queues for one.
 func (e *Engine) appArrive(ji int32) {
 	j := &e.jobs[ji]
+	j.mark = e.k.Now()
 	p := &e.pods[j.pod]
 	if p.phase != podRunning {
 		// The app behind a sidecar died meanwhile; the sidecar went with the pod.
@@ -93,13 +95,18 @@ func (e *Engine) start(ji int32) {
 	p := &e.pods[j.pod]
 	p.busy++
 	j.state = jobCPU
-	work := p.work.Sample(p.rng)
+	now := e.k.Now()
+	work := p.work.Sample(p.rng) + p.logCPU
 	if j.newConn {
 		work += p.acceptCost
 	}
 	j.wait = p.wait.Sample(p.rng)
+	j.spent[partQueue] += int64(now - j.mark)
+	j.spent[partWork] += work
+	j.mark = now
 	if work > 0 {
-		p.grp.Start(e.k.Now(), ji, work)
+		j.thr = p.grp.Throttled(now)
+		p.grp.Start(now, ji, work)
 		return
 	}
 	e.cpuDone(ji)
@@ -109,6 +116,10 @@ func (e *Engine) start(ji int32) {
 // completion after its rate changed.
 func (e *Engine) cpuChanged(g *node.Group) {
 	if at, ok := g.Next(); ok {
+		if bi := g.ID - backgroundGroup(0); bi >= 0 && bi < int32(len(e.sc.Spec.Background)) {
+			e.k.At(at, e.evBackgroundQuota, bi, g.Gen)
+			return
+		}
 		if g.ID < 0 {
 			e.k.At(at, e.evProxyCPU, -g.ID-1, g.Gen)
 			return
@@ -122,8 +133,16 @@ func (e *Engine) onCPU(ev sim.Event) {
 	if ev.Gen != g.Gen {
 		return // the pod's rate changed since; a newer event stands
 	}
-	e.done = g.Finish(e.k.Now(), e.done[:0])
+	now := e.k.Now()
+	e.done = g.Finish(now, e.done[:0])
+	throttled := g.Throttled(now)
 	for _, ji := range e.done {
+		// Beyond its own work, a request on CPU waited for cores others held or
+		// stalled with its throttled container.
+		j := &e.jobs[ji]
+		stalled := int64(throttled - j.thr)
+		j.spent[partThrottled] += stalled
+		j.spent[partCPU] += max(0, int64(now-j.mark)-j.spent[partWork]-stalled)
 		e.cpuDone(ji)
 	}
 }
@@ -131,10 +150,11 @@ func (e *Engine) onCPU(ev sim.Event) {
 func (e *Engine) cpuDone(ji int32) {
 	if w := e.jobs[ji].wait; w > 0 {
 		e.jobs[ji].state = jobWaiting
+		e.jobs[ji].spent[partDependency] += w
 		e.k.After(sim.Time(w), e.evWait, ji, 0)
 		return
 	}
-	e.finish(ji)
+	e.handled(ji)
 }
 
 // onWait: a request's off-CPU wait is over, unless its pod died meanwhile.
@@ -143,7 +163,7 @@ func (e *Engine) onWait(ev sim.Event) {
 		e.freeJob(ev.Obj)
 		return
 	}
-	e.finish(ev.Obj)
+	e.handled(ev.Obj)
 }
 
 // finish: the pod answers; its worker takes the next queued request. A draining pod
@@ -153,6 +173,7 @@ func (e *Engine) finish(ji int32) {
 	p := &e.pods[j.pod]
 	p.busy--
 	p.requests++
+	j.served = j.pod
 	j.state = jobReply
 	j.closeAfter = p.phase == podDraining
 	if p.envoy >= 0 {

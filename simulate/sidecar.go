@@ -77,13 +77,11 @@ func (e *Engine) addEnvoy(s *scenario.Sidecar, inbound bool, owner, n, svc int32
 	if s.CPU != nil {
 		limit = s.CPU.AsApproximateFloat64()
 	}
-	weight := limit
-	if weight == 0 {
-		weight = 1
-	}
+	// Istio requests 100m for its proxy, whatever the limit; cpu.weight follows it.
+	weight := float64(node.CPUWeight(sidecar.IstioProxyCPURequestMilli))
 	x := envoy{
 		name: name, inbound: inbound, owner: owner, node: n, svc: svc,
-		grp: e.nodes[n].cpu.AddGroup(-ei-1, limit, weight), limit: limit,
+		grp: e.nodes[n].cpu.AddGroup(-ei-1, weight, e.limitQuota(limit, "sidecar/"+name)), limit: limit,
 		half: int64(s.PerRequestCPU.Duration) / 2, http2: s.UpstreamProtocol == scenario.ProtocolHTTP2,
 		breaker: sidecar.NewBreaker(sidecar.Thresholds{
 			MaxConnections: uint32(*s.CircuitBreakers.MaxConnections), MaxPendingRequests: uint32(*s.CircuitBreakers.MaxPendingRequests),
@@ -531,6 +529,7 @@ func (e *Engine) upDone(ui int32) {
 		return
 	}
 	d.stage = stageOut
+	d.spent, d.served = u.spent, u.served
 	e.enqueue(d.envoy, d.worker, di)
 }
 

@@ -214,7 +214,11 @@ func (e *Engine) killPod(id int32) {
 		p.deleting = true
 		p.deletedAt = e.k.Now()
 		e.endpointsChanged(p.svc)
-		e.createPod(p.svc)
+		// The pod object is gone at once, so its replacement may take its place.
+		e.sched.Remove("service/" + p.name)
+		if _, err := e.createPod(p.svc); err != nil {
+			e.services[p.svc].unscheduled = append(e.services[p.svc].unscheduled, err.Error())
+		}
 	}
 	e.exit(id)
 }

@@ -7,17 +7,22 @@ import (
 	"trafficlab/sim"
 )
 
-// driver runs a CPU on the event kernel and records each job's completion time.
+// driver runs a CPU on the event kernel as its owner would and records, per job, when
+// it finished and how long its group stalled throttled in between.
 type driver struct {
-	k    *sim.Kernel
-	kind uint8
-	cpu  *CPU
-	grp  []*Group
-	done map[int32]sim.Time
+	k      *sim.Kernel
+	kind   uint8
+	cpu    *CPU
+	grp    []*Group
+	done   map[int32]sim.Time
+	stall  map[int32]sim.Time // Throttled at start, then the difference at finish
+	events []int              // events handled with a current Gen, per group
+	lastAt sim.Time           // time of the last event handled
+	sameAt int                // events handled at lastAt
 }
 
 func newDriver(cores float64) *driver {
-	d := &driver{k: sim.New(), cpu: NewCPU(cores), done: map[int32]sim.Time{}}
+	d := &driver{k: sim.New(), cpu: NewCPU(cores), done: map[int32]sim.Time{}, stall: map[int32]sim.Time{}}
 	d.kind = d.k.Register(d)
 	d.cpu.Changed = func(g *Group) {
 		if at, ok := g.Next(); ok {
@@ -32,68 +37,84 @@ func (d *driver) Handle(ev sim.Event) {
 	if ev.Gen != g.Gen {
 		return
 	}
-	for _, j := range g.Finish(d.k.Now(), nil) {
-		d.done[j] = d.k.Now()
+	d.events[ev.Obj]++
+	now := d.k.Now()
+	if now != d.lastAt {
+		d.lastAt, d.sameAt = now, 0
+	}
+	if d.sameAt++; d.sameAt > 1000 {
+		panic("node: event storm: 1000 events at one instant")
+	}
+	for _, j := range g.Finish(now, nil) {
+		d.done[j] = now
+		d.stall[j] = g.Throttled(now) - d.stall[j]
 	}
 }
 
-func (d *driver) group(limit, weight float64) *Group {
-	g := d.cpu.AddGroup(int32(len(d.grp)), limit, weight)
+func (d *driver) group(weight float64, q Quota) *Group {
+	g := d.cpu.AddGroup(int32(len(d.grp)), weight, q)
 	d.grp = append(d.grp, g)
+	d.events = append(d.events, 0)
 	return g
+}
+
+// start runs the kernel to at and starts job there.
+func (d *driver) start(group int, job int32, at, work sim.Time) {
+	d.k.Run(at)
+	g := d.grp[group]
+	d.stall[job] = g.Throttled(d.k.Now())
+	g.Start(d.k.Now(), job, int64(work))
 }
 
 const ms = sim.Time(1e6)
 
+// limit is a CPU limit of m millicores as kubelet sets it, boundaries at 0.
+func limit(m int64) Quota { return MilliCPUToQuota(m, 0) }
+
+type start struct {
+	group int
+	job   int32
+	at    sim.Time
+	work  sim.Time
+}
+
 func TestProcessorSharing(t *testing.T) {
-	type start struct {
-		group int
-		job   int32
-		at    sim.Time
-		work  sim.Time
-	}
 	cases := []struct {
 		name   string
 		cores  float64
-		limits []float64
+		quotas []Quota
 		weight []float64
 		starts []start
 		want   map[int32]sim.Time
 	}{
 		{
-			// DESIGN.md: 4 busy threads under a 1-CPU limit share one core.
-			name: "four requests share a 1-core limit", limits: []float64{1},
-			starts: []start{{0, 1, 0, 25 * ms}, {0, 2, 0, 25 * ms}, {0, 3, 0, 25 * ms}, {0, 4, 0, 25 * ms}},
-			want:   map[int32]sim.Time{1: 100 * ms, 2: 100 * ms, 3: 100 * ms, 4: 100 * ms},
-		},
-		{
-			name: "unlimited: a request never waits for another", limits: []float64{0},
+			name: "unlimited: a request never waits for another", quotas: []Quota{{}},
 			starts: []start{{0, 1, 0, 10 * ms}, {0, 2, 0, 30 * ms}, {0, 3, 5 * ms, 10 * ms}},
 			want:   map[int32]sim.Time{1: 10 * ms, 2: 30 * ms, 3: 15 * ms},
 		},
 		{
 			// Two share one core: job 1 (10 ms of work) ends at 20 ms; job 2 has 10 ms of
 			// its 20 left and, alone at full speed, ends at 30 ms.
-			name: "a short request leaves early and the rest speed up", limits: []float64{1},
+			name: "a short request leaves early and the rest speed up", cores: 1, quotas: []Quota{{}},
 			starts: []start{{0, 1, 0, 10 * ms}, {0, 2, 0, 20 * ms}},
 			want:   map[int32]sim.Time{1: 20 * ms, 2: 30 * ms},
 		},
 		{
 			// A thread uses at most one core even under a 2-core limit.
-			name: "one request cannot use two cores", limits: []float64{2},
+			name: "one request cannot use two cores", quotas: []Quota{limit(2000)},
 			starts: []start{{0, 1, 0, 10 * ms}},
 			want:   map[int32]sim.Time{1: 10 * ms},
 		},
 		{
 			// 2 cores, 2 pods with 2 requests each: a core per pod, half a core per request.
-			name: "node cores split between pods", cores: 2, limits: []float64{0, 0},
+			name: "node cores split between pods", cores: 2, quotas: []Quota{{}, {}},
 			starts: []start{{0, 1, 0, 10 * ms}, {0, 2, 0, 10 * ms}, {1, 3, 0, 10 * ms}, {1, 4, 0, 10 * ms}},
 			want:   map[int32]sim.Time{1: 20 * ms, 2: 20 * ms, 3: 20 * ms, 4: 20 * ms},
 		},
 		{
 			// 2 cores; pod A has 1 request (can use 1 core), pod B 3 requests: max-min
 			// fairness gives A its 1 core and B the other: B's requests run at 1/3.
-			name: "water-filling gives spare share to the busier pod", cores: 2, limits: []float64{0, 0},
+			name: "water-filling gives spare share to the busier pod", cores: 2, quotas: []Quota{{}, {}},
 			starts: []start{{0, 1, 0, 10 * ms}, {1, 2, 0, 10 * ms}, {1, 3, 0, 10 * ms}, {1, 4, 0, 10 * ms}},
 			// B: 0-10 ms at 1/3 → 3.33 ms done each; then 2 cores for 3: 2/3 each, 6.67 ms
 			// left → 10 ms more: all end at 20 ms.
@@ -102,7 +123,7 @@ func TestProcessorSharing(t *testing.T) {
 		{
 			// 1 core, weights 2:1, both saturated: A gets 2/3 core. A's 20 ms job ends at
 			// 30 ms; B did 10 ms of its 20 by then and finishes alone at 40 ms.
-			name: "busy node divides by weight", cores: 1, limits: []float64{0, 0}, weight: []float64{2, 1},
+			name: "busy node divides by weight", cores: 1, quotas: []Quota{{}, {}}, weight: []float64{2, 1},
 			starts: []start{{0, 1, 0, 20 * ms}, {1, 2, 0, 20 * ms}},
 			want:   map[int32]sim.Time{1: 30 * ms, 2: 40 * ms},
 		},
@@ -110,16 +131,15 @@ func TestProcessorSharing(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			d := newDriver(c.cores)
-			for i, l := range c.limits {
+			for i, q := range c.quotas {
 				w := 1.0
 				if c.weight != nil {
 					w = c.weight[i]
 				}
-				d.group(l, w)
+				d.group(w, q)
 			}
 			for _, s := range c.starts {
-				d.k.Run(s.at)
-				d.grp[s.group].Start(d.k.Now(), s.job, int64(s.work))
+				d.start(s.group, s.job, s.at, s.work)
 			}
 			d.k.Run(10 * 1000 * ms)
 			for job, want := range c.want {
@@ -133,7 +153,7 @@ func TestProcessorSharing(t *testing.T) {
 
 func TestUsedCountsCoreSeconds(t *testing.T) {
 	d := newDriver(0)
-	g := d.group(1, 1)
+	g := d.group(1, limit(1000))
 	for j := int32(0); j < 4; j++ {
 		g.Start(0, j, int64(25*ms))
 	}
@@ -148,7 +168,7 @@ func TestUsedCountsCoreSeconds(t *testing.T) {
 // pods, the survivor's request runs at full speed from the abort on.
 func TestAbortFreesTheNode(t *testing.T) {
 	d := newDriver(1)
-	dying, survivor := d.group(0, 1), d.group(0, 1)
+	dying, survivor := d.group(1, Quota{}), d.group(1, Quota{})
 	dying.Start(0, 0, int64(100*ms))
 	survivor.Start(0, 1, int64(100*ms))
 	d.k.Run(40 * ms) // both at half speed: 20 ms of work each so far
@@ -170,5 +190,27 @@ func TestAbortFreesTheNode(t *testing.T) {
 	// Core-time used by the dead pod stays counted: 20 ms.
 	if got := dying.Used(d.k.Now()); math.Abs(got-0.02) > 1e-9 {
 		t.Errorf("dead pod used %.6f core-s, want 0.02", got)
+	}
+}
+
+func TestCapacity(t *testing.T) {
+	cases := []struct {
+		name  string
+		cores float64
+		q     Quota
+		want  float64
+	}{
+		{"500m limit on 4 cores", 4, limit(500), 0.5},
+		{"limit above the node", 4, limit(8000), 4},
+		{"no limit: the node", 4, Quota{}, 4},
+		{"nothing limits", 0, Quota{}, 0},
+		{"limit on an unlimited node", 0, limit(1500), 1.5},
+		// 20 ms per 50 ms period is 0.4 cores.
+		{"custom period", 0, Quota{Runtime: 20 * ms, Period: 50 * ms}, 0.4},
+	}
+	for _, c := range cases {
+		if got := NewCPU(c.cores).AddGroup(0, 1, c.q).Capacity(); got != c.want {
+			t.Errorf("%s: capacity %v, want %v", c.name, got, c.want)
+		}
 	}
 }

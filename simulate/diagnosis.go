@@ -1,0 +1,275 @@
+package simulate
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"slices"
+
+	"trafficlab/model/node"
+	"trafficlab/result"
+	"trafficlab/sim"
+)
+
+// Where a request's time went at the pod that answered it: the parts of spent.
+const (
+	partWork       = iota // its own CPU work
+	partQueue             // waiting for an app worker
+	partCPU               // runnable, waiting for a core others held
+	partThrottled         // stalled by its container's CFS quota
+	partDisk              // blocked writing its access log
+	partDependency        // off CPU, waiting on a dependency
+	partNetwork           // the rest: network, client, sidecars
+	parts
+)
+
+var partNames = [parts]string{"work", "queue", "cpu", "throttled", "disk", "dependency", "network"}
+
+// spent is time per part, in ns.
+type spent [parts]int64
+
+func (s *spent) add(o *spent) {
+	for i := range s {
+		s[i] += o[i]
+	}
+}
+
+// atPod is the time spent at the pod: every part but the network.
+func (s *spent) atPod() int64 {
+	n := int64(0)
+	for _, v := range s[:partNetwork] {
+		n += v
+	}
+	return n
+}
+
+// podDiag sums, over the requests a pod answered that their clients received, where
+// their time went: all of them and the slow ones.
+type podDiag struct {
+	ok, slow   int64
+	okSpent    spent
+	slowSpent  spent
+	slowMain   [parts]int64 // slow requests by their largest part
+	logBlocked int64
+}
+
+// observe accounts a successful request of the given latency, answered as job j
+// records (served ≥ 0), toward its pod's diagnosis and the run's slow counts.
+func (e *Engine) observe(j *job, latency sim.Time) {
+	slow := latency > e.slowAfter
+	if slow {
+		e.stats.slow++
+		e.stats.tlSlow++
+	}
+	if j.served < 0 {
+		return
+	}
+	d := &e.pods[j.served].diag
+	s := j.spent
+	s[partNetwork] = max(0, int64(latency)-s.atPod())
+	d.ok++
+	d.okSpent.add(&s)
+	if !slow {
+		return
+	}
+	d.slow++
+	d.slowSpent.add(&s)
+	main := 0
+	for i := range s {
+		if s[i] > s[main] {
+			main = i
+		}
+	}
+	d.slowMain[main]++
+}
+
+// waitMS is the mean of each part per request, in ms.
+func waitMS(sum *spent, n int64) result.Wait {
+	if n == 0 {
+		return result.Wait{}
+	}
+	ms := func(part int) float64 { return round(float64(sum[part])/float64(n)/1e6, 4) }
+	return result.Wait{
+		Work: ms(partWork), Queue: ms(partQueue), CPU: ms(partCPU), Throttled: ms(partThrottled),
+		Disk: ms(partDisk), Dependency: ms(partDependency), Network: ms(partNetwork),
+	}
+}
+
+// maxSuspects bounds the ranked list; suspects below minShare of the tail are noise.
+const (
+	maxSuspects = 5
+	minShare    = 0.01
+)
+
+// suspects ranks (node, part) pairs by their share of all slow requests' time.
+// evidence and neighbour describe what the node's resource did and who else used it.
+func (e *Engine) suspects(evidence func(node int32, part int) string, neighbour func(node int32, part int) string) []result.Suspect {
+	type key struct {
+		node int32
+		part int
+	}
+	sum := map[key]int64{}
+	main := map[key]int64{}
+	total := int64(0)
+	for i := range e.pods {
+		p := &e.pods[i]
+		for part := range parts {
+			v := p.diag.slowSpent[part]
+			total += v
+			k := key{p.node, part}
+			sum[k] += v
+			main[k] += p.diag.slowMain[part]
+		}
+	}
+	if total == 0 {
+		return nil
+	}
+	var out []result.Suspect
+	for k, v := range sum {
+		share := float64(v) / float64(total)
+		if share < minShare {
+			continue
+		}
+		out = append(out, result.Suspect{
+			Node: e.nodes[k.node].name, Resource: partNames[k.part], ShareOfTail: round(share, 4),
+			SlowRequests: main[k], Neighbour: neighbour(k.node, k.part), Evidence: evidence(k.node, k.part),
+		})
+	}
+	slices.SortFunc(out, func(a, b result.Suspect) int {
+		if c := cmp.Compare(b.ShareOfTail, a.ShareOfTail); c != 0 {
+			return c
+		}
+		return cmp.Or(cmp.Compare(a.Node, b.Node), cmp.Compare(a.Resource, b.Resource))
+	})
+	if len(out) > maxSuspects {
+		out = out[:maxSuspects]
+	}
+	return out
+}
+
+// share is part over whole, 0 when whole is.
+func share(part, whole int64) float64 {
+	if whole == 0 {
+		return 0
+	}
+	return round(float64(part)/float64(whole), 6)
+}
+
+// diagnose adds the node and pod diagnosis, the slow counts and the suspects to r,
+// whose pods and nodes are in engine order.
+func (e *Engine) diagnose(r *result.Result, nodeUsed []float64) {
+	dur := e.end.Seconds()
+	r.SlowThresholdMS = float64(e.slowAfter) / 1e6
+	r.Slow = e.stats.slow
+	r.SlowShare = share(e.stats.slow, e.stats.ok)
+	nodeOK, nodeSlow := make([]int64, len(e.nodes)), make([]int64, len(e.nodes))
+	for i := range e.pods {
+		p := &e.pods[i]
+		rp := &r.Pods[i]
+		res := &e.services[p.svc].spec.Pod.Resources
+		rp.QoSClass = string(node.QOSClass(res.Requests, res.Limits))
+		rp.Slow, rp.SlowShare = p.diag.slow, share(p.diag.slow, p.diag.ok)
+		rp.WaitMS = waitMS(&p.diag.okSpent, p.diag.ok)
+		if e.services[p.svc].limit > 0 {
+			st := p.grp.Stat(e.end)
+			rp.Throttling = &result.Throttling{Periods: st.NrPeriods, ThrottledPeriods: st.NrThrottled, ThrottledS: round(st.ThrottledTime.Seconds(), 6)}
+		}
+		if p.logs != nil {
+			rp.LogBlocked = p.logs.Stats().Blocked
+		}
+		nodeOK[p.node] += p.diag.ok
+		nodeSlow[p.node] += p.diag.slow
+	}
+	for i := range e.nodes {
+		n := &e.nodes[i]
+		rn := &r.Nodes[i]
+		rn.Slow, rn.SlowShare = nodeSlow[i], share(nodeSlow[i], nodeOK[i])
+		if n.disk != nil && n.diskLimited {
+			rn.DiskUtilization = round(n.disk.Busy(e.end).Seconds()/dur, 4)
+			rn.DiskMaxWaitMS = round(float64(n.disk.Total().MaxWait)/1e6, 3)
+		}
+	}
+	evidence := func(ni int32, part int) string {
+		rn := &r.Nodes[ni]
+		switch part {
+		case partDisk:
+			return fmt.Sprintf("disk %.0f%% busy; writes queued up to %s", 100*rn.DiskUtilization, readableMS(rn.DiskMaxWaitMS))
+		case partCPU:
+			if rn.CPU > 0 {
+				return fmt.Sprintf("node CPU %.0f%% used of %g cores", 100*rn.CPUUtilization, rn.CPU)
+			}
+		case partThrottled:
+			var periods, throttled int64
+			for i := range r.Pods {
+				if th := r.Pods[i].Throttling; th != nil && e.pods[i].node == ni {
+					periods += th.Periods
+					throttled += th.ThrottledPeriods
+				}
+			}
+			return fmt.Sprintf("its pods ran out of CPU quota in %d of %d periods (cpu.stat nr_throttled)", throttled, periods)
+		}
+		return ""
+	}
+	neighbour := func(ni int32, part int) string {
+		switch part {
+		case partDisk:
+			return e.diskNeighbour(ni)
+		case partCPU:
+			return e.cpuNeighbour(ni, nodeUsed)
+		}
+		return ""
+	}
+	r.Suspects = e.suspects(evidence, neighbour)
+}
+
+// readableMS writes milliseconds for people: 850 ms, 1.2 s.
+func readableMS(v float64) string {
+	if v >= 1000 {
+		return fmt.Sprintf("%.1f s", v/1000)
+	}
+	return fmt.Sprintf("%.0f ms", v)
+}
+
+// diskNeighbour is the workload that wrote most to node ni's disk, preferring
+// background workloads to pods' own logs.
+func (e *Engine) diskNeighbour(ni int32) string {
+	n := &e.nodes[ni]
+	best, bestBytes, bestBg := "", int64(-1), false
+	for id, w := range n.writers {
+		b := n.disk.Writer(int32(id)).Bytes
+		if (w.background && !bestBg) || (w.background == bestBg && b > bestBytes) {
+			best, bestBytes, bestBg = w.name, b, w.background
+		}
+	}
+	return best
+}
+
+// cpuNeighbour is the workload on node ni that used most CPU, other than the
+// services whose pods there were slow: a background workload or another service.
+func (e *Engine) cpuNeighbour(ni int32, _ []float64) string {
+	used := map[string]float64{}
+	slow := map[string]bool{}
+	for i := range e.pods {
+		p := &e.pods[i]
+		if p.node != ni {
+			continue
+		}
+		name := e.services[p.svc].name
+		used[name] += p.grp.Used(e.end)
+		if p.diag.slow > 0 {
+			slow[name] = true
+		}
+	}
+	for _, w := range e.backgrounds {
+		if w.node == ni && w.grp != nil {
+			used[w.spec.Name] += w.grp.Used(e.end)
+		}
+	}
+	best, most := "", 0.0
+	for _, name := range slices.Sorted(maps.Keys(used)) {
+		if !slow[name] && used[name] > most {
+			best, most = name, used[name]
+		}
+	}
+	return best
+}
