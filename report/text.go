@@ -15,7 +15,8 @@ import (
 
 // Text writes the human summary: vegeta-style totals, the per-pod spread with bars,
 // the clients' connections and runs, the autoscaler's scale events, which pod's
-// removal caused which errors, and an explanation when the spread is uneven.
+// removal caused which errors, the slow requests and their suspects, and an
+// explanation when the spread is uneven.
 func Text(w io.Writer, r *result.Result) error {
 	b := &strings.Builder{}
 	fmt.Fprintf(b, "%s · %s · seed %d · %s · kube-proxy %s\n\n", r.Engine, r.Scenario, r.Seed, seconds(r.DurationS), r.ProxyMode)
@@ -53,11 +54,15 @@ func Text(w io.Writer, r *result.Result) error {
 		writePods(b, r, svc, pods)
 	}
 	writeClients(b, r)
+	writeBackground(b, r)
 	writeRuns(b, r)
 	writeScaleEvents(b, r)
 	writeAttribution(b, r)
 	writeSidecars(b, r)
 	writeHistogram(b, r)
+	writeSlow(b, r)
+	writeSuspects(b, r)
+	writeThrottling(b, r)
 	writeTCP(b, r)
 	for _, svc := range services(r) {
 		if why := Explain(r, svc); why != "" {

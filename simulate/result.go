@@ -126,7 +126,7 @@ func (e *Engine) Result() *result.Result {
 	for _, p := range st.timeline {
 		pt := result.Point{
 			TS: p.t.Seconds(), Requests: p.requests, Errors: p.errors.total(),
-			P99MS:    round(float64(p.p99)/1e6, 3),
+			P99MS: round(float64(p.p99)/1e6, 3), Slow: p.slow,
 			Replicas: map[string]int{}, DesiredReplicas: map[string]int{}, ReadyEndpoints: map[string]int{},
 		}
 		for i, s := range p.services {
