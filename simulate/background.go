@@ -143,7 +143,11 @@ func (e *Engine) onBackgroundWrite(ev sim.Event) {
 		return
 	}
 	done := e.nodes[w.node].disk.Write(now, w.writer, w.chunk, w.ioSize)
+	// A slow pace set at a low intensity ends when the schedule changes.
 	paced := now + sim.Time(float64(w.chunk)/(w.rate*f)*1e9)
+	if s := w.spec.Schedule; s != nil {
+		paced = min(paced, nextChange(s, now))
+	}
 	e.k.At(max(done, paced), e.evBackgroundWrite, ev.Obj, 0)
 }
 

@@ -230,15 +230,14 @@ func readableMS(v float64) string {
 	return fmt.Sprintf("%.0f ms", v)
 }
 
-// diskNeighbour is the workload that wrote most to node ni's disk, preferring
-// background workloads to pods' own logs.
+// diskNeighbour is the background workload that wrote most to node ni's disk; empty
+// when none wrote, the pods' own logs being the load then.
 func (e *Engine) diskNeighbour(ni int32) string {
 	n := &e.nodes[ni]
-	best, bestBytes, bestBg := "", int64(-1), false
+	best, bestBytes := "", int64(0)
 	for id, w := range n.writers {
-		b := n.disk.Writer(int32(id)).Bytes
-		if (w.background && !bestBg) || (w.background == bestBg && b > bestBytes) {
-			best, bestBytes, bestBg = w.name, b, w.background
+		if b := n.disk.Writer(int32(id)).Bytes; w.background && b > bestBytes {
+			best, bestBytes = w.name, b
 		}
 	}
 	return best

@@ -282,7 +282,7 @@ const (
 	jobWaiting       // off CPU (I/O, a dependency), holding its worker
 	jobLogging       // blocked writing its access-log line, holding its worker
 	jobReply         // the answer is on its way back
-	jobDead          // its pod died while it waited off CPU or on its log
+	jobDead          // its pod died while it waited off CPU
 )
 
 // job is a request as the server sees it.

@@ -236,10 +236,19 @@ func (e *Engine) exit(id int32) {
 		e.connFailed(ji, errReset, back)
 		e.freeJob(ji)
 	}
+	// Requests blocked writing their log line die with the process; the line never
+	// reaches the pipe.
+	if p.logs != nil {
+		e.resumed = p.logs.Drop(e.resumed[:0])
+		for _, ji := range e.resumed {
+			e.connFailed(ji, errClosed, back)
+			e.freeJob(ji)
+		}
+	}
 	// Requests waiting off-CPU: their pending wait events find the job dead.
 	for ji := range e.jobs {
 		j := &e.jobs[ji]
-		if j.pod == id && (j.state == jobWaiting || j.state == jobLogging) {
+		if j.pod == id && j.state == jobWaiting {
 			j.state = jobDead
 			e.connFailed(int32(ji), errClosed, back)
 		}

@@ -90,10 +90,6 @@ func (e *Engine) onLogWritten(ev sim.Event) {
 	e.resumed = p.logs.Written(now, e.resumed[:0])
 	for _, ji := range e.resumed {
 		j := &e.jobs[ji]
-		if j.state == jobDead {
-			e.freeJob(ji) // its pod exited meanwhile
-			continue
-		}
 		j.spent[partDisk] += int64(now - j.mark)
 		e.finish(ji)
 	}

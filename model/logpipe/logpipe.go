@@ -287,6 +287,21 @@ func (p *Pipe) Written(now sim.Time, out []int32) []int32 {
 	}
 }
 
+// Drop is the app's process dying: the writes waiting never reach the pipe. Their
+// jobs are appended to out, oldest first. What the pipe already holds is still
+// written; lines left in the app's own buffer are not modelled apart and are written
+// too.
+func (p *Pipe) Drop(out []int32) []int32 {
+	if p.hasFront {
+		out = append(out, p.front.job)
+		p.hasFront = false
+	}
+	for w, ok := p.waiting.Pop(); ok; w, ok = p.waiting.Pop() {
+		out = append(out, w.job)
+	}
+	return out
+}
+
 // Waiting is the number of the app's writes waiting.
 func (p *Pipe) Waiting() int {
 	if p.hasFront {

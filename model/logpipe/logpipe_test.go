@@ -351,3 +351,30 @@ func TestNoAllocation(t *testing.T) {
 		t.Errorf("%v allocations per cycle", a)
 	}
 }
+
+// A dying app's blocked writes never reach the pipe: Drop hands back their jobs in
+// order, and the runtime's next write admits no one.
+func TestDropForgetsBlockedWriters(t *testing.T) {
+	p := New(Config{})
+	line := int64(4096)
+	n := int32(RuntimeCapacity / line) // 42 lines fill the path
+	for j := int32(0); j < n; j++ {
+		if !p.Write(0, j, line) {
+			t.Fatalf("line %d blocked in an empty path", j)
+		}
+	}
+	for j := n; j < n+3; j++ {
+		if p.Write(0, j, line) {
+			t.Fatalf("line %d fit a full path", j)
+		}
+	}
+	if got := p.Drop(nil); len(got) != 3 || got[0] != n || got[2] != n+2 {
+		t.Fatalf("Drop returned %v, want [%d %d %d]", got, n, n+1, n+2)
+	}
+	if _, _, ok := p.Take(); !ok {
+		t.Fatal("nothing to take")
+	}
+	if got := p.Written(1, nil); len(got) != 0 || p.Waiting() != 0 {
+		t.Errorf("Written resumed %v with %d waiting, want none", got, p.Waiting())
+	}
+}
