@@ -218,14 +218,14 @@ func writeSuspects(b *strings.Builder, r *result.Result) {
 	}
 	fmt.Fprintf(b, "\nSuspects, worst first\n")
 	for i, s := range r.Suspects {
-		fmt.Fprintf(b, "%s\n", indentWrap(suspectLine(s), fmt.Sprintf("  %d. ", i+1), strings.Repeat(" ", len(fmt.Sprint(i+1))+4)))
+		fmt.Fprintf(b, "%s\n", indentWrap(suspectLine(r, s), fmt.Sprintf("  %d. ", i+1), strings.Repeat(" ", len(fmt.Sprint(i+1))+4)))
 	}
 	fmt.Fprintf(b, "%s\n", wrap(advice(r, r.Suspects[0]), width))
 }
 
 // suspectLine is one ranked suspect: "disk on pool-2 — 93% of the slow requests'
 // time, the main wait of 1,180 of them; neighbour batch-writer; disk 97% busy; …".
-func suspectLine(s result.Suspect) string {
+func suspectLine(r *result.Result, s result.Suspect) string {
 	line := fmt.Sprintf("%s — %s of the slow requests' time", resourceOn(s), pct(s.ShareOfTail))
 	if s.SlowRequests > 0 {
 		line += fmt.Sprintf(", the main wait of %s of them", count(s.SlowRequests))
@@ -233,10 +233,46 @@ func suspectLine(s result.Suspect) string {
 	if s.Neighbour != "" {
 		line += "; neighbour " + s.Neighbour
 	}
-	if s.Evidence != "" {
-		line += "; " + s.Evidence
+	if e := evidence(r, s); e != "" {
+		line += "; " + e
 	}
 	return line
+}
+
+// evidence says what a suspect's resource did on its node, from the node's and its
+// pods' figures.
+func evidence(r *result.Result, s result.Suspect) string {
+	switch s.Resource {
+	case "disk":
+		if n := nodeNamed(r, s.Node); n != nil {
+			return fmt.Sprintf("disk %.0f%% busy; writes queued up to %s", 100*n.DiskUtilization, readableMS(n.DiskMaxWaitMS))
+		}
+	case "cpu":
+		if n := nodeNamed(r, s.Node); n != nil && n.CPU > 0 {
+			return fmt.Sprintf("node CPU %.0f%% used of %g cores", 100*n.CPUUtilization, n.CPU)
+		}
+	case "throttled":
+		var periods, throttled int64
+		for _, p := range r.Pods {
+			if p.Node == s.Node && p.Throttling != nil {
+				periods += p.Throttling.Periods
+				throttled += p.Throttling.ThrottledPeriods
+			}
+		}
+		if periods > 0 {
+			return fmt.Sprintf("its pods ran out of CPU quota in %s of %s periods (cpu.stat nr_throttled)", count(throttled), count(periods))
+		}
+	}
+	return ""
+}
+
+func nodeNamed(r *result.Result, name string) *result.Node {
+	for i := range r.Nodes {
+		if r.Nodes[i].Name == name {
+			return &r.Nodes[i]
+		}
+	}
+	return nil
 }
 
 // resourceOn names a suspect's resource and node for people.

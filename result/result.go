@@ -83,8 +83,6 @@ type Suspect struct {
 	// resource on this node; SlowRequests is how many slow requests waited on it.
 	ShareOfTail  float64 `json:"share_of_tail"`
 	SlowRequests int64   `json:"slow_requests"`
-	// Evidence says what the resource did, e.g. "disk 97% busy; writes waited up to 1.2 s".
-	Evidence string `json:"evidence"`
 }
 
 // Background is a workload that served no traffic.

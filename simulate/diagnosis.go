@@ -2,7 +2,6 @@ package simulate
 
 import (
 	"cmp"
-	"fmt"
 	"maps"
 	"slices"
 
@@ -101,9 +100,9 @@ const (
 	minShare    = 0.01
 )
 
-// suspects ranks (node, part) pairs by their share of all slow requests' time.
-// evidence and neighbour describe what the node's resource did and who else used it.
-func (e *Engine) suspects(evidence func(node int32, part int) string, neighbour func(node int32, part int) string) []result.Suspect {
+// suspects ranks (node, part) pairs by their share of all slow requests' time, with
+// the neighbour that used the node's resource most.
+func (e *Engine) suspects() []result.Suspect {
 	type key struct {
 		node int32
 		part int
@@ -132,7 +131,7 @@ func (e *Engine) suspects(evidence func(node int32, part int) string, neighbour 
 		}
 		out = append(out, result.Suspect{
 			Node: e.nodes[k.node].name, Resource: partNames[k.part], ShareOfTail: round(share, 4),
-			SlowRequests: main[k], Neighbour: neighbour(k.node, k.part), Evidence: evidence(k.node, k.part),
+			SlowRequests: main[k], Neighbour: e.neighbour(k.node, k.part),
 		})
 	}
 	slices.SortFunc(out, func(a, b result.Suspect) int {
@@ -157,7 +156,7 @@ func share(part, whole int64) float64 {
 
 // diagnose adds the node and pod diagnosis, the slow counts and the suspects to r,
 // whose pods and nodes are in engine order.
-func (e *Engine) diagnose(r *result.Result, nodeUsed []float64) {
+func (e *Engine) diagnose(r *result.Result) {
 	dur := e.end.Seconds()
 	r.SlowThresholdMS = float64(e.slowAfter) / 1e6
 	r.Slow = e.stats.slow
@@ -189,45 +188,18 @@ func (e *Engine) diagnose(r *result.Result, nodeUsed []float64) {
 			rn.DiskMaxWaitMS = round(float64(n.disk.Total().MaxWait)/1e6, 3)
 		}
 	}
-	evidence := func(ni int32, part int) string {
-		rn := &r.Nodes[ni]
-		switch part {
-		case partDisk:
-			return fmt.Sprintf("disk %.0f%% busy; writes queued up to %s", 100*rn.DiskUtilization, readableMS(rn.DiskMaxWaitMS))
-		case partCPU:
-			if rn.CPU > 0 {
-				return fmt.Sprintf("node CPU %.0f%% used of %g cores", 100*rn.CPUUtilization, rn.CPU)
-			}
-		case partThrottled:
-			var periods, throttled int64
-			for i := range r.Pods {
-				if th := r.Pods[i].Throttling; th != nil && e.pods[i].node == ni {
-					periods += th.Periods
-					throttled += th.ThrottledPeriods
-				}
-			}
-			return fmt.Sprintf("its pods ran out of CPU quota in %d of %d periods (cpu.stat nr_throttled)", throttled, periods)
-		}
-		return ""
-	}
-	neighbour := func(ni int32, part int) string {
-		switch part {
-		case partDisk:
-			return e.diskNeighbour(ni)
-		case partCPU:
-			return e.cpuNeighbour(ni, nodeUsed)
-		}
-		return ""
-	}
-	r.Suspects = e.suspects(evidence, neighbour)
+	r.Suspects = e.suspects()
 }
 
-// readableMS writes milliseconds for people: 850 ms, 1.2 s.
-func readableMS(v float64) string {
-	if v >= 1000 {
-		return fmt.Sprintf("%.1f s", v/1000)
+// neighbour is who else used the resource of a suspect on node ni.
+func (e *Engine) neighbour(ni int32, part int) string {
+	switch part {
+	case partDisk:
+		return e.diskNeighbour(ni)
+	case partCPU:
+		return e.cpuNeighbour(ni)
 	}
-	return fmt.Sprintf("%.0f ms", v)
+	return ""
 }
 
 // diskNeighbour is the background workload that wrote most to node ni's disk; empty
@@ -245,7 +217,7 @@ func (e *Engine) diskNeighbour(ni int32) string {
 
 // cpuNeighbour is the workload on node ni that used most CPU, other than the
 // services whose pods there were slow: a background workload or another service.
-func (e *Engine) cpuNeighbour(ni int32, _ []float64) string {
+func (e *Engine) cpuNeighbour(ni int32) string {
 	used := map[string]float64{}
 	slow := map[string]bool{}
 	for i := range e.pods {

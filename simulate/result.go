@@ -83,7 +83,7 @@ func (e *Engine) Result() *result.Result {
 		}
 		r.Nodes = append(r.Nodes, result.Node{Name: n.name, CPU: n.cpu.Cores(), CPUUtilization: round(util, 4), Pods: n.pods})
 	}
-	e.diagnose(r, nodeUsed)
+	e.diagnose(r)
 	r.Background = e.backgroundResult()
 	for i := range e.deps {
 		d := &e.deps[i]
