@@ -183,7 +183,7 @@ func (e *Engine) diagnose(r *result.Result) {
 		n := &e.nodes[i]
 		rn := &r.Nodes[i]
 		rn.Slow, rn.SlowShare = nodeSlow[i], share(nodeSlow[i], nodeOK[i])
-		if n.disk != nil && n.diskLimited {
+		if n.disk != nil && n.disk.Limited() {
 			rn.DiskUtilization = round(n.disk.Busy(e.end).Seconds()/dur, 4)
 			rn.DiskMaxWaitMS = round(float64(n.disk.Total().MaxWait)/1e6, 3)
 		}

@@ -104,8 +104,7 @@ type diskWriter struct {
 type nodeState struct {
 	name        string
 	cpu         *node.CPU
-	disk        *disk.Device // nil: writes never wait
-	diskLimited bool         // its disk has limits: writes may wait
+	disk        *disk.Device // nil: nothing writes, or writes never wait
 	writers     []diskWriter // by id, for the report
 	pods        int
 	sync        *kubeproxy.SyncRunner // kube-proxy's rate limit on rule syncs
@@ -127,7 +126,6 @@ type service struct {
 	windows   [2]int64 // the app's HTTP/2 receive windows: stream, connection
 	limit     float64  // CPU limit per pod, cores
 	weight    float64  // CFS weight per pod
-	request   float64  // CPU request per pod, cores
 	labels    map[string]string
 	logCPU    time.Duration // CPU to encode an access-log line
 	// unscheduled says why replacement pods could not be placed.
@@ -380,7 +378,7 @@ func New(sc *scenario.Scenario) (*Engine, error) {
 		for i := 0; i < pool.Count; i++ {
 			cpu := node.NewCPU(cores)
 			cpu.Changed = e.cpuChanged
-			e.nodes = append(e.nodes, nodeState{name: fmt.Sprintf("%s-%d", pool.Name, i), cpu: cpu, disk: newDisk(pool.Disk), diskLimited: newDisk(pool.Disk) != nil,
+			e.nodes = append(e.nodes, nodeState{name: fmt.Sprintf("%s-%d", pool.Name, i), cpu: cpu, disk: newDisk(pool.Disk),
 				sync: kubeproxy.NewSyncRunner(spec.Cluster.MinSyncPeriod.Duration)})
 		}
 	}
@@ -533,7 +531,6 @@ func (e *Engine) addService(si int32, s *scenario.Service) error {
 	svc.respBytes = int(*s.Pod.ResponseBytes)
 	svc.streams = *s.Pod.MaxConcurrentStreams
 	svc.windows = [2]int64{*s.Pod.HTTP2.StreamWindowBytes, *s.Pod.HTTP2.ConnectionWindowBytes}
-	svc.request = cpuRequest(&s.Pod.Resources)
 	svc.labels = withApp(s.Name, s.Pod.Labels)
 	if a := s.Pod.AccessLog; a != nil {
 		svc.logCPU = a.CPU.Duration

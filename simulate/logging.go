@@ -35,7 +35,7 @@ func (e *Engine) addWriter(n int32, name string, background bool) int32 {
 func (e *Engine) openLog(id int32) {
 	p := &e.pods[id]
 	a := e.services[p.svc].spec.Pod.AccessLog
-	if a == nil || !e.nodes[p.node].diskLimited {
+	if d := e.nodes[p.node].disk; a == nil || d == nil || !d.Limited() {
 		return
 	}
 	c := logpipe.Config{}

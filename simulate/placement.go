@@ -57,10 +57,9 @@ func cpuRequest(r *corev1.ResourceRequirements) float64 {
 func (e *Engine) servicePod(si int32, name string) scheduler.Pod {
 	svc := &e.services[si]
 	pod := &svc.spec.Pod
-	return scheduler.Pod{
-		Name: "service/" + name, Owner: "service/" + svc.name, Labels: svc.labels, CPURequest: svc.request,
-		NodeName: pod.NodeName, NodeSelector: pod.NodeSelector, Affinity: pod.Affinity, Tolerations: pod.Tolerations,
-	}
+	p := schedulerPod("service/"+name, "service/"+svc.name, svc.labels, &pod.Resources)
+	p.NodeName, p.NodeSelector, p.Affinity, p.Tolerations = pod.NodeName, pod.NodeSelector, pod.Affinity, pod.Tolerations
+	return p
 }
 
 // unschedulable explains a pod the scheduler could not place.

@@ -73,6 +73,9 @@ func New(lim Limits) *Device {
 	return &Device{lim: lim}
 }
 
+// Limited reports whether a write can ever wait: the volume has a limit.
+func (d *Device) Limited() bool { return d.lim.Throughput > 0 || d.lim.IOPS > 0 }
+
 // Write queues a write of bytes issued by writer (a small non-negative id the owner
 // assigns) as I/Os of ioSize bytes, and returns when it is done.
 //

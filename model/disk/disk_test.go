@@ -230,3 +230,15 @@ func BenchmarkWrite(b *testing.B) {
 		d.Write(now, int32(i&1), 240, 0)
 	}
 }
+
+// A volume without limits never makes a write wait; either limit can.
+func TestLimited(t *testing.T) {
+	for _, c := range []struct {
+		lim  Limits
+		want bool
+	}{{Limits{}, false}, {Limits{IOUnit: 4096}, false}, {Limits{Throughput: 1}, true}, {Limits{IOPS: 1}, true}} {
+		if got := New(c.lim).Limited(); got != c.want {
+			t.Errorf("%+v: Limited %v, want %v", c.lim, got, c.want)
+		}
+	}
+}
