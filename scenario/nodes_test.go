@@ -188,6 +188,8 @@ func TestLoadNodeErrors(t *testing.T) {
 			"f.yaml:13:85: spec.services[0].pod.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey: is required, e.g. kubernetes.io/hostname"},
 		{"node affinity In without values", withPod(`affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: a, operator: In}]}]}}}`),
 			"f.yaml:13:122: spec.services[0].pod.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].values: must be specified when operator is In or NotIn"},
+		{"bad selector operator, reported once", withPod(`affinity: {podAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{topologyKey: h, labelSelector: {matchExpressions: [{key: app, operator: Foo, values: [x]}]}}]}}`),
+			`f.yaml:13:154: spec.services[0].pod.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].labelSelector.matchExpressions[0].operator: Invalid value: "Foo": not a valid selector operator`},
 		{"preferred weight", withPod(`affinity: {podAntiAffinity: {preferredDuringSchedulingIgnoredDuringExecution: [{weight: 0, podAffinityTerm: {topologyKey: h}}]}}`),
 			"f.yaml:13:95: spec.services[0].pod.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight: must be from 1 to 100"},
 		{"empty access log line", withPod(`accessLog: {bytes: 0}`),

@@ -146,52 +146,24 @@ func (v *validator) placement(path string, selector map[string]string, a *corev1
 			v.nodeSelectorTerm(pref+".preference", &p.Preference)
 		}
 	}
-	for _, pa := range []struct {
-		name      string
-		required  []corev1.PodAffinityTerm
-		preferred []corev1.WeightedPodAffinityTerm
-	}{
-		{"podAffinity", podAffinityRequired(a.PodAffinity), podAffinityPreferred(a.PodAffinity)},
-		{"podAntiAffinity", podAntiRequired(a.PodAntiAffinity), podAntiPreferred(a.PodAntiAffinity)},
-	} {
-		at := path + "." + pa.name
-		for i := range pa.required {
-			v.podAffinityTerm(fmt.Sprintf("%s.requiredDuringSchedulingIgnoredDuringExecution[%d]", at, i), &pa.required[i])
-		}
-		for i := range pa.preferred {
-			pref := fmt.Sprintf("%s.preferredDuringSchedulingIgnoredDuringExecution[%d]", at, i)
-			v.weight(pref+".weight", pa.preferred[i].Weight)
-			v.podAffinityTerm(pref+".podAffinityTerm", &pa.preferred[i].PodAffinityTerm)
-		}
+	if pa := a.PodAffinity; pa != nil {
+		v.podAffinityTerms(path+".podAffinity", pa.RequiredDuringSchedulingIgnoredDuringExecution, pa.PreferredDuringSchedulingIgnoredDuringExecution)
+	}
+	if pa := a.PodAntiAffinity; pa != nil {
+		v.podAffinityTerms(path+".podAntiAffinity", pa.RequiredDuringSchedulingIgnoredDuringExecution, pa.PreferredDuringSchedulingIgnoredDuringExecution)
 	}
 }
 
-func podAffinityRequired(a *corev1.PodAffinity) []corev1.PodAffinityTerm {
-	if a == nil {
-		return nil
+// podAffinityTerms checks a podAffinity's or podAntiAffinity's terms.
+func (v *validator) podAffinityTerms(path string, required []corev1.PodAffinityTerm, preferred []corev1.WeightedPodAffinityTerm) {
+	for i := range required {
+		v.podAffinityTerm(fmt.Sprintf("%s.requiredDuringSchedulingIgnoredDuringExecution[%d]", path, i), &required[i])
 	}
-	return a.RequiredDuringSchedulingIgnoredDuringExecution
-}
-
-func podAffinityPreferred(a *corev1.PodAffinity) []corev1.WeightedPodAffinityTerm {
-	if a == nil {
-		return nil
+	for i := range preferred {
+		pref := fmt.Sprintf("%s.preferredDuringSchedulingIgnoredDuringExecution[%d]", path, i)
+		v.weight(pref+".weight", preferred[i].Weight)
+		v.podAffinityTerm(pref+".podAffinityTerm", &preferred[i].PodAffinityTerm)
 	}
-	return a.PreferredDuringSchedulingIgnoredDuringExecution
-}
-
-func podAntiRequired(a *corev1.PodAntiAffinity) []corev1.PodAffinityTerm {
-	if a == nil {
-		return nil
-	}
-	return a.RequiredDuringSchedulingIgnoredDuringExecution
-}
-
-func podAntiPreferred(a *corev1.PodAntiAffinity) []corev1.WeightedPodAffinityTerm {
-	if a == nil {
-		return nil
-	}
-	return a.PreferredDuringSchedulingIgnoredDuringExecution
 }
 
 // weight checks a preferred term's weight: 1 to 100 (pkg/apis/core/validation).
@@ -243,9 +215,12 @@ func (v *validator) podAffinityTerm(path string, t *corev1.PodAffinityTerm) {
 	if t.TopologyKey == "" {
 		v.errorf(path+".topologyKey", "is required, e.g. kubernetes.io/hostname")
 	}
+	// Kubernetes' validation points at the field; the conversion the scheduler does
+	// catches what it leaves, and would only repeat what it found.
 	opts := metavalidation.LabelSelectorValidationOptions{}
-	v.fieldErrors(metavalidation.ValidateLabelSelector(t.LabelSelector, opts, field.NewPath(path+".labelSelector")))
-	if _, err := metav1.LabelSelectorAsSelector(t.LabelSelector); err != nil {
+	if errs := metavalidation.ValidateLabelSelector(t.LabelSelector, opts, field.NewPath(path+".labelSelector")); len(errs) > 0 {
+		v.fieldErrors(errs)
+	} else if _, err := metav1.LabelSelectorAsSelector(t.LabelSelector); err != nil {
 		v.errorf(path+".labelSelector", "%v", err)
 	}
 }
