@@ -124,16 +124,7 @@ type waiting struct {
 	serial uint32
 }
 
-func (e *Engine) newChunk(c chunk) int32 {
-	if n := len(e.freeChunks); n > 0 {
-		i := e.freeChunks[n-1]
-		e.freeChunks = e.freeChunks[:n-1]
-		e.chunks[i] = c
-		return i
-	}
-	e.chunks = append(e.chunks, c)
-	return int32(len(e.chunks) - 1)
-}
+func (e *Engine) newChunk(c chunk) int32 { return sim.Alloc(&e.chunks, &e.freeChunks, c) }
 
 func (e *Engine) freeChunk(i int32) { e.freeChunks = append(e.freeChunks, i) }
 

@@ -11,14 +11,7 @@ func (e *Engine) newJob(j job) int32 {
 	e.serial++
 	j.serial = e.serial
 	j.served = -1
-	if n := len(e.freeJobs); n > 0 {
-		id := e.freeJobs[n-1]
-		e.freeJobs = e.freeJobs[:n-1]
-		e.jobs[id] = j
-		return id
-	}
-	e.jobs = append(e.jobs, j)
-	return int32(len(e.jobs) - 1)
+	return sim.Alloc(&e.jobs, &e.freeJobs, j)
 }
 
 func (e *Engine) freeJob(id int32) {

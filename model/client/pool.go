@@ -30,15 +30,7 @@ type Conns struct {
 
 // New records a new open connection.
 func (t *Conns) New(pod, pool int32, now sim.Time) ConnID {
-	c := Conn{Pod: pod, Pool: pool, Opened: now, LastUsed: now, Open: true}
-	if n := len(t.free); n > 0 {
-		id := t.free[n-1]
-		t.free = t.free[:n-1]
-		t.all[id] = c
-		return id
-	}
-	t.all = append(t.all, c)
-	return ConnID(len(t.all) - 1)
+	return sim.Alloc(&t.all, &t.free, Conn{Pod: pod, Pool: pool, Opened: now, LastUsed: now, Open: true})
 }
 
 // Get returns the connection for reading or updating.
