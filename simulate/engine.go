@@ -84,7 +84,7 @@ type Engine struct {
 	poolEnvoy   []int32 // per pool: the envoy owning it, or -1 for a client app's pool
 	doneProxy   []int32
 	serial      uint32
-	resumed     []int32 // scratch: jobs a log write unblocked
+	resumed     []int32 // scratch: jobs a log pipe hands back
 	backgrounds []background
 	slowAfter   sim.Time // latency over which a request is slow
 

@@ -1,7 +1,6 @@
 package simulate
 
 import (
-	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -64,11 +63,7 @@ func (e *Engine) servicePod(si int32, name string) scheduler.Pod {
 
 // unschedulable explains a pod the scheduler could not place.
 func unschedulable(pod string, err error) error {
-	var fit *scheduler.FitError
-	if errors.As(err, &fit) {
-		return fmt.Errorf("pod %s cannot be scheduled: %v", pod, err)
-	}
-	return fmt.Errorf("pod %s: %v", pod, err)
+	return fmt.Errorf("pod %s cannot be scheduled: %v", pod, err)
 }
 
 // schedulerPod is the scheduler's view of a pod with these resources.
