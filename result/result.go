@@ -39,6 +39,9 @@ type Result struct {
 	// Samples is a uniform sample of requests (reservoir sampling, bounded by the
 	// scenario's report.samples) for latency-over-time plots.
 	Samples []Sample `json:"samples,omitempty"`
+	// LatencySpectrum is the percentile distribution of successful requests'
+	// latency (HdrHistogram's, five steps per halving of the tail), for plots.
+	LatencySpectrum []Percentile `json:"latency_spectrum,omitempty"`
 
 	// SlowThresholdMS is the latency above which a successful request counts as slow
 	// (the scenario's report.slowThreshold); Slow counts them and SlowShare is their
@@ -333,7 +336,25 @@ type Point struct {
 	Errors          int64          `json:"errors"`
 	// ErrorsByKind splits Errors; absent when there were none.
 	ErrorsByKind *Errors `json:"errors_by_kind,omitempty"`
-	P99MS        float64 `json:"p99_ms"`
+	// Percentiles of the interval's successful requests (2 significant digits).
+	P50MS  float64 `json:"p50_ms"`
+	P90MS  float64 `json:"p90_ms"`
+	P99MS  float64 `json:"p99_ms"`
+	P999MS float64 `json:"p999_ms"`
 	// Slow counts the interval's successful requests over the slow threshold.
 	Slow int64 `json:"slow"`
+	// PodRequests are the requests each pod finished in the interval; pods that
+	// finished none are left out.
+	PodRequests map[string]int64 `json:"pod_requests,omitempty"`
+	// NodeCPUCores is the mean cores each node's containers used in the interval;
+	// absent with a single node.
+	NodeCPUCores map[string]float64 `json:"node_cpu_cores,omitempty"`
+}
+
+// Percentile is one step of the latency spectrum: Percentile of the successful
+// requests took at most MS; Count is how many that is.
+type Percentile struct {
+	Percentile float64 `json:"percentile"`
+	MS         float64 `json:"ms"`
+	Count      int64   `json:"count"`
 }

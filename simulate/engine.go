@@ -86,7 +86,8 @@ type Engine struct {
 	serial      uint32
 	resumed     []int32 // scratch: jobs a log pipe hands back
 	backgrounds []background
-	slowAfter   sim.Time // latency over which a request is slow
+	slowAfter   sim.Time  // latency over which a request is slow
+	nodeUsedAt  []float64 // per node: core-seconds used up to the last timeline interval
 
 	evReady, evArrive, evCPU, evWait, evResponse, evTimeout, evRefused, evReset, evClosed, evRedial, evArrival, evTick, evSweep,
 	evPodStart, evProbe, evSigterm, evKill, evNetGone, evSlice, evDeliver, evSync,
@@ -151,6 +152,7 @@ type pod struct {
 	acceptCost  int64
 	rng         *rand.Rand
 	requests    int64
+	tlRequests  int64 // requests at the end of the last timeline interval
 	connections int64
 	errors      errorCounts // failed requests this pod was the cause of
 	diag        podDiag
@@ -382,6 +384,7 @@ func New(sc *scenario.Scenario) (*Engine, error) {
 				sync: kubeproxy.NewSyncRunner(spec.Cluster.MinSyncPeriod.Duration)})
 		}
 	}
+	e.nodeUsedAt = make([]float64, len(e.nodes))
 	e.sched = newScheduler(spec)
 	// Workloads already on the nodes go first, so pods' affinity rules see them.
 	for bi := range spec.Background {
@@ -739,12 +742,23 @@ func (c *errorCounts) total() int64 {
 }
 
 type point struct {
-	t        sim.Time
+	t                   sim.Time
+	requests            int64
+	errors              errorCounts
+	p50, p90, p99, p999 int64
+	slow                int64
+	services            []serviceSample
+	// podRequests are requests each pod finished in the interval (by pod id, pods
+	// that finished none left out); nodeCPU the core-seconds each node's
+	// containers used in it.
+	podRequests []podCount
+	nodeCPU     []float64
+}
+
+// podCount is one pod's requests in a timeline interval.
+type podCount struct {
+	pod      int32
 	requests int64
-	errors   errorCounts
-	p99      int64
-	slow     int64
-	services []serviceSample
 }
 
 // serviceSample is one service's replicas at the end of a timeline interval.
@@ -793,11 +807,12 @@ func (s *stats) failure(kind uint8, sent, now sim.Time) {
 
 // closeInterval appends the timeline point of the interval starting at start.
 func (s *stats) closeInterval(start sim.Time) {
-	p99 := int64(0)
+	p := point{t: start, requests: s.tlReq, errors: s.tlErr, slow: s.tlSlow}
 	if s.interval.TotalCount() > 0 {
-		p99 = s.interval.ValueAtQuantile(99)
+		p.p50, p.p90 = s.interval.ValueAtQuantile(50), s.interval.ValueAtQuantile(90)
+		p.p99, p.p999 = s.interval.ValueAtQuantile(99), s.interval.ValueAtQuantile(99.9)
 	}
-	s.timeline = append(s.timeline, point{t: start, requests: s.tlReq, errors: s.tlErr, p99: p99, slow: s.tlSlow})
+	s.timeline = append(s.timeline, p)
 	s.tlReq, s.tlErr, s.tlSlow = 0, errorCounts{}, 0
 	s.interval.Reset()
 }
@@ -810,6 +825,17 @@ func (e *Engine) closeInterval(start sim.Time) {
 	p.services = make([]serviceSample, len(e.services))
 	for i := range e.services {
 		p.services[i] = e.replicaCounts(int32(i))
+	}
+	for i := range e.pods {
+		pd := &e.pods[i]
+		if n := pd.requests - pd.tlRequests; n > 0 {
+			p.podRequests = append(p.podRequests, podCount{pod: int32(i), requests: n})
+			pd.tlRequests = pd.requests
+		}
+	}
+	p.nodeCPU = e.nodeCPU(min(start+e.stats.step, e.end))
+	for i, used := range p.nodeCPU {
+		p.nodeCPU[i], e.nodeUsedAt[i] = used-e.nodeUsedAt[i], used
 	}
 }
 

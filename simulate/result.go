@@ -33,20 +33,10 @@ func (e *Engine) Result() *result.Result {
 	r.ThroughputRPS = round(float64(st.ok)/dur, 3)
 	r.RateRPS = round(float64(st.sent)/dur, 3)
 
-	// What each node's cores did: its pods, sidecars and background workloads.
-	nodeUsed := make([]float64, len(e.nodes))
-	for i := range e.envoys {
-		nodeUsed[e.envoys[i].node] += e.envoys[i].grp.Used(e.end)
-	}
-	for _, w := range e.backgrounds {
-		if w.grp != nil {
-			nodeUsed[w.node] += w.grp.Used(e.end)
-		}
-	}
+	nodeUsed := e.nodeCPU(e.end)
 	for i := range e.pods {
 		p := &e.pods[i]
 		used := p.grp.Used(e.end)
-		nodeUsed[p.node] += used
 		// Utilisation and cores are over the pod's life within the run.
 		life := dur - p.created.Seconds()
 		if p.ended >= 0 {
@@ -126,8 +116,21 @@ func (e *Engine) Result() *result.Result {
 	for _, p := range st.timeline {
 		pt := result.Point{
 			TS: p.t.Seconds(), Requests: p.requests, Errors: p.errors.total(),
-			P99MS: round(float64(p.p99)/1e6, 3), Slow: p.slow,
+			P50MS: nsToMS(p.p50), P90MS: nsToMS(p.p90), P99MS: nsToMS(p.p99), P999MS: nsToMS(p.p999), Slow: p.slow,
 			Replicas: map[string]int{}, DesiredReplicas: map[string]int{}, ReadyEndpoints: map[string]int{},
+		}
+		if len(p.podRequests) > 0 {
+			pt.PodRequests = make(map[string]int64, len(p.podRequests))
+			for _, c := range p.podRequests {
+				pt.PodRequests[e.pods[c.pod].name] = c.requests
+			}
+		}
+		if len(p.nodeCPU) > 1 {
+			pt.NodeCPUCores = make(map[string]float64, len(p.nodeCPU))
+			span := (min(p.t+st.step, e.end) - p.t).Seconds()
+			for i, used := range p.nodeCPU {
+				pt.NodeCPUCores[e.nodes[i].name] = round(used/span, 4)
+			}
 		}
 		for i, s := range p.services {
 			name := e.services[i].name
@@ -144,6 +147,7 @@ func (e *Engine) Result() *result.Result {
 		r.Histogram = st.buckets.result()
 	}
 	r.Samples = st.samples.result()
+	r.LatencySpectrum = spectrum(st.latency)
 	for i := range e.envoys {
 		r.Sidecars = append(r.Sidecars, e.sidecarResult(&e.envoys[i]))
 	}
@@ -151,6 +155,24 @@ func (e *Engine) Result() *result.Result {
 		r.TCP = e.tcpResult()
 	}
 	return r
+}
+
+// nodeCPU is the core-seconds each node's containers used up to now: its pods,
+// sidecars and background workloads.
+func (e *Engine) nodeCPU(now sim.Time) []float64 {
+	used := make([]float64, len(e.nodes))
+	for i := range e.envoys {
+		used[e.envoys[i].node] += e.envoys[i].grp.Used(now)
+	}
+	for _, w := range e.backgrounds {
+		if w.grp != nil {
+			used[w.node] += w.grp.Used(now)
+		}
+	}
+	for i := range e.pods {
+		used[e.pods[i].node] += e.pods[i].grp.Used(now)
+	}
+	return used
 }
 
 // errorNames are the error kinds as the Result names them.
@@ -185,13 +207,28 @@ func latency(h *hdr.Histogram) result.Latency {
 	if h.TotalCount() == 0 {
 		return result.Latency{}
 	}
-	ms := func(v int64) float64 { return round(float64(v)/1e6, 3) }
 	return result.Latency{
-		Min: ms(h.Min()), Mean: round(h.Mean()/1e6, 3),
-		P50: ms(h.ValueAtQuantile(50)), P90: ms(h.ValueAtQuantile(90)),
-		P95: ms(h.ValueAtQuantile(95)), P99: ms(h.ValueAtQuantile(99)),
-		P999: ms(h.ValueAtQuantile(99.9)), Max: ms(h.Max()),
+		Min: nsToMS(h.Min()), Mean: round(h.Mean()/1e6, 3),
+		P50: nsToMS(h.ValueAtQuantile(50)), P90: nsToMS(h.ValueAtQuantile(90)),
+		P95: nsToMS(h.ValueAtQuantile(95)), P99: nsToMS(h.ValueAtQuantile(99)),
+		P999: nsToMS(h.ValueAtQuantile(99.9)), Max: nsToMS(h.Max()),
 	}
+}
+
+// nsToMS is a histogram value in milliseconds, to the microsecond.
+func nsToMS(v int64) float64 { return round(float64(v)/1e6, 3) }
+
+// spectrum is HdrHistogram's percentile distribution of the latencies: five steps
+// per halving of the remaining tail, as its percentile output prints them.
+func spectrum(h *hdr.Histogram) []result.Percentile {
+	if h.TotalCount() == 0 {
+		return nil
+	}
+	var out []result.Percentile
+	for _, b := range h.CumulativeDistributionWithTicks(5) {
+		out = append(out, result.Percentile{Percentile: round(b.Quantile, 6), MS: nsToMS(b.ValueAt), Count: b.Count})
+	}
+	return out
 }
 
 // round keeps JSON short and stable: digits beyond these are noise in a simulation.
