@@ -326,13 +326,13 @@ func (v *validator) autoscaler(svc string, s *Service) {
 	}
 	if !v.written(at("metrics[0]")) {
 		// Kubernetes' default metric, set by setDefaults.
-		if s.Pod.CPU == nil {
-			v.errorf(at("metrics"), "the default metric, %d%% average CPU utilization, needs pod.cpu: %s; set pod.cpu, or a metric with target type AverageValue",
+		if !hasCPURequest(&s.Pod) {
+			v.errorf(at("metrics"), "the default metric, %d%% average CPU utilization, needs a CPU request: %s; set one, or a metric with target type AverageValue",
 				hpactl.DefaultCPUUtilization, utilizationNeedsCPU)
 		}
 	} else {
 		for i := range a.Metrics {
-			v.metric(fmt.Sprintf("%s.metrics[%d]", path, i), &a.Metrics[i], s.Pod.CPU != nil)
+			v.metric(fmt.Sprintf("%s.metrics[%d]", path, i), &a.Metrics[i], hasCPURequest(&s.Pod))
 		}
 	}
 	if b := a.Behavior; b != nil {
@@ -367,14 +367,20 @@ func (v *validator) autoscaler(svc string, s *Service) {
 }
 
 const (
-	utilizationNeedsCPU = "utilization is relative to the pod's CPU request, which trafficlab takes from pod.cpu"
+	utilizationNeedsCPU = "utilization is relative to the pod's CPU request (pod.resources.requests.cpu, or pod.cpu, which sets the limit and so the request)"
 	supportedMetrics    = "supported: type Resource with resource.name cpu"
 	supportedTargets    = "supported: Utilization, AverageValue"
 )
 
 // metric checks one entry of an HPA's metrics: trafficlab models CPU, as a utilization
 // or an average value per pod.
-func (v *validator) metric(path string, m *autoscalingv2.MetricSpec, hasCPU bool) {
+// hasCPURequest tells whether the pod's container has a CPU request, after defaulting.
+func hasCPURequest(p *Pod) bool {
+	_, ok := p.Resources.Requests[corev1.ResourceCPU]
+	return ok
+}
+
+func (v *validator) metric(path string, m *autoscalingv2.MetricSpec, hasRequest bool) {
 	at := func(field string) string { return path + "." + field }
 	switch m.Type {
 	case autoscalingv2.ResourceMetricSourceType:
@@ -424,8 +430,8 @@ func (v *validator) metric(path string, m *autoscalingv2.MetricSpec, hasCPU bool
 		if t.AverageValue != nil {
 			v.errorf(tat("averageValue"), "cannot be set with target type Utilization: Kubernetes takes averageUtilization or averageValue, not both")
 		}
-		if !hasCPU {
-			v.errorf(tat("type"), "Utilization needs pod.cpu: %s; set pod.cpu or use target type AverageValue", utilizationNeedsCPU)
+		if !hasRequest {
+			v.errorf(tat("type"), "Utilization needs a CPU request: %s; set one, or use target type AverageValue", utilizationNeedsCPU)
 		}
 	case autoscalingv2.AverageValueMetricType:
 		switch q := t.AverageValue; {

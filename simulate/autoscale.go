@@ -156,7 +156,7 @@ func (e *Engine) onHPA(ev sim.Event) {
 		hp := hpa.Pod{
 			Name: p.name, Phase: corev1.PodRunning, Deleting: p.deleting,
 			HasReadyCondition: true, Ready: p.ready, ReadyTransition: clock(p.readySince),
-			StartTime: &start, CPURequestMilli: int64(svc.limit * 1000),
+			StartTime: &start, CPURequestMilli: milli(cpuRequest(&svc.spec.Pod.Resources)),
 		}
 		if p.phase == podStarting {
 			hp.Phase = corev1.PodPending

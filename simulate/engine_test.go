@@ -206,25 +206,30 @@ func TestClosedLoopTimingIsExact(t *testing.T) {
 // quota runs out 30 ms into each period and all four stall until it ends: the pod
 // uses exactly its core (1000 requests/s) and every period some request waits 70 ms.
 func TestCPULimitIsShared(t *testing.T) {
-	r := run(t, opts{duration: "10s", replicas: 1,
-		pod:    "      cpu: \"1\"\n      serviceTime: {distribution: constant, value: 1ms}",
-		client: "    threads: 4\n    library: dotnet-httpclient\n    connections: {reuse: per-thread}"})
-	// Each period's quota serves 100 requests. The first period, cut short by the
-	// random phase, starts with a full quota: up to 100 more over 10 s.
-	if got := r.ThroughputRPS; got < 995 || got > 1010 {
-		t.Errorf("throughput %.1f rps, want 1000 to 1010", got)
-	}
-	if u := r.Pods[0].CPUUtilization; u < 0.995 || u > 1.01 {
-		t.Errorf("CPU utilisation %.3f, want 1 to 1.01", u)
-	}
-	// The 4 requests in progress when the quota ran out waited 70 ms: 4 of the 100
-	// each period serves (4 %), so p99 includes the stall; the median did not wait.
-	if r.LatencyMS.P99 < 70 || r.LatencyMS.P50 > 1.3 {
-		t.Errorf("p50 %.1f ms p99 %.1f ms, want p50 about 1.2 and p99 over the 70 ms stall", r.LatencyMS.P50, r.LatencyMS.P99)
-	}
-	th := r.Pods[0].Throttling
-	if th == nil || th.ThrottledPeriods < 95 || th.Periods > 101 {
-		t.Errorf("throttling %+v, want about 100 periods, all throttled", th)
+	// The limit as pod.cpu or as resources.limits.cpu: the same CFS quota.
+	for _, limit := range []string{`cpu: "1"`, `resources: {limits: {cpu: "1"}}`} {
+		t.Run(limit, func(t *testing.T) {
+			r := run(t, opts{duration: "10s", replicas: 1,
+				pod:    "      " + limit + "\n      serviceTime: {distribution: constant, value: 1ms}",
+				client: "    threads: 4\n    library: dotnet-httpclient\n    connections: {reuse: per-thread}"})
+			// Each period's quota serves 100 requests. The first period, cut short by the
+			// random phase, starts with a full quota: up to 100 more over 10 s.
+			if got := r.ThroughputRPS; got < 995 || got > 1010 {
+				t.Errorf("throughput %.1f rps, want 1000 to 1010", got)
+			}
+			if u := r.Pods[0].CPUUtilization; u < 0.995 || u > 1.01 {
+				t.Errorf("CPU utilisation %.3f, want 1 to 1.01", u)
+			}
+			// The 4 requests in progress when the quota ran out waited 70 ms: 4 of the 100
+			// each period serves (4 %), so p99 includes the stall; the median did not wait.
+			if r.LatencyMS.P99 < 70 || r.LatencyMS.P50 > 1.3 {
+				t.Errorf("p50 %.1f ms p99 %.1f ms, want p50 about 1.2 and p99 over the 70 ms stall", r.LatencyMS.P50, r.LatencyMS.P99)
+			}
+			th := r.Pods[0].Throttling
+			if th == nil || th.ThrottledPeriods < 95 || th.Periods > 101 {
+				t.Errorf("throttling %+v, want about 100 periods, all throttled", th)
+			}
+		})
 	}
 }
 
