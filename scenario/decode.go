@@ -18,11 +18,13 @@ import (
 	"gopkg.in/yaml.v3"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 var (
-	durationType = reflect.TypeFor[metav1.Duration]()
-	quantityType = reflect.TypeFor[resource.Quantity]()
+	durationType    = reflect.TypeFor[metav1.Duration]()
+	quantityType    = reflect.TypeFor[resource.Quantity]()
+	intOrStringType = reflect.TypeFor[intstr.IntOrString]()
 
 	// scalars are the types written as one string in a syntax of their own: what to
 	// ask for when a value has another shape, and the parser.
@@ -117,6 +119,9 @@ func (d *decoder) fill(n *yaml.Node, v reflect.Value, path string) {
 		return
 	case quantityType:
 		d.quantity(n, v, path)
+		return
+	case intOrStringType:
+		d.intOrString(n, v, path)
 		return
 	}
 	if sc, ok := scalars[v.Type()]; ok {
@@ -300,6 +305,25 @@ func (d *decoder) duration(n *yaml.Node, v reflect.Value, path string) {
 }
 
 // quantity parses a Kubernetes resource quantity: 500m, 2, 20Mi.
+// intOrString reads Kubernetes' int-or-string fields (maxSurge: 1 or "25%"), as its
+// UnmarshalJSON does: a number is an int32, anything else a string.
+func (d *decoder) intOrString(n *yaml.Node, v reflect.Value, path string) {
+	if n.Kind != yaml.ScalarNode {
+		d.expected(n, path, `a number or a percentage such as "25%"`)
+		return
+	}
+	if n.ShortTag() != "!!int" {
+		v.Set(reflect.ValueOf(intstr.FromString(n.Value)))
+		return
+	}
+	var i int32
+	if n.Decode(&i) != nil {
+		d.errorf(n, path, "integer %s is out of range", n.Value)
+		return
+	}
+	v.Set(reflect.ValueOf(intstr.FromInt32(i)))
+}
+
 func (d *decoder) quantity(n *yaml.Node, v reflect.Value, path string) {
 	if n.Kind != yaml.ScalarNode {
 		d.expected(n, path, "a quantity such as 500m")

@@ -137,6 +137,7 @@ func setDefaults(s *Scenario) {
 		if sc := s.Spec.Services[i].Sidecar; sc != nil {
 			defaultSidecar(sc)
 		}
+		defaultStrategy(&s.Spec.Services[i].Strategy)
 	}
 	for i := range s.Spec.Clients {
 		defaultClient(&s.Spec.Clients[i])

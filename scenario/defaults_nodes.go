@@ -3,13 +3,15 @@ package scenario
 import (
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"trafficlab/model/logpipe"
 )
 
-// Defaults of node resources, logging and background workloads.
+// Defaults of node resources, logging, background workloads and Deployment strategy.
 const (
 	defaultSlowThreshold = 500 * time.Millisecond
 	defaultDiurnalPeriod = 24 * time.Hour
@@ -76,5 +78,26 @@ func defaultBackground(b *Background) {
 		if s.Diurnal.Period.Duration == 0 {
 			s.Diurnal.Period.Duration = defaultDiurnalPeriod
 		}
+	}
+}
+
+// defaultStrategy is apps/v1 SetDefaults_Deployment (pkg/apis/apps/v1/defaults.go):
+// RollingUpdate, with maxSurge and maxUnavailable 25 % each when unset.
+func defaultStrategy(st *appsv1.DeploymentStrategy) {
+	if st.Type == "" {
+		st.Type = appsv1.RollingUpdateDeploymentStrategyType
+	}
+	if st.Type != appsv1.RollingUpdateDeploymentStrategyType {
+		return
+	}
+	if st.RollingUpdate == nil {
+		st.RollingUpdate = &appsv1.RollingUpdateDeployment{}
+	}
+	quarter := intstr.FromString("25%")
+	if st.RollingUpdate.MaxUnavailable == nil {
+		st.RollingUpdate.MaxUnavailable = &quarter
+	}
+	if st.RollingUpdate.MaxSurge == nil {
+		st.RollingUpdate.MaxSurge = &quarter
 	}
 }

@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"fmt"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"reflect"
 	"strings"
 	"testing"
@@ -704,7 +705,7 @@ func TestLoadFull(t *testing.T) {
 					ResponseBytes:                 ptr[int64](200),
 					MaxConcurrentStreams:          ptr(250),
 					HTTP2:                         goServerWindows(),
-				}},
+				}, Strategy: rollingUpdate(ptr(intstr.FromString("25%")), ptr(intstr.FromString("25%")))},
 				{Name: "db", Replicas: 1, Pod: Pod{
 					CPU:         q("500m"),
 					Resources:   cpuResources("500m"),
@@ -716,7 +717,7 @@ func TestLoadFull(t *testing.T) {
 					ResponseBytes:                 ptr[int64](200),
 					MaxConcurrentStreams:          ptr(250),
 					HTTP2:                         goServerWindows(),
-				}},
+				}, Strategy: rollingUpdate(ptr(intstr.FromString("25%")), ptr(intstr.FromString("25%")))},
 			},
 			Clients: []Client{
 				{Name: "caller", Target: "webapp1", Replicas: 1, Threads: 5, Timeout: ptr(ms(10000)),

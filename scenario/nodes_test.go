@@ -6,7 +6,9 @@ import (
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 // nodesBase is a valid scenario whose lines the helpers below replace: the node pool
@@ -42,6 +44,10 @@ func withPod(line string) string {
 
 func withLoad(line string) string {
 	return strings.Replace(nodesBase, "    threads: 2\n", "    "+line+"\n", 1)
+}
+
+func withService(line string) string {
+	return strings.Replace(nodesBase, "    replicas: 2\n", "    replicas: 2\n    "+line+"\n", 1)
 }
 
 func withBackground(item string) string {
@@ -214,6 +220,30 @@ func TestLoadNodeErrors(t *testing.T) {
 			"f.yaml:20:62: spec.background[0].schedule.bursts.length: must not be longer than every (1m0s)"},
 		{"diurnal factor above 1", withBackground("{name: w, cpu: 1, schedule: {diurnal: {min: 0.5, max: 2}}}"),
 			"f.yaml:20:59: spec.background[0].schedule.diurnal.max: must be from min (0.5) to 1"},
+		{"node bandwidth zero", withNodes("{name: w, count: 1, bandwidth: 0mbit}"),
+			`f.yaml:7:44: spec.cluster.nodes[0].bandwidth: invalid bandwidth "0mbit": must be greater than 0`},
+		{"strategy type", withService("strategy: {type: BlueGreen}"),
+			`f.yaml:11:22: spec.services[0].strategy.type: unknown strategy type "BlueGreen"; valid: RollingUpdate, Recreate`},
+		{"recreate with rollingUpdate", withService("strategy: {type: Recreate, rollingUpdate: {maxSurge: 1}}"),
+			"f.yaml:11:47: spec.services[0].strategy.rollingUpdate: may not be specified when strategy `type` is 'Recreate'"},
+		{"surge and unavailable zero", withService("strategy: {rollingUpdate: {maxSurge: 0, maxUnavailable: 0%}}"),
+			"f.yaml:11:61: spec.services[0].strategy.rollingUpdate.maxUnavailable: may not be 0 when `maxSurge` is 0"},
+		{"bad percent", withService("strategy: {rollingUpdate: {maxSurge: 25 %}}"),
+			"f.yaml:11:42: spec.services[0].strategy.rollingUpdate.maxSurge: a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')"},
+		{"unavailable over 100%", withService("strategy: {rollingUpdate: {maxUnavailable: 120%}}"),
+			"f.yaml:11:48: spec.services[0].strategy.rollingUpdate.maxUnavailable: must not be greater than 100%"},
+		{"negative surge", withService("strategy: {rollingUpdate: {maxSurge: -1}}"),
+			"f.yaml:11:42: spec.services[0].strategy.rollingUpdate.maxSurge: must be greater than or equal to 0"},
+		{"surge as a list", withService("strategy: {rollingUpdate: {maxSurge: [1]}}"),
+			`f.yaml:11:42: spec.services[0].strategy.rollingUpdate.maxSurge: expected a number or a percentage such as "25%", got a list`},
+		{"rollout without at", withService("rollouts: [{}]"),
+			"f.yaml:11:16: spec.services[0].rollouts[0].at: is required: when the rollout starts, e.g. 10m"},
+		{"rollouts out of order", withService("rollouts: [{at: 5s}, {at: 2s}]"),
+			"f.yaml:11:31: spec.services[0].rollouts[1].at: is before rollouts[0] (5s): list rollouts in time order"},
+		{"rollout after the end", withService("rollouts: [{at: 1m}]"),
+			"f.yaml:11:21: warning: spec.services[0].rollouts[0].at: is at or after the end of the run (spec.duration 10s): this rollout never starts"},
+		{"negative minReadySeconds", withService("minReadySeconds: -1"),
+			"f.yaml:11:22: spec.services[0].minReadySeconds: must be greater than or equal to 0"},
 		{"slow threshold zero", nodesBase + "  report: {slowThreshold: 0s}\n",
 			"f.yaml:19:27: spec.report.slowThreshold: must be greater than 0"},
 	}
@@ -235,4 +265,33 @@ func TestNodeBaseLoads(t *testing.T) {
 	if !reflect.DeepEqual(sc.Spec.Services[0].Pod.Labels, map[string]string{"tier": "web"}) {
 		t.Errorf("labels %v", sc.Spec.Services[0].Pod.Labels)
 	}
+}
+
+// maxSurge and maxUnavailable read as Kubernetes reads them: a YAML number is a count,
+// a string a percentage; the unset one takes the 25 % default.
+func TestStrategyDecodes(t *testing.T) {
+	one, zero, quarter, half := intstr.FromInt32(1), intstr.FromInt32(0), intstr.FromString("25%"), intstr.FromString("50%")
+	cases := []struct {
+		line string
+		want appsv1.DeploymentStrategy
+	}{
+		{"minReadySeconds: 0", rollingUpdate(&quarter, &quarter)},
+		{"strategy: {rollingUpdate: {maxSurge: 1, maxUnavailable: 0}}", rollingUpdate(&one, &zero)},
+		{`strategy: {rollingUpdate: {maxSurge: "50%"}}`, rollingUpdate(&half, &quarter)},
+		{"strategy: {type: Recreate}", appsv1.DeploymentStrategy{Type: appsv1.RecreateDeploymentStrategyType}},
+	}
+	for _, tc := range cases {
+		sc, _, diags := Load("f.yaml", []byte(withService(tc.line)), nil)
+		if len(diags) > 0 {
+			t.Fatalf("%s: %v", tc.line, diags)
+		}
+		if got := sc.Spec.Services[0].Strategy; !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: got %+v, want %+v", tc.line, got, tc.want)
+		}
+	}
+}
+
+func rollingUpdate(surge, unavailable *intstr.IntOrString) appsv1.DeploymentStrategy {
+	return appsv1.DeploymentStrategy{Type: appsv1.RollingUpdateDeploymentStrategyType,
+		RollingUpdate: &appsv1.RollingUpdateDeployment{MaxSurge: surge, MaxUnavailable: unavailable}}
 }

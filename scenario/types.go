@@ -7,6 +7,7 @@
 package scenario
 
 import (
+	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -109,6 +110,10 @@ type NodePool struct {
 	Labels map[string]string `yaml:"labels"`
 	// Taints keep pods that do not tolerate them off the pool's nodes.
 	Taints []corev1.Taint `yaml:"taints"`
+	// Bandwidth is the node's network interface rate, each way (as cloud instances
+	// limit it), shared by the pods on it for traffic to other nodes: 10gbit.
+	// Unset: unlimited.
+	Bandwidth *Bandwidth `yaml:"bandwidth"`
 }
 
 // Network is the pod network.
@@ -145,6 +150,21 @@ type Service struct {
 	Autoscaler *Autoscaler `yaml:"autoscaler"`
 	// Sidecar puts an Envoy proxy in front of the app in every pod.
 	Sidecar *Sidecar `yaml:"sidecar"`
+	// Strategy is the Deployment's (apps/v1): RollingUpdate (default, maxSurge and
+	// maxUnavailable 25 %) or Recreate. It governs Rollouts.
+	Strategy appsv1.DeploymentStrategy `yaml:"strategy"`
+	// MinReadySeconds is the Deployment's: a new pod counts as available only after
+	// being Ready this long. Default 0.
+	MinReadySeconds int32 `yaml:"minReadySeconds"`
+	// Rollouts replace every pod of the Deployment, as `kubectl rollout restart`
+	// does: a new ReplicaSet whose pods the scheduler places afresh.
+	Rollouts []Rollout `yaml:"rollouts"`
+}
+
+// Rollout is one rollout of the Deployment's pod template.
+type Rollout struct {
+	// At is when it starts.
+	At metav1.Duration `yaml:"at"`
 }
 
 // Autoscaler is an autoscaling/v2 HorizontalPodAutoscalerSpec without scaleTargetRef

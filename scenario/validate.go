@@ -60,7 +60,7 @@ func validate(s *Scenario, pos Positions) Diagnostics {
 	v := &validator{pos: pos}
 	v.header(s)
 	v.cluster(&s.Spec.Cluster)
-	services := v.services(s.Spec.Services)
+	services := v.services(s.Spec.Services, s.Spec.Duration.Duration)
 	v.clients(s.Spec.Clients, services)
 	nodes := nodeNames(&s.Spec.Cluster)
 	for i := range s.Spec.Services {
@@ -162,7 +162,7 @@ func (v *validator) name(path, what, name string, seen map[string]string) {
 }
 
 // services checks the services and returns them by name.
-func (v *validator) services(svcs []Service) map[string]*Service {
+func (v *validator) services(svcs []Service, duration time.Duration) map[string]*Service {
 	byName := map[string]*Service{}
 	names := map[string]string{}
 	for i := range svcs {
@@ -198,6 +198,7 @@ func (v *validator) services(svcs []Service) map[string]*Service {
 		if s.Sidecar != nil {
 			v.sidecar(path, s.Sidecar)
 		}
+		v.deployment(path, s, duration)
 	}
 	return byName
 }
