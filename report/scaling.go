@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"unicode/utf8"
@@ -180,6 +181,65 @@ func writeScaleEvents(b *strings.Builder, r *result.Result) {
 	}
 }
 
+// writeRollouts lists the Deployments' rollouts: how long each took and which pods
+// it replaced.
+func writeRollouts(b *strings.Builder, r *result.Result) {
+	if len(r.Rollouts) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\nRollouts: %d\n", len(r.Rollouts))
+	for _, ro := range r.Rollouts {
+		took := "not finished at the end"
+		if ro.DoneS != nil {
+			took = "done at " + at(*ro.DoneS)
+		}
+		line := fmt.Sprintf("%s %s, %s (%s): %s", at(ro.StartS), ro.Service, ro.Strategy, took,
+			podChange(result.ScaleEvent{Created: ro.Created, Deleted: ro.Deleted}))
+		fmt.Fprintf(b, "%s\n", indentWrap(line, "  ", "    "))
+		for _, why := range firstSeen(ro.Unschedulable) {
+			fmt.Fprintf(b, "%s\n", indentWrap("waited Pending: "+why, "    ", "      "))
+		}
+	}
+}
+
+// writePending lists the pods no node could take by the end, with the scheduler's
+// reason.
+func writePending(b *strings.Builder, r *result.Result) {
+	if len(r.Pending) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\nPending at the end: %s no node could take\n", plural(int64(len(r.Pending)), "pod"))
+	idx, omitted := shown(len(r.Pending))
+	for k, i := range idx {
+		if omitted > 0 && k == listKeep {
+			fmt.Fprintf(b, "  … %d more pods omitted\n", omitted)
+		}
+		p := r.Pending[i]
+		fmt.Fprintf(b, "%s\n", indentWrap(fmt.Sprintf("%s, since %s: %s", p.Name, at(p.SinceS), p.Reason), "  - ", "    "))
+	}
+}
+
+// firstSeen is ss without repeats, in first-seen order.
+func firstSeen(ss []string) []string {
+	var out []string
+	for _, s := range ss {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// rolledOutBy is the rollout that deleted pod p, or nil.
+func rolledOutBy(r *result.Result, p result.Pod) *result.Rollout {
+	for i := range r.Rollouts {
+		if ro := &r.Rollouts[i]; ro.Service == p.Service && slices.Contains(ro.Deleted, p.Name) {
+			return ro
+		}
+	}
+	return nil
+}
+
 func pad(s string, w int, right bool) string {
 	fill := strings.Repeat(" ", max(0, w-utf8.RuneCountInString(s)))
 	if right {
@@ -313,6 +373,8 @@ func blame(r *result.Result, p result.Pod) string {
 		if when != ev.TS {
 			s += " of " + at(ev.TS)
 		}
+	case rolledOutBy(r, p) != nil:
+		s += fmt.Sprintf(", deleted at %s by the rollout of %s", at(*p.DeletedS), at(rolledOutBy(r, p).StartS))
 	case p.DeletedS != nil:
 		s += fmt.Sprintf(", deleted at %s (not by the autoscaler)", at(*p.DeletedS))
 	case p.EndS != nil:

@@ -57,6 +57,8 @@ func Text(w io.Writer, r *result.Result) error {
 	writeBackground(b, r)
 	writeRuns(b, r)
 	writeScaleEvents(b, r)
+	writeRollouts(b, r)
+	writePending(b, r)
 	writeAttribution(b, r)
 	writeSidecars(b, r)
 	writeHistogram(b, r)

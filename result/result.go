@@ -28,6 +28,10 @@ type Result struct {
 	Timeline          []Point `json:"timeline"`
 	// ScaleEvents are the autoscaler's changes of a Deployment's replicas, in order.
 	ScaleEvents []ScaleEvent `json:"scale_events"`
+	// Rollouts are the Deployments' rollouts, in order.
+	Rollouts []Rollout `json:"rollouts,omitempty"`
+	// Pending are pods still waiting for a node at the end.
+	Pending []PendingPod `json:"pending,omitempty"`
 
 	// Sidecars are the Envoy proxies of the run, on service pods and client pods.
 	Sidecars []Sidecar `json:"sidecars,omitempty"`
@@ -172,9 +176,34 @@ type ScaleEvent struct {
 	// scale-out added.
 	Deleted []string `json:"deleted,omitempty"`
 	Created []string `json:"created,omitempty"`
-	// Unschedulable says why pods it wanted could not be placed; they stay Pending
-	// (not modelled further: the Deployment runs short until the next scale event).
+	// Unschedulable says why pods it created could not be placed at once; they wait
+	// Pending until a node has room (see Pending).
 	Unschedulable []string `json:"unschedulable,omitempty"`
+}
+
+// Rollout is one rollout of a Deployment (kubectl rollout restart): a new
+// ReplicaSet replacing the old pods under the Deployment's strategy.
+type Rollout struct {
+	Service string `json:"service"`
+	// Strategy: RollingUpdate or Recreate.
+	Strategy string  `json:"strategy"`
+	StartS   float64 `json:"start_s"`
+	// DoneS is when every pod was new and available; nil if it had not finished.
+	DoneS *float64 `json:"done_s"`
+	// Created are the new pods; Deleted the old ones, in the order it replaced them.
+	Created []string `json:"created,omitempty"`
+	Deleted []string `json:"deleted,omitempty"`
+	// Unschedulable says why new pods could not be placed at once.
+	Unschedulable []string `json:"unschedulable,omitempty"`
+}
+
+// PendingPod is a pod that no node could take when the run ended.
+type PendingPod struct {
+	Name    string  `json:"name"`
+	Service string  `json:"service"`
+	SinceS  float64 `json:"since_s"`
+	// Reason is the scheduler's last message, as kubectl describe shows it.
+	Reason string `json:"reason"`
 }
 
 // Requests counts requests by outcome. Total = OK + Failed; requests still in flight
@@ -236,7 +265,9 @@ type Pod struct {
 	CPUCores float64 `json:"cpu_cores"`
 	// StartS is when the pod was created; ReadyS when it first became Ready (null if
 	// never); DeletedS when its deletion began; EndS when its process ended.
-	StartS   float64  `json:"start_s"`
+	StartS float64 `json:"start_s"`
+	// PendingS is how long it waited for a node before being scheduled.
+	PendingS float64  `json:"pending_s,omitempty"`
 	ReadyS   *float64 `json:"ready_s"`
 	DeletedS *float64 `json:"deleted_s"`
 	EndS     *float64 `json:"end_s"`
@@ -326,7 +357,8 @@ type Run struct {
 // Point is one interval of the timeline.
 type Point struct {
 	TS float64 `json:"t_s"`
-	// Replicas per service at the interval's end: pods not terminating;
+	// Replicas per service at the interval's end: pods not terminating, Pending
+	// ones included;
 	// DesiredReplicas is the Deployment's spec.replicas; ReadyEndpoints the ready
 	// endpoints of its EndpointSlice.
 	Replicas        map[string]int `json:"replicas"`

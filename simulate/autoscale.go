@@ -8,7 +8,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"trafficlab/model/hpa"
-	"trafficlab/model/replicaset"
 	"trafficlab/result"
 	"trafficlab/sim"
 )
@@ -21,51 +20,26 @@ func clock(t sim.Time) time.Time { return epoch.Add(time.Duration(t)) }
 
 // scaleTo sets service si's Deployment to n replicas: the ReplicaSet controller
 // creates pods, or deletes the ones it ranks first (replicaset.PodsToDelete).
+// During a rollout, old ReplicaSets give up pods first and the rollout creates
+// the new ones: Kubernetes' proportional scaling across ReplicaSets
+// (sync.go scale) is not modelled.
 func (e *Engine) scaleTo(si int32, n int, reason string) {
 	svc := &e.services[si]
-	now := e.k.Now()
-	ev := result.ScaleEvent{TS: now.Seconds(), Service: svc.name, From: svc.replicas, To: n, Reason: reason}
+	ev := result.ScaleEvent{TS: e.k.Now().Seconds(), Service: svc.name, From: svc.replicas, To: n, Reason: reason}
 	svc.replicas = n
-	var active []int32
-	var ranked []replicaset.Pod
-	for _, id := range svc.pods {
-		p := &e.pods[id]
-		if p.deleting {
-			continue
-		}
-		active = append(active, id)
-		rp := replicaset.Pod{
-			Name: p.name, UID: p.uid, Node: e.nodes[p.node].name, Phase: replicaset.PhaseRunning,
-			Ready: p.ready, Created: clock(p.created),
-		}
-		if p.phase == podStarting {
-			rp.Phase = replicaset.PhasePending
-		}
-		if p.ready {
-			rp.ReadySince = clock(p.readySince)
-		}
-		ranked = append(ranked, rp)
-	}
-	for i := len(active); i < n; i++ {
-		id, err := e.createPod(si)
-		if err != nil {
-			ev.Unschedulable = append(ev.Unschedulable, err.Error())
-			continue
-		}
-		ev.Created = append(ev.Created, e.pods[id].name)
-	}
-	if n < len(active) {
-		for _, i := range replicaset.PodsToDelete(ranked, len(active)-n, clock(now)) {
-			ev.Deleted = append(ev.Deleted, e.pods[active[i]].name)
-			e.deletePod(active[i])
-		}
+	active := len(e.replicas(si, anyRevision))
+	switch {
+	case n < active:
+		oldRS := e.replicas(si, e.old(si))
+		ev.Deleted = e.deleteReplicas(si, oldRS, min(active-n, len(oldRS)))
+		ev.Deleted = append(ev.Deleted, e.deleteReplicas(si, e.replicas(si, e.current(si)), active-n-len(ev.Deleted))...)
+	case svc.rolling:
+		e.syncRollout(si)
+	default:
+		ev.Created, ev.Unschedulable = e.createReplicas(si, n-active)
 	}
 	e.scaleEvents = append(e.scaleEvents, ev)
 }
-
-// uid is a pod's metadata.uid: random, as the API server makes it, so that ties the
-// ReplicaSet controller breaks by UID fall by chance, reproducibly.
-func uid(p *pod) string { return fmt.Sprintf("%016x", p.rng.Uint64()) }
 
 // autoscaler is one service's HorizontalPodAutoscaler and the metrics-server
 // readings it decides from.
@@ -152,7 +126,7 @@ func (e *Engine) onHPA(ev sim.Event) {
 	metrics := map[string]hpa.Metric{}
 	for _, id := range svc.pods {
 		p := &e.pods[id]
-		start := clock(p.created)
+		start := clock(p.scheduled)
 		hp := hpa.Pod{
 			Name: p.name, Phase: corev1.PodRunning, Deleting: p.deleting,
 			HasReadyCondition: true, Ready: p.ready, ReadyTransition: clock(p.readySince),
@@ -164,6 +138,11 @@ func (e *Engine) onHPA(ev sim.Event) {
 		pods = append(pods, hp)
 		if p.hasMetric {
 			metrics[p.name] = p.metric
+		}
+	}
+	for i := range e.pending {
+		if pp := &e.pending[i]; pp.svc == si {
+			pods = append(pods, hpa.Pod{Name: pp.name, Phase: corev1.PodPending})
 		}
 	}
 	d := a.hpa.Reconcile(clock(now), int32(svc.replicas), pods, metrics)

@@ -156,7 +156,7 @@ func (e *Engine) pruneHistory(si int32) {
 }
 
 // replicaCounts is service si's Deployment spec.replicas, its pods that are not
-// terminating, and its ready endpoints in the EndpointSlice.
+// terminating (Pending ones included), and its ready endpoints in the EndpointSlice.
 func (e *Engine) replicaCounts(si int32) serviceSample {
 	svc := &e.services[si]
 	s := serviceSample{desired: svc.replicas}
@@ -167,6 +167,11 @@ func (e *Engine) replicaCounts(si int32) serviceSample {
 		}
 		if p.ready && !p.deleting {
 			s.ready++
+		}
+	}
+	for i := range e.pending {
+		if e.pending[i].svc == si {
+			s.current++
 		}
 	}
 	return s

@@ -64,6 +64,7 @@ type Engine struct {
 
 	stats       stats
 	scaleEvents []result.ScaleEvent
+	rollouts    []result.Rollout
 
 	// The network beyond constant delays (transport.go): nil stack on the fast path.
 	stack      *netw.Stack
@@ -88,12 +89,16 @@ type Engine struct {
 	backgrounds []background
 	slowAfter   sim.Time  // latency over which a request is slow
 	nodeUsedAt  []float64 // per node: core-seconds used up to the last timeline interval
+	// pending are service pods waiting for a node, in the order they were queued;
+	// retryAt is when the next of them is due after its backoff.
+	pending []pendingPod
+	retryAt sim.Time
 
 	evReady, evArrive, evCPU, evWait, evResponse, evTimeout, evRefused, evReset, evClosed, evRedial, evArrival, evTick, evSweep,
 	evPodStart, evProbe, evSigterm, evKill, evNetGone, evSlice, evDeliver, evSync,
 	evPhaseEnd, evPhaseStart, evScrape, evHPA, evFault,
 	evProxyIn, evProxyCPU, evLocalIn, evLocalOut, evUpFail, evProxyRetry, evUnavailable, evRefusedStream, evPerTry, evConnectTimeout, evWindowUpdate,
-	evLogWritten, evLogFlush, evBackgroundCPU, evBackgroundWrite, evBackgroundQuota uint8
+	evLogWritten, evLogFlush, evBackgroundCPU, evBackgroundWrite, evBackgroundQuota, evSchedule, evRollout uint8
 }
 
 // diskWriter is what writes to a node's disk: a pod's logs or a background workload.
@@ -129,8 +134,11 @@ type service struct {
 	weight    float64  // CFS weight per pod
 	labels    map[string]string
 	logCPU    time.Duration // CPU to encode an access-log line
-	// unscheduled says why replacement pods could not be placed.
-	unscheduled []string
+	// revision is the pod template's: a rollout makes a new one, whose pods form
+	// the Deployment's new ReplicaSet. rolling is set while a rollout is under way.
+	revision int32
+	rolling  bool
+	rollout  int // its rollout in progress, in Engine.rollouts
 	// The EndpointSlice: each change of the endpoints kube-proxy would use is a new
 	// version; history keeps the versions some node has yet to program.
 	version uint32
@@ -163,6 +171,7 @@ type pod struct {
 	logCPU    int64 // CPU to encode a line, ns
 
 	uid        string
+	revision   int32 // its ReplicaSet, as service.revision
 	phase      uint8
 	deleting   bool     // deletionTimestamp set
 	ready      bool     // the Ready condition
@@ -172,6 +181,7 @@ type pod struct {
 	probeOK    bool     // result of the last readiness probe
 	probeRun   int32    // results in a row equal to probeOK
 	created    sim.Time
+	scheduled  sim.Time // bound to its node; later than created if it waited Pending
 	started    sim.Time // the app started listening
 	deletedAt  sim.Time
 	ended      sim.Time // the process ended; -1 while it runs
@@ -368,7 +378,7 @@ func New(sc *scenario.Scenario) (*Engine, error) {
 		&e.evPodStart, &e.evProbe, &e.evSigterm, &e.evKill, &e.evNetGone, &e.evSlice, &e.evDeliver, &e.evSync,
 		&e.evPhaseEnd, &e.evPhaseStart, &e.evScrape, &e.evHPA, &e.evFault,
 		&e.evProxyIn, &e.evProxyCPU, &e.evLocalIn, &e.evLocalOut, &e.evUpFail, &e.evProxyRetry, &e.evUnavailable, &e.evRefusedStream, &e.evPerTry, &e.evConnectTimeout, &e.evWindowUpdate,
-		&e.evLogWritten, &e.evLogFlush, &e.evBackgroundCPU, &e.evBackgroundWrite, &e.evBackgroundQuota} {
+		&e.evLogWritten, &e.evLogFlush, &e.evBackgroundCPU, &e.evBackgroundWrite, &e.evBackgroundQuota, &e.evSchedule, &e.evRollout} {
 		*kind = e.k.Register(e)
 	}
 
@@ -513,6 +523,10 @@ func (e *Engine) Handle(ev sim.Event) {
 		e.onBackgroundWrite(ev)
 	case e.evBackgroundQuota:
 		e.onBackgroundQuota(ev)
+	case e.evSchedule:
+		e.onSchedule(ev)
+	case e.evRollout:
+		e.onRollout(ev)
 	}
 }
 
@@ -542,10 +556,9 @@ func (e *Engine) addService(si int32, s *scenario.Service) error {
 	svc.weight = cpuWeight(&s.Pod.Resources)
 	e.services = append(e.services, svc)
 	for r := 0; r < s.Replicas; r++ {
-		if _, err := e.createPod(si); err != nil {
-			return fieldError(fmt.Sprintf("spec.services[%d].replicas", si), err)
-		}
+		e.createPod(si) // a pod no node can take stays Pending
 	}
+	e.scheduleRollouts(si)
 	if s.Autoscaler != nil {
 		return e.addAutoscaler(si)
 	}

@@ -2,6 +2,8 @@ package simulate
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"slices"
 	"time"
 
 	"trafficlab/scenario"
@@ -29,42 +31,141 @@ const (
 // minimumGracePeriodInSeconds).
 const minimumGracePeriod = 2 * time.Second
 
-// createPod adds a replica to service si, placed by the scheduler. Pods created at the
-// start of the run are running and ready at once, as a settled Deployment is. A pod
-// no node can take is not created (it would stay Pending): the error says why.
-func (e *Engine) createPod(si int32) (int32, error) {
+// pendingPod is a service pod no node could take yet. It exists, counts as a
+// replica and has its name; it waits in the scheduler's queue for room.
+type pendingPod struct {
+	name     string
+	uid      string
+	svc      int32
+	revision int32 // its ReplicaSet: the service's template revision when created
+	rng      *rand.Rand
+	created  sim.Time
+	reason   string   // why the last attempt failed
+	attempts int      // scheduling attempts so far
+	tried    sim.Time // the last attempt
+	moved    bool     // room freed since the last attempt
+}
+
+// createPod adds a replica to service si and has the scheduler place it. It returns
+// the pod's id, or -1 when no node could take it: the pod then waits Pending
+// (schedulePending) and reason says why.
+func (e *Engine) createPod(si int32) (id int32, reason string) {
 	svc := &e.services[si]
-	id := int32(len(e.pods))
 	name := fmt.Sprintf("%s-%d", svc.name, svc.created)
 	svc.created++
-	node, err := e.sched.Schedule(e.servicePod(si, name))
-	if err != nil {
-		return -1, unschedulable(name, err)
+	pp := pendingPod{name: name, svc: si, revision: svc.revision, rng: sim.Stream(e.sc.Spec.Seed, "pod/"+name), created: e.k.Now()}
+	// metadata.uid is random, as the API server makes it, so that ties the ReplicaSet
+	// controller breaks by UID fall by chance, reproducibly.
+	pp.uid = fmt.Sprintf("%016x", pp.rng.Uint64())
+	if id, ok := e.bind(&pp); ok {
+		return id, ""
 	}
-	n := int32(node)
+	e.pending = append(e.pending, pp)
+	return -1, pp.reason
+}
+
+// bind tries to place pod pp and, when a node takes it, starts it there. Pods of
+// the initial cluster are running and ready at once, as a settled Deployment is.
+func (e *Engine) bind(pp *pendingPod) (int32, bool) {
 	now := e.k.Now()
-	p := pod{
-		name: name, svc: si, node: n, concurrency: svc.spec.Pod.Concurrency,
-		work: svc.work, wait: svc.wait, acceptCost: int64(svc.spec.Pod.AcceptCost.Duration),
-		rng: sim.Stream(e.sc.Spec.Seed, "pod/"+name), created: now, ended: -1, firstReady: -1, sampledAt: -1,
+	pp.attempts++
+	pp.tried, pp.moved = now, false
+	node, err := e.sched.Schedule(e.servicePod(pp.svc, pp.name))
+	if err != nil {
+		pp.reason = unschedulable(pp.name, err).Error()
+		return -1, false
 	}
-	p.uid = uid(&p)
+	si := pp.svc
+	svc := &e.services[si]
+	id := int32(len(e.pods))
+	n := int32(node)
+	p := pod{
+		name: pp.name, uid: pp.uid, svc: si, revision: pp.revision, node: n, concurrency: svc.spec.Pod.Concurrency,
+		work: svc.work, wait: svc.wait, acceptCost: int64(svc.spec.Pod.AcceptCost.Duration),
+		rng: pp.rng, created: pp.created, scheduled: now, ended: -1, firstReady: -1, sampledAt: -1,
+	}
 	p.envoy = -1
 	p.logCPU = int64(svc.logCPU)
-	p.grp = e.nodes[n].cpu.AddGroup(id, svc.weight, e.limitQuota(svc.limit, "pod/"+name))
+	p.grp = e.nodes[n].cpu.AddGroup(id, svc.weight, e.limitQuota(svc.limit, "pod/"+pp.name))
 	e.nodes[n].pods++
 	e.pods = append(e.pods, p)
 	svc.pods = append(svc.pods, id)
 	e.openLog(id)
 	if svc.spec.Sidecar != nil {
-		e.pods[id].envoy = e.addEnvoy(svc.spec.Sidecar, true, id, n, si, name)
+		e.pods[id].envoy = e.addEnvoy(svc.spec.Sidecar, true, id, n, si, pp.name)
 	}
 	if !e.started {
 		e.podListening(id)
-		return id, nil
+		return id, true
 	}
 	e.k.After(sim.Time(svc.startup.Sample(e.pods[id].rng)), e.evPodStart, id, 0)
-	return id, nil
+	return id, true
+}
+
+// Scheduling backoff of a pod that failed to schedule: 1 s doubling per attempt up
+// to 10 s (kube-scheduler's podInitialBackoffSeconds and podMaxBackoffSeconds;
+// pkg/scheduler/backend/queue backoff: calculateBackoffDuration).
+const (
+	initialBackoff = sim.Time(time.Second)
+	maxBackoff     = 10 * sim.Time(time.Second)
+)
+
+func backoff(attempts int) sim.Time {
+	d := initialBackoff
+	for i := 1; i < attempts && d < maxBackoff; i++ {
+		d *= 2
+	}
+	return min(d, maxBackoff)
+}
+
+// roomFreed: a pod left a node. kube-scheduler moves its unschedulable pods back to
+// the queue on such an event (AssignedPodDelete), each tried again once its backoff
+// from the last attempt is over.
+func (e *Engine) roomFreed() {
+	for i := range e.pending {
+		e.pending[i].moved = true
+	}
+	e.schedulePending()
+}
+
+// schedulePending tries the pending pods that may now fit and whose backoff is over,
+// in the order they were queued (the scheduler's PrioritySort: equal priorities go
+// by queue time); the others wait for their backoff, or for more room.
+func (e *Engine) schedulePending() {
+	now := e.k.Now()
+	next := sim.Time(-1)
+	kept := e.pending[:0]
+	for _, pp := range e.pending {
+		if pp.moved {
+			if at := pp.tried + backoff(pp.attempts); at > now {
+				if next < 0 || at < next {
+					next = at
+				}
+			} else if _, ok := e.bind(&pp); ok {
+				continue
+			}
+		}
+		kept = append(kept, pp)
+	}
+	clear(e.pending[len(kept):])
+	e.pending = kept
+	if next >= 0 && (e.retryAt <= now || next < e.retryAt) {
+		e.retryAt = next
+		e.k.At(next, e.evSchedule, 0, 0)
+	}
+}
+
+// onSchedule: a pending pod's backoff is over.
+func (e *Engine) onSchedule(ev sim.Event) {
+	if e.k.Now() == e.retryAt {
+		e.schedulePending()
+	}
+}
+
+// deletePending deletes pending pod i: an unscheduled pod has nothing to stop, so
+// it goes at once.
+func (e *Engine) deletePending(i int) {
+	e.pending = slices.Delete(e.pending, i, i+1)
 }
 
 // onPodStart: the container is up and the app listens.
@@ -134,6 +235,9 @@ func (e *Engine) setReady(id int32, ready bool) {
 		p.firstReady = p.readySince
 	}
 	e.endpointsChanged(p.svc)
+	if ready {
+		e.rolloutChanged(p.svc, sim.Time(e.services[p.svc].spec.MinReadySeconds)*sim.Time(time.Second))
+	}
 }
 
 // deletePod starts a pod's graceful termination, as the API server and kubelet run it:
@@ -286,4 +390,6 @@ func (e *Engine) onNetGone(ev sim.Event) {
 		}
 	}
 	e.endpointsChanged(p.svc)
+	e.roomFreed()
+	e.rolloutChanged(p.svc, 0)
 }

@@ -32,6 +32,31 @@ func TestR3TailIsOnTheWritersNode(t *testing.T) {
 	}
 }
 
+// R3: "only the 1–2 pods on one particular node were slow, whichever pods landed
+// there after a rolling update". A rolling restart at 1 min, during the writer's
+// first burst, re-places all 10 pods: the slow ones are exactly those on pool-2,
+// before the rollout and after it.
+func TestR3TailFollowsPodsThroughARollout(t *testing.T) {
+	r := runExample(t, "r3-noisy-neighbour.yaml", "spec.duration=2m", "spec.services[0].rollouts[0].at=1m").Result()
+	if len(r.Rollouts) != 1 || r.Rollouts[0].DoneS == nil {
+		t.Fatalf("rollouts %+v, want one, finished", r.Rollouts)
+	}
+	slowBefore, slowAfter := 0, 0
+	for _, p := range r.Pods {
+		if onBad := p.Node == "pool-2"; onBad != (p.Slow > 0) {
+			t.Errorf("%s on %s: %d slow requests", p.Name, p.Node, p.Slow)
+		}
+		if p.Slow > 0 && p.StartS == 0 {
+			slowBefore++
+		} else if p.Slow > 0 {
+			slowAfter++
+		}
+	}
+	if slowBefore == 0 || slowAfter == 0 {
+		t.Errorf("%d slow pods before the rollout, %d after; want some of each", slowBefore, slowAfter)
+	}
+}
+
 // The tail needs the log path to fill during one chunk: per-pod rate × 250 bytes ×
 // 3.64 s > 172,032 bytes, above 1,891 requests/s in all. At 1,500/s nothing blocks;
 // at 3,000/s it does.

@@ -53,7 +53,7 @@ func (e *Engine) Result() *result.Result {
 			Name: p.name, Service: e.services[p.svc].name, Node: e.nodes[p.node].name,
 			Requests: p.requests, Connections: p.connections,
 			CPUUtilization: round(util, 4), CPUCores: round(cores, 4),
-			StartS: p.created.Seconds(), Errors: errorsOf(p.errors),
+			StartS: p.created.Seconds(), PendingS: round((p.scheduled - p.created).Seconds(), 6), Errors: errorsOf(p.errors),
 		}
 		if p.firstReady >= 0 {
 			rp.ReadyS = seconds(p.firstReady)
@@ -143,6 +143,10 @@ func (e *Engine) Result() *result.Result {
 		r.Timeline = append(r.Timeline, pt)
 	}
 	r.ScaleEvents = e.scaleEvents
+	r.Rollouts = e.rollouts
+	for _, pp := range e.pending {
+		r.Pending = append(r.Pending, result.PendingPod{Name: pp.name, Service: e.services[pp.svc].name, SinceS: pp.created.Seconds(), Reason: pp.reason})
+	}
 	if len(st.buckets.bounds) > 0 {
 		r.Histogram = st.buckets.result()
 	}

@@ -214,11 +214,11 @@ func (e *Engine) killPod(id int32) {
 		p.deleting = true
 		p.deletedAt = e.k.Now()
 		e.endpointsChanged(p.svc)
-		// The pod object is gone at once, so its replacement may take its place.
+		// The pod object is gone at once: pods waiting for room, then its
+		// replacement, may take its place.
 		e.sched.Remove("service/" + p.name)
-		if _, err := e.createPod(p.svc); err != nil {
-			e.services[p.svc].unscheduled = append(e.services[p.svc].unscheduled, err.Error())
-		}
+		e.roomFreed()
+		e.createPod(p.svc)
 	}
 	e.exit(id)
 }
