@@ -1,0 +1,217 @@
+package report
+
+import (
+	"bytes"
+	"math"
+	"sort"
+	"strings"
+	"testing"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+
+	"trafficlab/result"
+)
+
+// promRun is the old-style run (pods that came and went, sidecars, TCP, scale
+// events) with a slow threshold, a throttled pod and a pod name that needs escaping.
+func promRun() *result.Result {
+	r := oldStyle()
+	r.SlowThresholdMS, r.Slow = 500, 4
+	r.LatencyMS = result.Latency{Min: 0.2, Mean: 1.5, P50: 0.9, P90: 2.5, P95: 4, P99: 19, P999: 250, Max: 800}
+	r.Pods[0].Throttling = &result.Throttling{Periods: 1200, ThrottledPeriods: 300, ThrottledS: 7.25}
+	r.Pods[2].Name = "web-\"2\"\\\n"
+	return r
+}
+
+// parseProm renders r with Prometheus and parses it with expfmt's text parser, which
+// fails on anything the 0.0.4 format does not allow (a sample before its TYPE, a
+// second TYPE for a family, bad escapes, bad names).
+func parseProm(t *testing.T, r *result.Result) (string, map[string]*dto.MetricFamily) {
+	t.Helper()
+	var b bytes.Buffer
+	if err := Prometheus(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	p := expfmt.NewTextParser(model.LegacyValidation)
+	fams, err := p.TextToMetricFamilies(strings.NewReader(b.String()))
+	if err != nil {
+		t.Fatalf("not valid exposition format: %v\n%s", err, b.String())
+	}
+	return b.String(), fams
+}
+
+// promLabels writes a metric's labels as name=value, sorted, for lookups.
+func promLabels(m *dto.Metric) string {
+	var out []string
+	for _, l := range m.GetLabel() {
+		out = append(out, l.GetName()+"="+l.GetValue())
+	}
+	sort.Strings(out)
+	return strings.Join(out, ",")
+}
+
+// promValue finds the sample of family name with exactly these labels, given as
+// name=value pairs joined by commas in any order.
+func promValue(t *testing.T, fams map[string]*dto.MetricFamily, name, lbls string) float64 {
+	t.Helper()
+	pairs := strings.Split(lbls, ",")
+	sort.Strings(pairs)
+	lbls = strings.Join(pairs, ",")
+	f, ok := fams[name]
+	if !ok {
+		t.Fatalf("no family %s", name)
+	}
+	for _, m := range f.GetMetric() {
+		if promLabels(m) != lbls {
+			continue
+		}
+		switch f.GetType() {
+		case dto.MetricType_COUNTER:
+			return m.GetCounter().GetValue()
+		case dto.MetricType_GAUGE:
+			return m.GetGauge().GetValue()
+		}
+		t.Fatalf("%s is a %v", name, f.GetType())
+	}
+	t.Fatalf("no sample %s{%s}", name, lbls)
+	return 0
+}
+
+func TestPrometheusParses(t *testing.T) {
+	out, fams := parseProm(t, promRun())
+	// Every family once, and no two samples of a family with the same labels.
+	for name, f := range fams {
+		if strings.Count(out, "# TYPE "+name+" ") != 1 || strings.Count(out, "# HELP "+name+" ") != 1 {
+			t.Errorf("%s: want one HELP and one TYPE line", name)
+		}
+		seen := map[string]bool{}
+		for _, m := range f.GetMetric() {
+			if seen[promLabels(m)] {
+				t.Errorf("%s: duplicate sample {%s}", name, promLabels(m))
+			}
+			seen[promLabels(m)] = true
+		}
+	}
+	types := map[string]dto.MetricType{
+		"trafficlab_requests_total": dto.MetricType_COUNTER, "trafficlab_errors_total": dto.MetricType_COUNTER,
+		"trafficlab_pod_requests_total": dto.MetricType_COUNTER, "trafficlab_pod_connections_total": dto.MetricType_COUNTER,
+		"trafficlab_pod_cpu_cores": dto.MetricType_GAUGE, "trafficlab_node_cpu_utilization": dto.MetricType_GAUGE,
+		"trafficlab_request_duration_seconds": dto.MetricType_SUMMARY, "trafficlab_slow_requests_total": dto.MetricType_COUNTER,
+		"trafficlab_sidecar_requests_total": dto.MetricType_COUNTER, "trafficlab_tcp_retransmits_total": dto.MetricType_COUNTER,
+		"trafficlab_pod_cpu_cfs_throttled_periods_total": dto.MetricType_COUNTER, "trafficlab_scale_events_total": dto.MetricType_COUNTER,
+		"trafficlab_run_info": dto.MetricType_GAUGE,
+	}
+	for name, typ := range types {
+		if f, ok := fams[name]; !ok || f.GetType() != typ {
+			t.Errorf("%s: want a %v family", name, typ)
+		}
+	}
+	var again bytes.Buffer
+	if err := Prometheus(&again, promRun()); err != nil || again.String() != out {
+		t.Error("two renders of one result differ")
+	}
+}
+
+func TestPrometheusValues(t *testing.T) {
+	_, fams := parseProm(t, promRun())
+	web1 := "node=n-1,pod=web-1,service=web"
+	cases := []struct {
+		name, labels string
+		want         float64
+	}{
+		{"trafficlab_requests_total", "outcome=ok", 976},
+		{"trafficlab_requests_total", "outcome=failed", 24},
+		{"trafficlab_errors_total", "kind=connection_refused", 22},
+		{"trafficlab_errors_total", "kind=timeout", 0},
+		{"trafficlab_run_info", "engine=simulate,proxy_mode=iptables,scenario=s,seed=0", 1},
+		{"trafficlab_run_duration_seconds", "", 120},
+		{"trafficlab_pod_requests_total", web1, 200},
+		{"trafficlab_pod_requests_total", "node=n-2,pod=web-\"2\"\\\n,service=web", 276}, // escaped and back
+		{"trafficlab_pod_errors_total", web1 + ",kind=connection_refused", 19},
+		{"trafficlab_pod_cpu_cfs_throttled_seconds_total", "node=n-0,pod=web-0,service=web", 7.25},
+		{"trafficlab_node_cpu_utilization", "node=n-0", 0.5},
+		{"trafficlab_node_cpu_cores", "node=n-1", 4},
+		{"trafficlab_slow_threshold_seconds", "", 0.5},
+		{"trafficlab_slow_requests_total", "", 4},
+		{"trafficlab_request_duration_max_seconds", "", 0.8},
+		{"trafficlab_sidecar_worker_utilization", "direction=outbound,pod=ab-0", 0.97},
+		{"trafficlab_tcp_retransmits_total", "", 12},
+		{"trafficlab_tcp_tlp_events_total", "", 8},
+		{"trafficlab_scale_events_total", "direction=out,service=web", 1},
+		{"trafficlab_scale_events_total", "direction=in,service=web", 1},
+		{"trafficlab_client_connections_opened_total", "client=ab,target=web", 1000},
+	}
+	for _, c := range cases {
+		if got := promValue(t, fams, c.name, c.labels); math.Abs(got-c.want) > 1e-9 {
+			t.Errorf("%s{%s} = %v, want %v", c.name, c.labels, got, c.want)
+		}
+	}
+	// Pods without a CPU limit have no throttling samples; pods without errors no
+	// error samples.
+	if n := len(fams["trafficlab_pod_cpu_cfs_periods_total"].GetMetric()); n != 1 {
+		t.Errorf("cfs periods for %d pods, want the 1 with a limit", n)
+	}
+	if n := len(fams["trafficlab_pod_errors_total"].GetMetric()); n != 2 {
+		t.Errorf("pod errors: %d samples, want 2 (web-1's refused and reset)", n)
+	}
+}
+
+func TestPrometheusSummary(t *testing.T) {
+	_, fams := parseProm(t, promRun())
+	s := fams["trafficlab_request_duration_seconds"].GetMetric()[0].GetSummary()
+	// Milliseconds become seconds; _sum is mean × successes.
+	if s.GetSampleCount() != 976 || math.Abs(s.GetSampleSum()-1.464) > 1e-9 {
+		t.Errorf("count %d, sum %v; want 976 and 1.464 s", s.GetSampleCount(), s.GetSampleSum())
+	}
+	want := map[float64]float64{0.5: 0.0009, 0.9: 0.0025, 0.95: 0.004, 0.99: 0.019, 0.999: 0.25}
+	if len(s.GetQuantile()) != len(want) {
+		t.Errorf("%d quantiles, want %d", len(s.GetQuantile()), len(want))
+	}
+	for _, q := range s.GetQuantile() {
+		if w, ok := want[q.GetQuantile()]; !ok || math.Abs(q.GetValue()-w) > 1e-12 {
+			t.Errorf("quantile %v = %v, want %v", q.GetQuantile(), q.GetValue(), w)
+		}
+	}
+
+	// No success: the quantiles are NaN and there is no min or max to give.
+	none := &result.Result{Engine: "simulate", Requests: result.Requests{Total: 3, Failed: 3}, Errors: result.Errors{Timeout: 3}}
+	out, fams := parseProm(t, none)
+	for _, q := range fams["trafficlab_request_duration_seconds"].GetMetric()[0].GetSummary().GetQuantile() {
+		if !math.IsNaN(q.GetValue()) {
+			t.Errorf("quantile %v = %v with no success, want NaN", q.GetQuantile(), q.GetValue())
+		}
+	}
+	for _, absent := range []string{"trafficlab_request_duration_max_seconds", "trafficlab_slow_requests_total", "trafficlab_tcp_",
+		"trafficlab_sidecar_", "trafficlab_scale_events_total", "trafficlab_pod_", "trafficlab_node_", "trafficlab_client_"} {
+		if strings.Contains(out, absent) {
+			t.Errorf("a bare result has no %s:\n%s", absent, out)
+		}
+	}
+}
+
+func TestPrometheusEscapes(t *testing.T) {
+	cases := []struct{ in, label, help string }{
+		{`plain`, `plain`, `plain`},
+		{`a"b`, `a\"b`, `a"b`},
+		{`a\b`, `a\\b`, `a\\b`},
+		{"a\nb", `a\nb`, `a\nb`},
+	}
+	for _, c := range cases {
+		if got := promLabelEscaper.Replace(c.in); got != c.label {
+			t.Errorf("label %q escaped to %q, want %q", c.in, got, c.label)
+		}
+		if got := promHelpEscaper.Replace(c.in); got != c.help {
+			t.Errorf("help %q escaped to %q, want %q", c.in, got, c.help)
+		}
+	}
+	for v, want := range map[float64]string{0: "0", 0.5: "0.5", 1e-4: "0.0001", math.Inf(1): "+Inf", math.Inf(-1): "-Inf"} {
+		if got := promFloat(v); got != want {
+			t.Errorf("promFloat(%v) = %q, want %q", v, got, want)
+		}
+	}
+	if promFloat(math.NaN()) != "NaN" || promInt(162_540_000) != "162540000" {
+		t.Error("NaN and large counts")
+	}
+}
