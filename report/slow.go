@@ -415,6 +415,30 @@ func writeThrottling(b *strings.Builder, r *result.Result) {
 	fmt.Fprintf(b, "\n%s\n", wrap(line, width))
 }
 
+// writeNICs shows the nodes whose network interface has a bandwidth: how busy it
+// was each way and the longest a packet queued for it. A NIC busy nearly all the
+// time caps what the pods behind it can send or receive.
+func writeNICs(b *strings.Builder, r *result.Result) {
+	var each []string
+	busy := false
+	for _, n := range r.Nodes {
+		if n.NICTxUtilization == 0 && n.NICRxUtilization == 0 {
+			continue
+		}
+		each = append(each, fmt.Sprintf("%s out %s, in %s, packets queued up to %s", n.Name,
+			pct(n.NICTxUtilization), pct(n.NICRxUtilization), readableMS(n.NICMaxWaitMS)))
+		busy = busy || max(n.NICTxUtilization, n.NICRxUtilization) >= 0.9
+	}
+	if len(each) == 0 {
+		return
+	}
+	line := "Network interfaces: " + strings.Join(each, "; ") + "."
+	if busy {
+		line += " A NIC busy 90% of the time or more limits every pod on its node: its packets queue behind the others'."
+	}
+	fmt.Fprintf(b, "\n%s\n", wrap(line, width))
+}
+
 // writeBackground lists the workloads that shared nodes without serving traffic.
 func writeBackground(b *strings.Builder, r *result.Result) {
 	if len(r.Background) == 0 {

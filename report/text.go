@@ -65,6 +65,7 @@ func Text(w io.Writer, r *result.Result) error {
 	writeSlow(b, r)
 	writeSuspects(b, r)
 	writeThrottling(b, r)
+	writeNICs(b, r)
 	writeTCP(b, r)
 	for _, svc := range services(r) {
 		if why := Explain(r, svc); why != "" {

@@ -308,6 +308,12 @@ type Node struct {
 	// disk limit. DiskMaxWaitMS is the longest a write queued for it.
 	DiskUtilization float64 `json:"disk_utilization"`
 	DiskMaxWaitMS   float64 `json:"disk_max_wait_ms"`
+	// NIC figures are set when the node's network interface has a bandwidth: the
+	// share of time it was transmitting out (Tx) and in (Rx), and the longest a
+	// packet queued for it either way.
+	NICTxUtilization float64 `json:"nic_tx_utilization,omitempty"`
+	NICRxUtilization float64 `json:"nic_rx_utilization,omitempty"`
+	NICMaxWaitMS     float64 `json:"nic_max_wait_ms,omitempty"`
 	// Slow counts successful requests over the slow threshold served by pods on the
 	// node; SlowShare their share of the requests its pods served successfully.
 	Slow      int64   `json:"slow"`

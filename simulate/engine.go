@@ -113,7 +113,9 @@ type nodeState struct {
 	disk        *disk.Device // nil: nothing writes, or writes never wait
 	writers     []diskWriter // by id, for the report
 	pods        int
-	sync        *kubeproxy.SyncRunner // kube-proxy's rate limit on rule syncs
+	// nicOut and nicIn are its network interface each way; nil when unlimited.
+	nicOut, nicIn *netw.NIC
+	sync          *kubeproxy.SyncRunner // kube-proxy's rate limit on rule syncs
 	syncPending bool
 }
 
@@ -390,8 +392,12 @@ func New(sc *scenario.Scenario) (*Engine, error) {
 		for i := 0; i < pool.Count; i++ {
 			cpu := node.NewCPU(cores)
 			cpu.Changed = e.cpuChanged
-			e.nodes = append(e.nodes, nodeState{name: fmt.Sprintf("%s-%d", pool.Name, i), cpu: cpu, disk: newDisk(pool.Disk),
-				sync: kubeproxy.NewSyncRunner(spec.Cluster.MinSyncPeriod.Duration)})
+			n := nodeState{name: fmt.Sprintf("%s-%d", pool.Name, i), cpu: cpu, disk: newDisk(pool.Disk),
+				sync: kubeproxy.NewSyncRunner(spec.Cluster.MinSyncPeriod.Duration)}
+			if pool.Bandwidth != nil {
+				n.nicOut, n.nicIn = &netw.NIC{BitsPerSecond: pool.Bandwidth.BitsPerSecond}, &netw.NIC{BitsPerSecond: pool.Bandwidth.BitsPerSecond}
+			}
+			e.nodes = append(e.nodes, n)
 		}
 	}
 	e.nodeUsedAt = make([]float64, len(e.nodes))

@@ -71,7 +71,14 @@ func (e *Engine) Result() *result.Result {
 		if c := n.cpu.Cores(); c > 0 {
 			util = nodeUsed[i] / (c * dur)
 		}
-		r.Nodes = append(r.Nodes, result.Node{Name: n.name, CPU: n.cpu.Cores(), CPUUtilization: round(util, 4), Pods: n.pods})
+		rn := result.Node{Name: n.name, CPU: n.cpu.Cores(), CPUUtilization: round(util, 4), Pods: n.pods}
+		if n.nicOut != nil {
+			// Packets handed to a NIC before the end but sent after it count in full.
+			rn.NICTxUtilization = round(min(1, n.nicOut.Busy.Seconds()/dur), 4)
+			rn.NICRxUtilization = round(min(1, n.nicIn.Busy.Seconds()/dur), 4)
+			rn.NICMaxWaitMS = round(max(n.nicOut.MaxWait, n.nicIn.MaxWait).Seconds()*1e3, 3)
+		}
+		r.Nodes = append(r.Nodes, rn)
 	}
 	e.diagnose(r)
 	r.Background = e.backgroundResult()

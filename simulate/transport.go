@@ -41,6 +41,11 @@ func needsSegments(sc *scenario.Scenario) bool {
 		n.Loss != nil && n.Loss.Fraction > 0 || len(n.Links) > 0 {
 		return true
 	}
+	for _, pool := range sc.Spec.Cluster.Nodes {
+		if pool.Bandwidth != nil {
+			return true
+		}
+	}
 	for _, f := range sc.Spec.Faults {
 		if f.Kind != scenario.FaultPodKill {
 			return true
@@ -88,6 +93,14 @@ func (e *Engine) endName(x endpoint) string {
 	return e.cpods[-x-1].name
 }
 
+// nodeOf is the node endpoint x runs on.
+func (e *Engine) nodeOf(x endpoint) int32 {
+	if x >= 0 {
+		return e.pods[x].node
+	}
+	return e.cpods[-x-1].node
+}
+
 // matches tells whether endpoint x is selected by s.
 func (e *Engine) matches(s *scenario.Selector, x endpoint) bool {
 	if x >= 0 {
@@ -119,6 +132,10 @@ func (e *Engine) applies(target *scenario.Selector, peer *scenario.Selector, dir
 func (e *Engine) configure(p *netw.Path, from, to endpoint) {
 	n := &e.sc.Spec.Cluster.Network
 	p.Reset().Latency = sim.Duration(n.Latency.Duration) + e.relay
+	// Traffic between nodes crosses the sender's and the receiver's interfaces.
+	if fn, tn := e.nodeOf(from), e.nodeOf(to); fn != tn {
+		p.Egress, p.Ingress = e.nodes[fn].nicOut, e.nodes[tn].nicIn
+	}
 	setLink(p, &scenario.Link{Jitter: n.Jitter, JitterDistribution: n.JitterDistribution,
 		Bandwidth: n.Bandwidth, Loss: n.Loss, Correlation: n.Correlation, GilbertElliott: n.GilbertElliott})
 	for i := range n.Links {

@@ -36,6 +36,10 @@ type Path struct {
 	// four-parameter burst model (loss gemodel p r 1-h 1-k).
 	GilbertElliott *GilbertElliott
 
+	// Egress and Ingress, when set, are the network interfaces of the sending and
+	// the receiving node, shared with the other paths that cross them.
+	Egress, Ingress *NIC
+
 	busy     sim.Time // the serialisation queue is busy until then
 	bad      bool     // Gilbert-Elliott state
 	lastLost bool     // state of the loss chain
@@ -51,7 +55,7 @@ func NewPath(rng *rand.Rand) *Path { return &Path{rng: rng} }
 // a path can be reconfigured in place (*p = *p.Reset() then set fields). It returns p.
 func (p *Path) Reset() *Path {
 	p.Latency, p.Jitter, p.Normal, p.BitsPerSecond, p.Loss, p.Correlation = 0, 0, false, 0, 0, 0
-	p.GilbertElliott = nil
+	p.GilbertElliott, p.Egress, p.Ingress = nil, nil, nil
 	return p
 }
 
@@ -67,8 +71,11 @@ func (p *Path) Transit(now sim.Time, bytes int) (arrive sim.Time, lost bool) {
 		if p.busy > t {
 			t = p.busy
 		}
-		t += sim.Time(math.Round(float64(bytes) * 8e9 / p.BitsPerSecond))
+		t += transmission(bytes, p.BitsPerSecond)
 		p.busy = t
+	}
+	if p.Egress != nil {
+		t = p.Egress.send(t, bytes)
 	}
 	d := p.Latency
 	if p.Jitter > 0 {
@@ -83,7 +90,40 @@ func (p *Path) Transit(now sim.Time, bytes int) (arrive sim.Time, lost bool) {
 			d = 0
 		}
 	}
+	if p.Ingress != nil {
+		return p.Ingress.send(t+d, bytes), false
+	}
 	return t + d, false
+}
+
+func transmission(bytes int, bitsPerSecond float64) sim.Time {
+	return sim.Time(math.Round(float64(bytes) * 8e9 / bitsPerSecond))
+}
+
+// NIC is one direction of a node's network interface: a FIFO that serialises the
+// packets of every path crossing it at its rate, as a cloud instance's bandwidth
+// limit does. Packets are served in the order they are handed to it; on the
+// receiving side that is their sending order, which differs from their arrival
+// order only when jitter reorders them.
+type NIC struct {
+	BitsPerSecond float64
+	busy          sim.Time // the queue is busy until then
+	// Busy is the time spent transmitting; Bytes the bytes sent; MaxWait the longest
+	// a packet queued.
+	Busy    sim.Time
+	Bytes   int64
+	MaxWait sim.Time
+}
+
+// send queues a packet of bytes arriving at t and returns when its last bit leaves.
+func (n *NIC) send(t sim.Time, bytes int) sim.Time {
+	start := max(t, n.busy)
+	n.MaxWait = max(n.MaxWait, start-t)
+	tx := transmission(bytes, n.BitsPerSecond)
+	n.busy = start + tx
+	n.Busy += tx
+	n.Bytes += int64(bytes)
+	return n.busy
 }
 
 // lose steps the loss models; it draws random numbers only when the path is lossy. A

@@ -83,6 +83,60 @@ func TestPathBandwidth(t *testing.T) {
 	}
 }
 
+// Two paths out of one node share its NIC: their packets leave one after the other
+// at the NIC's rate (1 ms each at 12 Mbit/s), then cross 1 ms of wire. Into a node,
+// packets of two senders queue at its NIC after the wire. Each path's own rate
+// limit comes first.
+func TestNICIsShared(t *testing.T) {
+	ms := sim.Duration(time.Millisecond)
+	const S = 1500
+	cases := []struct {
+		name     string
+		out, in  bool
+		ownRate  float64
+		arrivals []sim.Time // packets sent at 0 on a, b, a, b
+	}{
+		{"egress", true, false, 0, []sim.Time{2 * ms, 3 * ms, 4 * ms, 5 * ms}},
+		{"ingress", false, true, 0, []sim.Time{2 * ms, 3 * ms, 4 * ms, 5 * ms}},
+		// Both NICs: the ingress queue sees packets already spaced by the egress.
+		{"both", true, true, 0, []sim.Time{3 * ms, 4 * ms, 5 * ms, 6 * ms}},
+		// Each path's own limit at 6 Mbit/s (2 ms a packet) spaces its packets first;
+		// the NIC interleaves the two paths' packets.
+		{"behind own limit", true, false, 6e6, []sim.Time{4 * ms, 5 * ms, 6 * ms, 7 * ms}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			out, in := &NIC{BitsPerSecond: 12e6}, &NIC{BitsPerSecond: 12e6}
+			a, b := NewPath(sim.Stream(1, "a")), NewPath(sim.Stream(1, "b"))
+			for _, p := range []*Path{a, b} {
+				p.Latency, p.BitsPerSecond = ms, tc.ownRate
+				if tc.out {
+					p.Egress = out
+				}
+				if tc.in {
+					p.Ingress = in
+				}
+			}
+			for i, p := range []*Path{a, b, a, b} {
+				if at, _ := p.Transit(0, S); at != tc.arrivals[i] {
+					t.Errorf("packet %d arrives at %v, want %v", i, at, tc.arrivals[i])
+				}
+			}
+			nic := out
+			if !tc.out {
+				nic = in
+			}
+			if nic.Bytes != 4*S || nic.Busy != 4*ms {
+				t.Errorf("NIC sent %d bytes in %v busy, want %d in 4ms", nic.Bytes, nic.Busy, 4*S)
+			}
+			// Reset forgets which NICs a path crosses: the engine sets them again.
+			if a.Reset(); a.Egress != nil || a.Ingress != nil {
+				t.Error("Reset kept the NICs")
+			}
+		})
+	}
+}
+
 // Jitter: uniform delays stay within Latency ± J with mean Latency (sd J/√3); normal
 // delays have mean Latency and sd J; delays never go below 0; packets get reordered.
 func TestPathJitter(t *testing.T) {
