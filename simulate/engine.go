@@ -108,15 +108,15 @@ type diskWriter struct {
 }
 
 type nodeState struct {
-	name        string
-	cpu         *node.CPU
-	disk        *disk.Device // nil: nothing writes, or writes never wait
-	writers     []diskWriter // by id, for the report
-	pods        int
+	name    string
+	cpu     *node.CPU
+	disk    *disk.Device // nil: nothing writes, or writes never wait
+	writers []diskWriter // by id, for the report
+	pods    int
 	// nicOut and nicIn are its network interface each way; nil when unlimited.
 	nicOut, nicIn *netw.NIC
 	sync          *kubeproxy.SyncRunner // kube-proxy's rate limit on rule syncs
-	syncPending bool
+	syncPending   bool
 }
 
 type service struct {
