@@ -169,3 +169,46 @@ func TestTimelineCSV(t *testing.T) {
 		t.Fatalf("timeline CSV:\n%s", data)
 	}
 }
+
+// A saved result renders again in every format, compares with another, and bad
+// inputs exit 2 with the file named.
+func TestReportAndCompare(t *testing.T) {
+	dir := t.TempDir()
+	save := func(name string, sets ...string) string {
+		args := append([]string{"simulate", writeTemp(t, "s.yaml", good), "-o", "json", "-q"}, sets...)
+		code, out, errOut := runCLI(args...)
+		if code != exitOK {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(out), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	a, b := save("a.json"), save("b.json", "--set", "spec.clients[0].threads=4")
+	cases := []struct {
+		args []string
+		code int
+		want string // in stdout, or in stderr when the code is not 0
+	}{
+		{[]string{"report", a}, exitOK, "Latencies"},
+		{[]string{"report", a, "-o", "vegeta-json"}, exitOK, `"status_codes":{"200":`},
+		{[]string{"report", a, "-o", "prometheus"}, exitOK, "# TYPE trafficlab_requests_total counter"},
+		{[]string{"report", a, "-o", "vegeta-hist"}, exitBadInput, "spec.report.histogram"},
+		{[]string{"report", a, "-o", "yaml"}, exitBadInput, `-o "yaml": want one of json, prometheus, text, vegeta-hist, vegeta-json`},
+		{[]string{"report", writeTemp(t, "x.json", "{}")}, exitBadInput, "x.json: not a trafficlab result (-o json): no engine field"},
+		{[]string{"compare", a, b}, exitOK, "a.json"},
+		{[]string{"compare", a}, exitBadInput, "requires at least 2 arg(s)"},
+	}
+	for _, tc := range cases {
+		code, out, errOut := runCLI(tc.args...)
+		got := out
+		if tc.code != exitOK {
+			got = errOut
+		}
+		if code != tc.code || !strings.Contains(got, tc.want) {
+			t.Errorf("%v: exit %d, want %d with %q in:\n%s%s", tc.args, code, tc.code, tc.want, out, errOut)
+		}
+	}
+}

@@ -64,6 +64,18 @@ requests, with what latency, and why.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return badInput{fmt.Errorf("%w\nSee '%s --help'.", err, c.CommandPath())}
 	})
-	root.AddCommand(newSimulate(stdout, stderr), newValidate(stderr), newVersion(stdout), newExamples(stdout), newLibraries(stdout))
+	root.AddCommand(newSimulate(stdout, stderr), newValidate(stderr), newReport(stdout), newCompare(stdout),
+		newVersion(stdout), newExamples(stdout), newLibraries(stdout))
+	// A wrong number of arguments is bad input too.
+	for _, c := range root.Commands() {
+		if check := c.Args; check != nil {
+			c.Args = func(c *cobra.Command, args []string) error {
+				if err := check(c, args); err != nil {
+					return badInput{fmt.Errorf("%w\nSee '%s --help'.", err, c.CommandPath())}
+				}
+				return nil
+			}
+		}
+	}
 	return root
 }

@@ -26,7 +26,7 @@ func (f *runFlags) register(c *cobra.Command) {
 	c.Flags().Int64Var(&f.seed, "seed", 0, "random seed (overrides spec.seed); same seed, same result")
 	c.Flags().DurationVar(&f.duration, "duration", 0, "simulated time to run (overrides spec.duration), e.g. 30s, 5m")
 	c.Flags().StringArrayVar(&f.sets, "set", nil, "override a scenario value: --set spec.services[0].replicas=8 (repeatable)")
-	c.Flags().StringVarP(&f.output, "output", "o", "text", "report format: text | json")
+	c.Flags().StringVarP(&f.output, "output", "o", "text", outputHelp)
 	c.Flags().StringVar(&f.timeline, "timeline", "", "also write the per-interval timeline to this CSV file")
 	c.Flags().BoolVarP(&f.quiet, "quiet", "q", false, "no progress bar")
 }
@@ -68,8 +68,9 @@ sidecar's workers are the bottleneck; spec.report.histogram adds vegeta-style bu
   trafficlab simulate examples/r5-sidecar-concurrency.yaml --set spec.clients[0].sidecar.concurrency=16`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			if f.output != "text" && f.output != "json" {
-				return badInput{fmt.Errorf("-o %q: want text or json", f.output)}
+			render, err := renderer(f.output)
+			if err != nil {
+				return err
 			}
 			sc, pos, err := loadScenario(args, f.overrides(c), stderr)
 			if err != nil {
@@ -88,10 +89,7 @@ sidecar's workers are the bottleneck; spec.report.histogram adds vegeta-style bu
 					return err
 				}
 			}
-			if f.output == "json" {
-				return report.JSON(stdout, r)
-			}
-			return report.Text(stdout, r)
+			return render(stdout, r)
 		},
 	}
 	f.register(c)

@@ -1,0 +1,35 @@
+package cli
+
+import (
+	"io"
+
+	"github.com/spf13/cobra"
+)
+
+func newReport(stdout io.Writer) *cobra.Command {
+	var output string
+	c := &cobra.Command{
+		Use:   "report RESULT.json",
+		Short: "Render a saved result (from -o json) again, in any format",
+		Long: `report reads a result written by 'simulate -o json' (or any engine's) and renders
+it as the text report or another format, without running anything again.`,
+		Example: `  trafficlab simulate examples/r1-curl-loop.yaml -o json > result.json
+  trafficlab report result.json
+  trafficlab report result.json -o vegeta-json
+  trafficlab report result.json -o prometheus > metrics.prom`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			render, err := renderer(output)
+			if err != nil {
+				return err
+			}
+			r, err := readResult(args[0])
+			if err != nil {
+				return err
+			}
+			return render(stdout, r)
+		},
+	}
+	c.Flags().StringVarP(&output, "output", "o", "text", outputHelp)
+	return c
+}
