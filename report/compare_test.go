@@ -2,8 +2,6 @@ package report
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -214,17 +212,5 @@ func TestCompareGolden(t *testing.T) {
 	if err := Compare(&b, []string{"sim.json", "emu.json"}, []*result.Result{simRun(), emuRun()}); err != nil {
 		t.Fatal(err)
 	}
-	golden := filepath.Join("testdata", "compare-sim-emu.txt")
-	if *update {
-		if err := os.WriteFile(golden, b.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := b.String(); got != string(want) {
-		t.Errorf("compare table changed:\n--- got\n%s\n--- want\n%s", got, want)
-	}
+	checkGolden(t, "compare-sim-emu.txt", b.Bytes())
 }

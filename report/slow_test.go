@@ -40,9 +40,15 @@ func TestOldStyleResultUnchanged(t *testing.T) {
 	if err := Text(&b, oldStyle()); err != nil {
 		t.Fatal(err)
 	}
-	golden := filepath.Join("testdata", "old-style.txt")
+	checkGolden(t, "old-style.txt", b.Bytes())
+}
+
+// checkGolden compares got with testdata/name; -update rewrites the file.
+func checkGolden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	golden := filepath.Join("testdata", name)
 	if *update {
-		if err := os.WriteFile(golden, b.Bytes(), 0o644); err != nil {
+		if err := os.WriteFile(golden, got, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -50,8 +56,8 @@ func TestOldStyleResultUnchanged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := b.String(); got != string(want) {
-		t.Errorf("old-style report changed:\n--- got\n%s\n--- want\n%s", got, want)
+	if string(got) != string(want) {
+		t.Errorf("%s changed:\n--- got\n%s\n--- want\n%s", name, got, want)
 	}
 }
 
