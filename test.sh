@@ -10,4 +10,10 @@ fi
 if ! command -v make >/dev/null 2>&1; then
 	apt-get update -qq && apt-get install -y -qq make >/dev/null
 fi
+# The HTML report's browser test opens the page in headless Chromium (Debian's
+# package); here it must run, so a missing browser fails it instead of skipping it.
+if ! command -v chromium >/dev/null 2>&1; then
+	apt-get update -qq && apt-get install -y -qq chromium >/dev/null
+fi
+export TRAFFICLAB_BROWSER_TEST=require
 make test

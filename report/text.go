@@ -76,16 +76,31 @@ func Text(w io.Writer, r *result.Result) error {
 	return err
 }
 
+// services lists the services in the order their first pod appears, then any the
+// timeline knows that have no pod (all Pending, or none asked for).
 func services(r *result.Result) []string {
 	var out []string
 	seen := map[string]bool{}
-	for _, p := range r.Pods {
-		if !seen[p.Service] {
-			seen[p.Service] = true
-			out = append(out, p.Service)
+	add := func(s string) {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
 		}
 	}
-	return out
+	for _, p := range r.Pods {
+		add(p.Service)
+	}
+	var more []string
+	for _, p := range r.Timeline {
+		for s := range p.Replicas {
+			if !seen[s] {
+				more = append(more, s)
+				seen[s] = true
+			}
+		}
+	}
+	sort.Strings(more)
+	return append(out, more...)
 }
 
 func podsOf(r *result.Result, svc string) []result.Pod {

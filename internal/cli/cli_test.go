@@ -212,3 +212,22 @@ func TestReportAndCompare(t *testing.T) {
 		}
 	}
 }
+
+// --html writes the page next to the usual output, with the scenario and its
+// overrides inside it.
+func TestHTMLFlag(t *testing.T) {
+	page := filepath.Join(t.TempDir(), "run.html")
+	code, out, errOut := runCLI("simulate", writeTemp(t, "s.yaml", good), "-q", "--html", page, "--set", "spec.clients[0].threads=3")
+	if code != exitOK || !strings.Contains(out, "Latencies") {
+		t.Fatalf("exit %d: %s%s", code, out, errOut)
+	}
+	data, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"<!DOCTYPE html>", "# --set spec.clients[0].threads=3", "metadata: {name: cli}"} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+}

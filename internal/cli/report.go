@@ -7,7 +7,7 @@ import (
 )
 
 func newReport(stdout io.Writer) *cobra.Command {
-	var output string
+	var output, html string
 	c := &cobra.Command{
 		Use:   "report RESULT.json",
 		Short: "Render a saved result (from -o json) again, in any format",
@@ -16,7 +16,8 @@ it as the text report or another format, without running anything again.`,
 		Example: `  trafficlab simulate examples/r1-curl-loop.yaml -o json > result.json
   trafficlab report result.json
   trafficlab report result.json -o vegeta-json
-  trafficlab report result.json -o prometheus > metrics.prom`,
+  trafficlab report result.json -o prometheus > metrics.prom
+  trafficlab report result.json --html result.html`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			render, err := renderer(output)
@@ -27,9 +28,16 @@ it as the text report or another format, without running anything again.`,
 			if err != nil {
 				return err
 			}
+			if html != "" {
+				// The result does not carry its scenario: the page says so.
+				if err := writeHTML(html, r, nil); err != nil {
+					return err
+				}
+			}
 			return render(stdout, r)
 		},
 	}
 	c.Flags().StringVarP(&output, "output", "o", "text", outputHelp)
+	c.Flags().StringVar(&html, "html", "", "also write the report as one self-contained HTML page (charts, opens offline) to this file")
 	return c
 }

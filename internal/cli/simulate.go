@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"trafficlab/examples"
 	"trafficlab/report"
 	"trafficlab/result"
 	"trafficlab/sim"
@@ -19,6 +20,7 @@ type runFlags struct {
 	sets     []string
 	output   string
 	timeline string
+	html     string
 	quiet    bool
 }
 
@@ -28,6 +30,7 @@ func (f *runFlags) register(c *cobra.Command) {
 	c.Flags().StringArrayVar(&f.sets, "set", nil, "override a scenario value: --set spec.services[0].replicas=8 (repeatable)")
 	c.Flags().StringVarP(&f.output, "output", "o", "text", outputHelp)
 	c.Flags().StringVar(&f.timeline, "timeline", "", "also write the per-interval timeline to this CSV file")
+	c.Flags().StringVar(&f.html, "html", "", "also write the report as one self-contained HTML page (charts, opens offline) to this file")
 	c.Flags().BoolVarP(&f.quiet, "quiet", "q", false, "no progress bar")
 }
 
@@ -64,6 +67,7 @@ sidecar's workers are the bottleneck; spec.report.histogram adds vegeta-style bu
   trafficlab simulate scenario.yaml --set spec.services[0].replicas=8 --set spec.cluster.proxyMode=ipvs
   trafficlab simulate scenario.yaml --seed 7 --duration 5m -o json > result.json
   trafficlab simulate scenario.yaml --timeline timeline.csv
+  trafficlab simulate examples/r3-noisy-neighbour.yaml --duration 2h --html r3.html
   trafficlab simulate examples/r4-http2-vs-http1-loss.yaml --set spec.cluster.network.links[0].link.loss=1%
   trafficlab simulate examples/r5-sidecar-concurrency.yaml --set spec.clients[0].sidecar.concurrency=16`,
 		Args: cobra.MaximumNArgs(1),
@@ -89,6 +93,15 @@ sidecar's workers are the bottleneck; spec.report.histogram adds vegeta-style bu
 					return err
 				}
 			}
+			if f.html != "" {
+				doc, err := scenarioText(args, f.overrides(c))
+				if err != nil {
+					return err
+				}
+				if err := writeHTML(f.html, r, doc); err != nil {
+					return err
+				}
+			}
 			return render(stdout, r)
 		},
 	}
@@ -106,4 +119,30 @@ func writeFile(path string, r *result.Result, render func(io.Writer, *result.Res
 		return err
 	}
 	return out.Close()
+}
+
+// writeHTML writes r as an HTML page to path; doc is the scenario shown in it.
+func writeHTML(path string, r *result.Result, doc []byte) error {
+	return writeFile(path, r, func(w io.Writer, r *result.Result) error {
+		return report.HTML(w, r, report.HTMLOptions{Scenario: doc})
+	})
+}
+
+// scenarioText is the scenario as run: its file (or the built-in default), with the
+// --set overrides listed on top.
+func scenarioText(args, sets []string) ([]byte, error) {
+	var doc []byte
+	if len(args) == 1 {
+		var err error
+		if doc, err = os.ReadFile(args[0]); err != nil {
+			return nil, err
+		}
+	} else {
+		doc = examples.Default()
+	}
+	var head []byte
+	for _, s := range sets {
+		head = append(head, "# --set "+s+"\n"...)
+	}
+	return append(head, doc...), nil
 }

@@ -1,0 +1,201 @@
+package report
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	"html/template"
+	"io"
+	"math"
+	"strings"
+	"time"
+
+	"trafficlab/result"
+)
+
+//go:embed assets/page.html assets/page.css assets/page.js assets/uPlot.iife.min.js assets/uPlot.min.css assets/uPlot.LICENSE
+var assets embed.FS
+
+var (
+	tmpl = template.Must(template.ParseFS(assets, "assets/page.html"))
+	// The styles and scripts are our own embedded assets, so html/template may
+	// insert them as they are. uPlot's license goes ahead of it, as the MIT license asks.
+	style  = template.CSS(asset("uPlot.min.css") + "\n" + asset("page.css"))
+	script = template.JS(asset("page.js"))
+	uplot  = template.JS("/*! uPlot 1.6.32, https://github.com/leeoniya/uPlot\n\n" + asset("uPlot.LICENSE") + "*/\n" + asset("uPlot.iife.min.js"))
+)
+
+func asset(name string) string {
+	b, err := assets.ReadFile("assets/" + name)
+	if err != nil {
+		panic(err) // the embed directive guarantees it
+	}
+	return string(b)
+}
+
+// HTMLOptions are what the page shows beyond the Result.
+type HTMLOptions struct {
+	// Scenario is the scenario document as run (after --set), shown collapsed; nil
+	// when it is not at hand, as for a result read back from JSON.
+	Scenario []byte
+	// Title heads the page and names its tab; empty means "trafficlab: SCENARIO".
+	Title string
+}
+
+// page is what assets/page.html renders. Everything from the Result or the
+// scenario is escaped by html/template: names are user input.
+type page struct {
+	Title    string
+	Run      string // scenario · engine · seed · duration · kube-proxy mode
+	Stats    []stat
+	Explain  []string // report.Explain's paragraphs, one per service that has one
+	Sections []string // the text report's sections on errors, slow requests and their causes
+	Per      string   // what one point of a time chart covers, when not one second
+	Nodes    []nodeRow
+	Scenario string
+	Text     string
+	Data     data
+	Style    template.CSS
+	Script   template.JS
+	UPlot    template.JS
+}
+
+type stat struct {
+	Label, Value string
+	Bad          bool // errors: drawn in red
+}
+
+type nodeRow struct {
+	Name, CPU, Used, Disk, Slow string
+	Pods                        int
+}
+
+// explained are the text report's sections that say what went wrong and why; the
+// page shows them under the explanations.
+var explained = []func(*strings.Builder, *result.Result){writeAttribution, writeSlow, writeSuspects, writeThrottling, writeNICs, writeTCP}
+
+// HTML writes one self-contained HTML page for r to w: it loads nothing from the
+// network, so it opens offline.
+func HTML(w io.Writer, r *result.Result, opts HTMLOptions) error {
+	var text strings.Builder
+	if err := Text(&text, r); err != nil {
+		return err
+	}
+	p := page{
+		Title:    opts.Title,
+		Run:      run(r),
+		Stats:    stats(r),
+		Sections: sections(r),
+		Nodes:    nodeRows(r),
+		Scenario: string(opts.Scenario),
+		Text:     text.String(),
+		Data:     chartData(r),
+		Style:    style,
+		Script:   script,
+		UPlot:    uplot,
+	}
+	if p.Title == "" {
+		p.Title = "trafficlab: " + r.Scenario
+	}
+	for _, svc := range services(r) {
+		if why := Explain(r, svc); why != "" {
+			p.Explain = append(p.Explain, why)
+		}
+	}
+	if p.Data.StepS != 1 {
+		p.Per = " Each point covers " + goDuration(p.Data.StepS) + "."
+	}
+	// Rendered whole before writing, so a failure leaves no half page behind.
+	var b bytes.Buffer
+	if err := tmpl.Execute(&b, p); err != nil {
+		return err
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+func run(r *result.Result) string {
+	parts := []string{r.Scenario, r.Engine, fmt.Sprintf("seed %d", r.Seed), goDuration(r.DurationS)}
+	if r.ProxyMode != "" {
+		mode := "kube-proxy " + r.ProxyMode
+		if r.IPVSScheduler != "" {
+			mode += " " + r.IPVSScheduler
+		}
+		parts = append(parts, mode)
+	}
+	return strings.Join(parts, " · ")
+}
+
+// stats are the text report's top lines as tiles.
+func stats(r *result.Result) []stat {
+	l := r.LatencyMS
+	success := 0.0
+	if r.Requests.Total > 0 {
+		success = float64(r.Requests.OK) / float64(r.Requests.Total)
+	}
+	errs := r.Errors.Total()
+	return []stat{
+		{Label: "requests", Value: count(r.Requests.Total)},
+		{Label: "rate", Value: perSecond(r.RateRPS)},
+		{Label: "throughput", Value: perSecond(r.ThroughputRPS)},
+		{Label: "p50", Value: ms(l.P50)},
+		{Label: "p99", Value: ms(l.P99)},
+		{Label: "p99.9", Value: ms(l.P999)},
+		{Label: "max", Value: ms(l.Max)},
+		{Label: "success", Value: fmt.Sprintf("%.2f%%", 100*success)},
+		{Label: "errors", Value: count(errs), Bad: errs > 0},
+	}
+}
+
+// sections are the explained sections of r's text report that have something to say.
+func sections(r *result.Result) []string {
+	var out []string
+	for _, write := range explained {
+		var b strings.Builder
+		write(&b, r)
+		if s := strings.Trim(b.String(), "\n"); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func nodeRows(r *result.Result) []nodeRow {
+	if len(r.Nodes) < 2 {
+		return nil
+	}
+	var out []nodeRow
+	for _, n := range r.Nodes {
+		row := nodeRow{Name: n.Name, CPU: "unlimited", Used: pct(n.CPUUtilization), Disk: "–", Slow: "–", Pods: n.Pods}
+		if n.CPU > 0 {
+			row.CPU = fmt.Sprintf("%g cores", n.CPU)
+		}
+		if n.DiskUtilization > 0 {
+			row.Disk = pct(n.DiskUtilization)
+		}
+		if n.Slow > 0 {
+			row.Slow = fmt.Sprintf("%s (%s)", pct(n.SlowShare), count(n.Slow))
+		}
+		out = append(out, row)
+	}
+	return out
+}
+
+// goDuration writes a span as Go writes durations, without zero tails: 90s is 1m30s, 120s is 2m.
+func goDuration(s float64) string {
+	d := time.Duration(math.Round(s*1000)) * time.Millisecond
+	out := d.String()
+	if strings.HasSuffix(out, "m0s") {
+		out = strings.TrimSuffix(out, "0s")
+	}
+	if strings.HasSuffix(out, "h0m") {
+		out = strings.TrimSuffix(out, "0m")
+	}
+	return out
+}
+
+// perSecond writes a rate to a tenth, with thousands separators: 4,612.3/s.
+func perSecond(v float64) string {
+	tenths := int64(math.Round(v * 10))
+	return fmt.Sprintf("%s.%d/s", count(tenths/10), tenths%10)
+}
