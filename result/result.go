@@ -382,7 +382,7 @@ type Point struct {
 	// Slow counts the interval's successful requests over the slow threshold.
 	Slow int64 `json:"slow"`
 	// PodRequests are the requests each pod finished in the interval; pods that
-	// finished none are left out.
+	// finished none are left out, and a run with more than 200 pods has none.
 	PodRequests map[string]int64 `json:"pod_requests,omitempty"`
 	// NodeCPUCores is the mean cores each node's containers used in the interval;
 	// absent with a single node.

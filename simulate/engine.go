@@ -788,6 +788,10 @@ type serviceSample struct {
 // maxTimelinePoints bounds the timeline so memory stays flat however long the run.
 const maxTimelinePoints = 3600
 
+// maxPodSeries bounds the per-pod series: a run with more pods has none, so that
+// memory and the Result stay small (200 pods × 3,600 points is at most 8.6 MB).
+const maxPodSeries = 200
+
 func (s *stats) init(end sim.Time, report *scenario.Report, seed int64) {
 	s.buckets.init(report.Histogram)
 	s.samples.init(*report.Samples, sim.Stream(seed, "samples"))
@@ -845,7 +849,7 @@ func (e *Engine) closeInterval(start sim.Time) {
 	for i := range e.services {
 		p.services[i] = e.replicaCounts(int32(i))
 	}
-	for i := range e.pods {
+	for i := range e.pods[:min(len(e.pods), maxPodSeries+1)] {
 		pd := &e.pods[i]
 		if n := pd.requests - pd.tlRequests; n > 0 {
 			p.podRequests = append(p.podRequests, podCount{pod: int32(i), requests: n})

@@ -126,7 +126,7 @@ func (e *Engine) Result() *result.Result {
 			P50MS: nsToMS(p.p50), P90MS: nsToMS(p.p90), P99MS: nsToMS(p.p99), P999MS: nsToMS(p.p999), Slow: p.slow,
 			Replicas: map[string]int{}, DesiredReplicas: map[string]int{}, ReadyEndpoints: map[string]int{},
 		}
-		if len(p.podRequests) > 0 {
+		if len(p.podRequests) > 0 && len(e.pods) <= maxPodSeries {
 			pt.PodRequests = make(map[string]int64, len(p.podRequests))
 			for _, c := range p.podRequests {
 				pt.PodRequests[e.pods[c.pod].name] = c.requests

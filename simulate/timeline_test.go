@@ -103,3 +103,13 @@ spec:
 		t.Errorf("spectrum ends at %g ms, max is %g ms", last.MS, r.LatencyMS.Max)
 	}
 }
+
+// Above 200 pods the per-pod series are left out: they would grow as pods × points.
+func TestNoPodSeriesForManyPods(t *testing.T) {
+	r := run(t, opts{duration: "2s", replicas: 201, client: "    rate: 1000/s\n    connections: {reuse: none}"})
+	for _, p := range r.Timeline {
+		if p.PodRequests != nil {
+			t.Fatalf("t=%gs: %d pods in the series of a 201-pod run", p.TS, len(p.PodRequests))
+		}
+	}
+}
