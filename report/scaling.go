@@ -159,7 +159,7 @@ func writeScaleEvents(b *strings.Builder, r *result.Result) {
 			rows = append(rows, []string{"…", "", "", "", fmt.Sprintf("%d events omitted", omitted)})
 		}
 		ev := evs[i]
-		rows = append(rows, []string{at(ev.TS), ev.Service, fmt.Sprintf("%d→%d", ev.From, ev.To), podChange(ev), ev.Reason})
+		rows = append(rows, []string{at(ev.TS), ev.Service, fmt.Sprintf("%d→%d", ev.From, ev.To), podChange(ev.Created, ev.Deleted), ev.Reason})
 	}
 	// The first four columns are aligned; the reason takes the rest of the line and
 	// wraps under itself.
@@ -194,7 +194,7 @@ func writeRollouts(b *strings.Builder, r *result.Result) {
 			took = "done at " + at(*ro.DoneS)
 		}
 		line := fmt.Sprintf("%s %s, %s (%s): %s", at(ro.StartS), ro.Service, ro.Strategy, took,
-			podChange(result.ScaleEvent{Created: ro.Created, Deleted: ro.Deleted}))
+			podChange(ro.Created, ro.Deleted))
 		fmt.Fprintf(b, "%s\n", indentWrap(line, "  ", "    "))
 		for _, why := range firstSeen(ro.Unschedulable) {
 			fmt.Fprintf(b, "%s\n", indentWrap("waited Pending: "+why, "    ", "      "))
@@ -248,9 +248,9 @@ func pad(s string, w int, right bool) string {
 	return s + fill
 }
 
-// podChange names the pods an event created (+) or deleted (−), or counts them
-// when there are more than three.
-func podChange(ev result.ScaleEvent) string {
+// podChange names the pods a scale event or rollout created (+) or deleted (−), or
+// counts them when there are more than three.
+func podChange(created, deleted []string) string {
 	names := func(sign string, ps []string) string {
 		if len(ps) > 3 {
 			return fmt.Sprintf("%s%d pods (%s … %s)", sign, len(ps), ps[0], ps[len(ps)-1])
@@ -258,11 +258,11 @@ func podChange(ev result.ScaleEvent) string {
 		return sign + strings.Join(ps, " "+sign)
 	}
 	var parts []string
-	if len(ev.Created) > 0 {
-		parts = append(parts, names("+", ev.Created))
+	if len(created) > 0 {
+		parts = append(parts, names("+", created))
 	}
-	if len(ev.Deleted) > 0 {
-		parts = append(parts, names("−", ev.Deleted))
+	if len(deleted) > 0 {
+		parts = append(parts, names("−", deleted))
 	}
 	return strings.Join(parts, " ")
 }
@@ -359,6 +359,7 @@ func writeAttribution(b *strings.Builder, r *result.Result) {
 // blame names the pod and what removed it: "web-1, deleted at 80s by the scale-in 3→2".
 func blame(r *result.Result, p result.Pod) string {
 	s := p.Name
+	ro := rolledOutBy(r, p)
 	switch ev := deletedBy(r, p); {
 	case ev != nil:
 		dir := "scale-in"
@@ -373,8 +374,8 @@ func blame(r *result.Result, p result.Pod) string {
 		if when != ev.TS {
 			s += " of " + at(ev.TS)
 		}
-	case rolledOutBy(r, p) != nil:
-		s += fmt.Sprintf(", deleted at %s by the rollout of %s", at(*p.DeletedS), at(rolledOutBy(r, p).StartS))
+	case ro != nil:
+		s += fmt.Sprintf(", deleted at %s by the rollout of %s", at(*p.DeletedS), at(ro.StartS))
 	case p.DeletedS != nil:
 		s += fmt.Sprintf(", deleted at %s (not by the autoscaler)", at(*p.DeletedS))
 	case p.EndS != nil:

@@ -159,19 +159,10 @@ func (e *Engine) pruneHistory(si int32) {
 // terminating (Pending ones included), and its ready endpoints in the EndpointSlice.
 func (e *Engine) replicaCounts(si int32) serviceSample {
 	svc := &e.services[si]
-	s := serviceSample{desired: svc.replicas}
+	s := serviceSample{desired: svc.replicas, current: len(e.replicas(si, anyRevision))}
 	for _, id := range svc.pods {
-		p := &e.pods[id]
-		if !p.deleting {
-			s.current++
-		}
-		if p.ready && !p.deleting {
+		if p := &e.pods[id]; p.ready && !p.deleting {
 			s.ready++
-		}
-	}
-	for i := range e.pending {
-		if e.pending[i].svc == si {
-			s.current++
 		}
 	}
 	return s

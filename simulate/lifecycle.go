@@ -236,7 +236,7 @@ func (e *Engine) setReady(id int32, ready bool) {
 	}
 	e.endpointsChanged(p.svc)
 	if ready {
-		e.rolloutChanged(p.svc, sim.Time(e.services[p.svc].spec.MinReadySeconds)*sim.Time(time.Second))
+		e.rolloutChanged(p.svc, e.minReady(p.svc))
 	}
 }
 

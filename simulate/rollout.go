@@ -2,6 +2,7 @@ package simulate
 
 import (
 	"slices"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -60,8 +61,12 @@ func (e *Engine) available(r replica) bool {
 		return false
 	}
 	p := &e.pods[r.pod]
-	minReady := sim.Time(e.services[p.svc].spec.MinReadySeconds) * sim.Time(1e9)
-	return p.ready && !p.deleting && e.k.Now()-p.readySince >= minReady
+	return p.ready && !p.deleting && e.k.Now()-p.readySince >= e.minReady(p.svc)
+}
+
+// minReady is service si's minReadySeconds.
+func (e *Engine) minReady(si int32) sim.Time {
+	return sim.Time(e.services[si].spec.MinReadySeconds) * sim.Time(time.Second)
 }
 
 func (e *Engine) countAvailable(rs []replica) int {
@@ -99,10 +104,10 @@ func (e *Engine) deleteReplicas(si int32, rs []replica, n int) []string {
 			pending = append(pending, rs[i].pending)
 		}
 	}
-	// An unscheduled pod has nothing to stop: it goes at once.
+	// Last index first, so the others stay valid.
 	slices.Sort(pending)
 	for i := len(pending) - 1; i >= 0; i-- {
-		e.pending = slices.Delete(e.pending, pending[i], pending[i]+1)
+		e.deletePending(pending[i])
 	}
 	return names
 }
