@@ -725,6 +725,9 @@ func (e *Engine) Run(progress Progress) {
 	e.closeInterval((e.end - 1) / e.stats.step * e.stats.step)
 }
 
+// Requests is the number of requests sent so far.
+func (e *Engine) Requests() int64 { return e.stats.sent }
+
 // Events is the number of events handled so far.
 func (e *Engine) Events() uint64 { return e.k.Processed }
 

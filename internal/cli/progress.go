@@ -5,47 +5,76 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/term"
-
-	"trafficlab/sim"
 )
 
 // progress draws a one-line bar on stderr, only when stderr is a terminal and the run
-// has lasted over a second: pipes and CI logs stay clean.
+// has lasted over a second: pipes and CI logs stay clean. Sweeps update it from
+// several goroutines.
 type progress struct {
 	w       io.Writer
 	on      bool
+	clock   func() time.Time
 	started time.Time
-	drawn   bool
+
+	mu    sync.Mutex
+	drawn time.Time // when the bar was last drawn; zero until it is
 }
+
+// redraw is how often the bar may change: often enough to look alive, rarely enough
+// that drawing costs nothing next to simulating.
+const redraw = 100 * time.Millisecond
 
 func newProgress(w io.Writer, quiet bool) *progress {
 	f, ok := w.(*os.File)
-	return &progress{w: w, on: !quiet && ok && term.IsTerminal(int(f.Fd())), started: time.Now()}
+	return &progress{w: w, on: !quiet && ok && term.IsTerminal(int(f.Fd())), clock: time.Now, started: time.Now()}
 }
 
-func (p *progress) update(now, end sim.Time) {
+// update draws how far the work is: done of total simulated time, the requests
+// simulated so far, and what (when not empty) says more, such as "3/20 runs".
+func (p *progress) update(done, total time.Duration, requests int64, what string) {
 	if !p.on {
 		return
 	}
-	elapsed := time.Since(p.started)
-	if elapsed < time.Second {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := p.clock()
+	elapsed := now.Sub(p.started)
+	if elapsed < time.Second || now.Sub(p.drawn) < redraw || done <= 0 {
 		return
 	}
-	frac := float64(now) / float64(end)
+	frac := min(float64(done)/float64(total), 1)
 	eta := time.Duration(float64(elapsed) * (1 - frac) / frac)
+	if what == "" {
+		what = fmt.Sprintf("%s of %s simulated", done.Round(time.Second), total.Round(time.Second))
+	}
 	const width = 30
 	fill := int(frac * width)
-	fmt.Fprintf(p.w, "\r%s%s %5.1f%%  %s of %s simulated  ETA %s ",
-		strings.Repeat("█", fill), strings.Repeat("░", width-fill), 100*frac,
-		time.Duration(now).Round(time.Second), time.Duration(end).Round(time.Second), eta.Round(time.Second))
-	p.drawn = true
+	fmt.Fprintf(p.w, "\r%s%s %5.1f%%  %s  %s simulated req/s  ETA %s \033[K",
+		strings.Repeat("█", fill), strings.Repeat("░", width-fill), 100*frac, what,
+		perWallSecond(requests, elapsed), eta.Round(time.Second))
+	p.drawn = now
+}
+
+// perWallSecond writes a rate for the bar: 850, 42.3k, 2.31M.
+func perWallSecond(n int64, elapsed time.Duration) string {
+	r := float64(n) / elapsed.Seconds()
+	switch {
+	case r >= 1e6:
+		return fmt.Sprintf("%.2fM", r/1e6)
+	case r >= 1e3:
+		return fmt.Sprintf("%.1fk", r/1e3)
+	}
+	return fmt.Sprintf("%.0f", r)
 }
 
 func (p *progress) done() {
-	if p.drawn {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.drawn.IsZero() {
 		fmt.Fprint(p.w, "\r\033[K")
 	}
 }

@@ -85,7 +85,7 @@ sidecar's workers are the bottleneck; spec.report.histogram adds vegeta-style bu
 				return err
 			}
 			bar := newProgress(stderr, f.quiet)
-			e.Run(func(now, end sim.Time) { bar.update(now, end) })
+			e.Run(func(now, end sim.Time) { bar.update(time.Duration(now), time.Duration(end), e.Requests(), "") })
 			bar.done()
 			r := e.Result()
 			if f.timeline != "" {
@@ -109,12 +109,12 @@ sidecar's workers are the bottleneck; spec.report.histogram adds vegeta-style bu
 	return c
 }
 
-func writeFile(path string, r *result.Result, render func(io.Writer, *result.Result) error) error {
+func writeFile[T any](path string, v T, render func(io.Writer, T) error) error {
 	out, err := os.Create(path)
 	if err != nil {
 		return err
 	}
-	if err := render(out, r); err != nil {
+	if err := render(out, v); err != nil {
 		out.Close()
 		return err
 	}
