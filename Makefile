@@ -1,5 +1,6 @@
 # trafficlab: `make test` is what CI runs; `make bench` prints simulated requests per
-# wall second and peak memory for the reference scenarios.
+# wall second and peak memory for the reference scenarios on one core, then a 20-point
+# sweep's wall time run by run and on every core.
 GO ?= go
 
 .PHONY: test bench build
@@ -13,3 +14,4 @@ test:
 
 bench:
 	GOMAXPROCS=1 $(GO) test -run '^$$' -bench . -benchtime 1x ./simulate/ | grep -E "^Benchmark|^cpu"
+	$(GO) test -run '^$$' -bench Sweep -benchtime 1x ./sweep/ | grep -E "^Benchmark"

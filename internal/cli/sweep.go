@@ -1,0 +1,222 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"trafficlab/report"
+	"trafficlab/result"
+	"trafficlab/sim"
+	"trafficlab/sweep"
+)
+
+type sweepFlags struct {
+	seed     int64
+	duration time.Duration
+	sets     []string
+	seeds    int
+	find     string
+	output   string
+	csv      string
+	json     string
+	parallel int
+	quiet    bool
+}
+
+var sweepFormats = map[string]func(io.Writer, *result.Sweep) error{
+	"text": report.SweepText,
+	"json": report.SweepJSON,
+	"csv":  report.SweepCSV,
+}
+
+func newSweep(stdout, stderr io.Writer) *cobra.Command {
+	var f sweepFlags
+	c := &cobra.Command{
+		Use:   "sweep [FILE] --set PATH=V1,V2,... [--set ...]",
+		Short: "Run a scenario over a grid of what-ifs, in parallel, and tabulate the figures",
+		Long: `sweep runs a scenario once for every combination of the values given with --set
+(PATH=V1,V2,V3; FROM..TO for a range of integers) and prints one row per combination:
+throughput, latency percentiles, errors by kind, idle pods and the busiest and
+quietest pod's share. A --set with one value applies to every point.
+
+The runs share the machine's cores (--parallel). Each run's seed depends only on its
+repeat: every point runs with spec.seed, spec.seed+1, ... (--seeds N), so points differ
+by the values swept and not by luck, and the table is the same on any machine.
+With --seeds above 1 each cell is the mean ± the sample standard deviation.
+
+--find answers a capacity question over the grid:
+  "min PATH where FIGURE OP VALUE [and ...]" (or max), PATH one of the swept paths.
+  FIGURE: p50 p90 p99 p99.9 max (latencies: 50ms), errors timeout refused reset
+  closed 503 requests idle (counts), rps (a number or 1000/s), slow max_pod_share
+  min_pod_share (percentages: 30%). OP: < <= > >= == !=. A value answers only if
+  every condition holds on every seed; with other swept paths there is one answer
+  per combination of theirs.`,
+		Example: `  trafficlab sweep examples/r1-shared-client-5-threads.yaml --set spec.services[0].replicas=2..8
+  trafficlab sweep scenario.yaml --set spec.services[0].replicas=2,4,8 --set spec.clients[0].threads=5,20 --seeds 5
+  trafficlab sweep scenario.yaml --set spec.services[0].replicas=1..12 \
+      --find "min spec.services[0].replicas where p99 < 50ms and errors == 0"
+  trafficlab sweep scenario.yaml --set spec.cluster.proxyMode=iptables,ipvs,userspace --csv runs.csv --json sweep.json`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			return runSweep(c, args, &f, stdout, stderr)
+		},
+	}
+	fl := c.Flags()
+	fl.Int64Var(&f.seed, "seed", 0, "the first seed (overrides spec.seed)")
+	fl.DurationVar(&f.duration, "duration", 0, "simulated time of each run (overrides spec.duration), e.g. 30s, 5m")
+	fl.StringArrayVar(&f.sets, "set", nil, "PATH=V1,V2,... values to sweep, or PATH=VALUE for every point (repeatable)")
+	fl.IntVar(&f.seeds, "seeds", 1, "runs per point, with seeds spec.seed, spec.seed+1, ...")
+	fl.StringVar(&f.find, "find", "", `answer "min|max PATH where CONDITION [and ...]" over the grid`)
+	fl.StringVarP(&f.output, "output", "o", "text", "format on stdout: text (the table), json (every run's figures and the summary) or csv (one row per run)")
+	fl.StringVar(&f.csv, "csv", "", "also write one row per run to this CSV file")
+	fl.StringVar(&f.json, "json", "", "also write the sweep as JSON to this file")
+	fl.IntVarP(&f.parallel, "parallel", "j", runtime.GOMAXPROCS(0), "runs at once (default: every core)")
+	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress bar and no timing line")
+	return c
+}
+
+func runSweep(c *cobra.Command, args []string, f *sweepFlags, stdout, stderr io.Writer) error {
+	render, ok := sweepFormats[f.output]
+	if !ok {
+		return badInput{fmt.Errorf("-o %q: want text, json or csv", f.output)}
+	}
+	if f.seeds < 1 || f.parallel < 1 {
+		return badInput{fmt.Errorf("--seeds and --parallel must be at least 1")}
+	}
+	var axes []sweep.Axis
+	var fixed []string
+	for _, s := range f.sets {
+		a, err := sweep.ParseSet(s)
+		if err != nil {
+			return badInput{err}
+		}
+		if len(a.Values) == 1 {
+			fixed = append(fixed, s)
+		} else {
+			axes = append(axes, a)
+		}
+	}
+	if c.Flags().Changed("seed") {
+		fixed = append(fixed, fmt.Sprintf("spec.seed=%d", f.seed))
+	}
+	if c.Flags().Changed("duration") {
+		fixed = append(fixed, "spec.duration="+f.duration.String())
+	}
+	var query *sweep.Query
+	if f.find != "" {
+		q, err := sweep.ParseQuery(f.find, axes)
+		if err != nil {
+			return badInput{err}
+		}
+		query = &q
+	}
+	points := sweep.Grid(axes)
+
+	// Every point is checked before any runs, so a bad value fails in a second, not
+	// after an hour of the others. Warnings repeat across points: each is shown once.
+	warnings := &onceLines{w: stderr}
+	plans := make([]sweepPlan, len(points))
+	var total time.Duration
+	for i, p := range points {
+		sets := append(append([]string(nil), fixed...), p.Sets...)
+		sc, _, err := loadScenario(args, sets, warnings)
+		if err != nil {
+			return err
+		}
+		plans[i] = sweepPlan{sets: sets, seed: sc.Spec.Seed, duration: sc.Spec.Duration.Duration}
+		total += time.Duration(f.seeds) * plans[i].duration
+	}
+
+	bar := newProgress(stderr, f.quiet)
+	var (
+		simulated, requests atomic.Int64
+		finished            atomic.Int32
+		runs                = len(points) * f.seeds
+	)
+	started := time.Now()
+	sw, err := sweep.Run(axes, fixed, points, f.seeds, f.parallel, func(point, repeat int) (*result.Result, error) {
+		plan := plans[point]
+		sets := append(append([]string(nil), plan.sets...), fmt.Sprintf("spec.seed=%d", plan.seed+int64(repeat)))
+		sc, pos, err := loadScenario(args, sets, io.Discard)
+		if err != nil {
+			return nil, err
+		}
+		e, err := buildEngine(sc, pos)
+		if err != nil {
+			return nil, err
+		}
+		var lastT sim.Time
+		var lastN int64
+		e.Run(func(now, end sim.Time) {
+			simulated.Add(int64(now - lastT))
+			requests.Add(e.Requests() - lastN)
+			lastT, lastN = now, e.Requests()
+			bar.update(time.Duration(simulated.Load()), total, requests.Load(),
+				fmt.Sprintf("%d/%d runs", finished.Load(), runs))
+		})
+		finished.Add(1)
+		return e.Result(), nil
+	})
+	bar.done()
+	if err != nil {
+		return err
+	}
+	if !f.quiet {
+		wall := time.Since(started)
+		fmt.Fprintf(stderr, "%d runs in %s on %d workers: %s simulated requests per wall second\n",
+			runs, wall.Round(10*time.Millisecond), min(f.parallel, runs), perWallSecond(requests.Load(), wall))
+	}
+	if query != nil {
+		sw.Find = query.Answer(sw, axes)
+	}
+	for _, out := range []struct {
+		path   string
+		render func(io.Writer, *result.Sweep) error
+	}{{f.csv, report.SweepCSV}, {f.json, report.SweepJSON}} {
+		if out.path != "" {
+			if err := writeFile(out.path, sw, out.render); err != nil {
+				return err
+			}
+		}
+	}
+	return render(stdout, sw)
+}
+
+// sweepPlan is a point's --set arguments and what its scenario says of its runs.
+type sweepPlan struct {
+	sets     []string
+	seed     int64
+	duration time.Duration
+}
+
+// onceLines writes each distinct line once: the same warning from twenty points is
+// one warning.
+type onceLines struct {
+	w    io.Writer
+	mu   sync.Mutex
+	seen map[string]bool
+}
+
+func (o *onceLines) Write(b []byte) (int, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.seen == nil {
+		o.seen = map[string]bool{}
+	}
+	for _, line := range strings.SplitAfter(string(b), "\n") {
+		if line != "" && !o.seen[line] {
+			o.seen[line] = true
+			if _, err := io.WriteString(o.w, line); err != nil {
+				return 0, err
+			}
+		}
+	}
+	return len(b), nil
+}

@@ -1,0 +1,98 @@
+package report
+
+import (
+	"fmt"
+	"math"
+
+	"trafficlab/result"
+)
+
+// Unit is what a Figure measures, which decides how it is written and how a value
+// compared against it must be spelled (a latency as a duration, a share as a percentage).
+type Unit int
+
+const (
+	Count  Unit = iota // requests, errors, pods
+	PerSec             // requests per second
+	Millis             // a latency in milliseconds
+	Share              // a fraction of requests, 0..1
+)
+
+// Figure is one number that sums a run up: a sweep tabulates them per point and
+// `--find` tests them. Names are those of the JSON result where one exists.
+type Figure struct {
+	Name string
+	Unit Unit
+	Of   func(*result.Result) float64
+}
+
+// Figures lists every figure in the order sweep tables and CSV columns use.
+var Figures = []Figure{
+	{"requests", Count, func(r *result.Result) float64 { return float64(r.Requests.Total) }},
+	{"throughput_rps", PerSec, func(r *result.Result) float64 { return r.ThroughputRPS }},
+	{"p50_ms", Millis, func(r *result.Result) float64 { return r.LatencyMS.P50 }},
+	{"p90_ms", Millis, func(r *result.Result) float64 { return r.LatencyMS.P90 }},
+	{"p99_ms", Millis, func(r *result.Result) float64 { return r.LatencyMS.P99 }},
+	{"p999_ms", Millis, func(r *result.Result) float64 { return r.LatencyMS.P999 }},
+	{"max_ms", Millis, func(r *result.Result) float64 { return r.LatencyMS.Max }},
+	{"errors", Count, func(r *result.Result) float64 { return float64(r.Errors.Total()) }},
+	{"timeout", Count, errorFigure("timeout")},
+	{"connection_refused", Count, errorFigure("connection_refused")},
+	{"connection_reset", Count, errorFigure("connection_reset")},
+	{"connection_closed", Count, errorFigure("connection_closed")},
+	{"http_503", Count, errorFigure("http_503")},
+	{"slow_share", Share, slowShare},
+	{"idle_pods", Count, func(r *result.Result) float64 { return float64(idlePods(r.Pods)) }},
+	// The pod shares are the most uneven of any service: the busiest pod's largest
+	// share and the quietest pod's smallest, each of its own service's requests.
+	{"max_pod_share", Share, func(r *result.Result) float64 { return podShare(r, func(a, b float64) bool { return b > a }) }},
+	{"min_pod_share", Share, func(r *result.Result) float64 { return podShare(r, func(a, b float64) bool { return b < a }) }},
+}
+
+// FigureNamed finds a figure by its name.
+func FigureNamed(name string) (Figure, bool) {
+	for _, f := range Figures {
+		if f.Name == name {
+			return f, true
+		}
+	}
+	return Figure{}, false
+}
+
+func errorFigure(kind string) func(*result.Result) float64 {
+	for _, k := range errorKinds {
+		if k.name == kind {
+			return func(r *result.Result) float64 { return float64(k.of(r.Errors)) }
+		}
+	}
+	panic("report: no error kind " + kind)
+}
+
+// podShare picks, with better, among every service's busiest (or quietest) pod share;
+// 0 when no service got a request.
+func podShare(r *result.Result, better func(a, b float64) bool) float64 {
+	pick, found := 0.0, false
+	for _, svc := range services(r) {
+		row := shareRow("", svc, func(a, b int64) bool { return better(float64(a), float64(b)) })
+		if s, _, ok := row.cell(r); ok && (!found || better(pick, s)) {
+			pick, found = s, true
+		}
+	}
+	return pick
+}
+
+// Format writes v as the text report writes figures of its unit.
+func (u Unit) Format(v float64) string {
+	switch u {
+	case PerSec:
+		return rps(v)
+	case Millis:
+		return ms(v)
+	case Share:
+		return pct(v)
+	}
+	if v != math.Trunc(v) { // a mean over seeds
+		return fmt.Sprintf("%.1f", v)
+	}
+	return count(int64(v))
+}

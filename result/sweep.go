@@ -1,0 +1,58 @@
+package result
+
+// Sweep is a grid of runs of one scenario: every combination of the swept values,
+// each run with the same seeds. JSON field names are a public interface: add, never rename.
+type Sweep struct {
+	Engine    string  `json:"engine"`
+	Scenario  string  `json:"scenario"`
+	DurationS float64 `json:"duration_s"`
+	// Parameters are the swept paths, in the order given; Fixed are the --set values
+	// every point shares.
+	Parameters []string `json:"parameters"`
+	Fixed      []string `json:"fixed,omitempty"`
+	// Seeds is how many times each point ran: with its spec.seed, spec.seed+1, ...
+	// Unless spec.seed is swept, every point runs with the same seeds (common random
+	// numbers), so differences between points come from the values, not from luck.
+	Seeds  int          `json:"seeds"`
+	Points []SweepPoint `json:"points"`
+	Find   *Find        `json:"find,omitempty"`
+}
+
+// SweepPoint is one combination of values and its runs, one per seed. Figures are
+// keyed by the names of report.Figures.
+type SweepPoint struct {
+	// Values are the point's value of each parameter, in the order of Parameters.
+	Values []string   `json:"values"`
+	Runs   []SweepRun `json:"runs"`
+	// Mean, SD (the sample standard deviation, 0 with one seed), Min and Max of
+	// each figure over the runs.
+	Mean map[string]float64 `json:"mean"`
+	SD   map[string]float64 `json:"sd"`
+	Min  map[string]float64 `json:"min"`
+	Max  map[string]float64 `json:"max"`
+}
+
+// SweepRun is one run of a point.
+type SweepRun struct {
+	Seed    int64              `json:"seed"`
+	Figures map[string]float64 `json:"figures"`
+}
+
+// Find answers "the smallest (or largest) value of a parameter where every
+// condition holds", once per combination of the other parameters' values.
+type Find struct {
+	Query     string `json:"query"`
+	Parameter string `json:"parameter"`
+	// Figures are the figures the conditions test, in the query's order.
+	Figures []string     `json:"figures"`
+	Answers []FindAnswer `json:"answers"`
+}
+
+// FindAnswer is the answer for one combination of the other parameters (Others, in
+// the order of Parameters without the one searched). Point is the index in Points
+// of the answer; nil when no value met every condition on every seed.
+type FindAnswer struct {
+	Others []string `json:"others,omitempty"`
+	Value  *string  `json:"value"`
+	Point  *int     `json:"point"`
+}
