@@ -148,24 +148,36 @@ func vegetaStatusCodes(r *result.Result) map[string]int64 {
 //	http_503  503 Service Unavailable
 func vegetaErrors(r *result.Result) []string {
 	host := vegetaHost(r)
-	get := fmt.Sprintf("Get %q: ", "http://"+host+"/")
 	e := r.Errors
 	out := []string{} // vegeta writes [] when there were none, not null
-	for _, k := range []struct {
-		n   int64
-		msg string
-	}{
-		{e.Timeout, get + "context deadline exceeded (Client.Timeout exceeded while awaiting headers)"},
-		{e.ConnectionRefused, get + "dial tcp " + host + ":80: connect: connection refused"},
-		{e.ConnectionReset, get + "read tcp " + host + ":80: read: connection reset by peer"},
-		{e.ConnectionClosed, get + "EOF"},
-		{e.HTTP503, "503 Service Unavailable"},
-	} {
-		if k.n > 0 {
-			out = append(out, k.msg)
+	for _, k := range errorKinds {
+		if k.of(e) > 0 {
+			out = append(out, vegetaError(k.name, "GET", host))
 		}
 	}
 	return out
+}
+
+// vegetaError is Go's wording of an error kind on a request with this method to
+// http://host/ (url.Error writes the method as Get, Post); empty for no error.
+func vegetaError(kind, method, host string) string {
+	if kind == "" {
+		return ""
+	}
+	op := fmt.Sprintf("%s %q: ", method[:1]+strings.ToLower(method[1:]), "http://"+host+"/")
+	switch kind {
+	case "timeout":
+		return op + "context deadline exceeded (Client.Timeout exceeded while awaiting headers)"
+	case "connection_refused":
+		return op + "dial tcp " + host + ":80: connect: connection refused"
+	case "connection_reset":
+		return op + "read tcp " + host + ":80: read: connection reset by peer"
+	case "connection_closed":
+		return op + "EOF"
+	case "http_503":
+		return "503 Service Unavailable"
+	}
+	return kind
 }
 
 // vegetaHost is the service the clients called: their one target, else the one

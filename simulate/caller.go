@@ -62,6 +62,7 @@ func (e *Engine) issue(si int32) {
 	s.epoch = cp.epoch
 	s.sent = now
 	s.deadline = now + d.timeout
+	s.seq = uint64(e.stats.sent)
 	e.stats.sent++
 	if s.timerAt == 0 {
 		s.timerAt = s.deadline
@@ -421,6 +422,9 @@ func (e *Engine) respond(ji int32) {
 	cp := &e.cpods[s.cpod]
 	d := &e.deps[cp.dep]
 	e.stats.success(s.sent, now)
+	if e.onRequest != nil {
+		e.streamRequest(si, -1, j.served)
+	}
 	e.observe(&j, now-s.sent)
 	d.requests++
 	s.state = idle
@@ -549,6 +553,9 @@ func (e *Engine) fail(si int32, kind uint8, cause int32) {
 	d := &e.deps[cp.dep]
 	d.errors++
 	e.stats.failure(kind, s.sent, e.k.Now())
+	if e.onRequest != nil {
+		e.streamRequest(si, int(kind), cause)
+	}
 	if cause >= 0 {
 		e.pods[cause].errors.add(kind)
 	}

@@ -63,6 +63,8 @@ type Engine struct {
 	live      func(client.Waiter) bool
 
 	stats       stats
+	onRequest   func(*result.Request) // StreamRequests' function, or nil
+	request     result.Request        // reused for each call of onRequest
 	scaleEvents []result.ScaleEvent
 	rollouts    []result.Rollout
 
@@ -278,7 +280,8 @@ type slot struct {
 	// job is the request's job at the client pod's sidecar, while serial matches.
 	job       int32
 	jobSerial uint32
-	pod       int32 // pod dialled or connected to; -1 when none
+	pod       int32  // pod dialled or connected to; -1 when none
+	seq       uint64 // the request's place in sending order
 	sent      sim.Time
 	deadline  sim.Time
 	timerAt   sim.Time // time of the pending timeout event; 0 = none

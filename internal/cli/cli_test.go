@@ -231,3 +231,28 @@ func TestHTMLFlag(t *testing.T) {
 		}
 	}
 }
+
+func TestRequestsCSV(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "requests.csv")
+	code, out, errOut := runCLI("simulate", writeTemp(t, "s.yaml", good), "--requests", path, "-o", "json")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var r struct {
+		Requests struct{ OK, Failed int64 }
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	if int64(len(lines)) != r.Requests.OK+r.Requests.Failed || r.Requests.OK == 0 {
+		t.Errorf("%d lines for %d ok and %d failed requests", len(lines), r.Requests.OK, r.Requests.Failed)
+	}
+	if f := strings.Split(lines[0], ","); len(f) != 12 || f[1] != "200" || f[7] != "caller" || f[10] != "http://web/" {
+		t.Errorf("first line %q", lines[0])
+	}
+}

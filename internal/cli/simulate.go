@@ -21,6 +21,7 @@ type runFlags struct {
 	output   string
 	timeline string
 	html     string
+	requests string
 	quiet    bool
 }
 
@@ -31,6 +32,7 @@ func (f *runFlags) register(c *cobra.Command) {
 	c.Flags().StringVarP(&f.output, "output", "o", "text", outputHelp)
 	c.Flags().StringVar(&f.timeline, "timeline", "", "also write the per-interval timeline to this CSV file")
 	c.Flags().StringVar(&f.html, "html", "", "also write the report as one self-contained HTML page (charts, opens offline) to this file")
+	c.Flags().StringVar(&f.requests, "requests", "", "also write every request to this CSV file, in vegeta's `encode --to csv` columns\n(vegeta report and vegeta plot read it); one line per request, so mind long runs")
 	c.Flags().BoolVarP(&f.quiet, "quiet", "q", false, "no progress bar")
 }
 
@@ -67,6 +69,7 @@ sidecar's workers are the bottleneck; spec.report.histogram adds vegeta-style bu
   trafficlab simulate scenario.yaml --set spec.services[0].replicas=8 --set spec.cluster.proxyMode=ipvs
   trafficlab simulate scenario.yaml --seed 7 --duration 5m -o json > result.json
   trafficlab simulate scenario.yaml --timeline timeline.csv
+  trafficlab simulate scenario.yaml --requests requests.csv && vegeta report < requests.csv
   trafficlab simulate examples/r3-noisy-neighbour.yaml --duration 2h --html r3.html
   trafficlab simulate examples/r4-http2-vs-http1-loss.yaml --set spec.cluster.network.links[0].link.loss=1%
   trafficlab simulate examples/r5-sidecar-concurrency.yaml --set spec.clients[0].sidecar.concurrency=16`,
@@ -84,9 +87,27 @@ sidecar's workers are the bottleneck; spec.report.histogram adds vegeta-style bu
 			if err != nil {
 				return err
 			}
+			var requests *report.VegetaCSV
+			var requestsFile *os.File
+			if f.requests != "" {
+				if requestsFile, err = os.Create(f.requests); err != nil {
+					return err
+				}
+				defer requestsFile.Close() // on an early return; closed and checked below
+				requests = report.NewVegetaCSV(requestsFile)
+				e.StreamRequests(requests.Write)
+			}
 			bar := newProgress(stderr, f.quiet)
 			e.Run(func(now, end sim.Time) { bar.update(time.Duration(now), time.Duration(end), e.Requests(), "") })
 			bar.done()
+			if requests != nil {
+				if err := requests.Flush(); err != nil {
+					return err
+				}
+				if err := requestsFile.Close(); err != nil {
+					return err
+				}
+			}
 			r := e.Result()
 			if f.timeline != "" {
 				if err := writeFile(f.timeline, r, report.TimelineCSV); err != nil {
