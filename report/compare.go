@@ -28,10 +28,7 @@ func Compare(w io.Writer, names []string, rs []*result.Result) error {
 	heads := make([]string, len(rs))
 	runs := make([]string, len(rs))
 	for i, r := range rs {
-		heads[i] = names[i]
-		if heads[i] == "" {
-			heads[i] = fmt.Sprintf("result %d", i+1)
-		}
+		heads[i] = columnName(names, i)
 		runs[i] = fmt.Sprintf("%s · %s · seed %d · %s", r.Engine, r.Scenario, r.Seed, span(r.DurationS))
 	}
 	// The last cell of a line ends without a tab, so lines carry no trailing blanks.
@@ -50,6 +47,14 @@ func Compare(w io.Writer, names []string, rs []*result.Result) error {
 		"shares over 10% and over 0.01 points.", width))
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// columnName is the name of column i: its given name, else "result N".
+func columnName(names []string, i int) string {
+	if names[i] == "" {
+		return fmt.Sprintf("result %d", i+1)
+	}
+	return names[i]
 }
 
 // changeRule is how a row judges whether a difference matters.

@@ -9,37 +9,17 @@ window.onerror = function (msg, src, line) {
 	document.body.setAttribute("data-error", msg + " (line " + line + ")");
 };
 
-document.addEventListener("DOMContentLoaded", function () {
-	const D = JSON.parse(document.getElementById("data").textContent);
-
-	// Colours: one per pod (busiest first) and node, fixed ones per error kind and
-	// percentile, so a pod or a kind looks the same in every chart.
+// trafficlab is what this page shares with the comparison page (compare.js, which
+// loads after this file): colours, formats, axes, and drawing a panel so that it
+// records what it drew.
+const trafficlab = (function () {
+	// Colours: one per pod (busiest first), node or compared run.
 	const PALETTE = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948",
 		"#b07aa1", "#ff9da7", "#9c755f", "#17becf", "#bcbd22", "#7f3c8d"];
-	const OTHERS = "#c3c8ce";
-	const KINDS = {
-		connection_refused: ["refused", "#e15759"],
-		connection_reset: ["reset", "#7f3c8d"],
-		connection_closed: ["closed", "#9c755f"],
-		timeout: ["timeout", "#f28e2b"],
-		http_503: ["503", "#d4a017"],
-		errors: ["errors", "#e15759"],
-	};
-	const PERCENTILES = { "p50": "#59a14f", "p90": "#4e79a7", "p99": "#f28e2b", "p99.9": "#e15759" };
 	const HEIGHT = 260;
 	const AXIS = { stroke: "#57606a", grid: { stroke: "#eaeef2", width: 1 }, ticks: { stroke: "#d0d7de", width: 1 } };
 	const TIME_INCRS = [0.001, 0.01, 0.1, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800,
 		3600, 7200, 10800, 21600, 43200, 86400, 172800, 604800];
-
-	const podRank = {};
-	(D.pod_series && D.pod_series.length ? D.pod_series.map(s => s.name) :
-		(D.pods || []).slice().sort((a, b) => b.requests - a.requests).filter(p => p.requests > 0).map(p => p.name))
-		.forEach((name, i) => { if (i < PALETTE.length) podRank[name] = i; });
-	const podColor = name => name in podRank ? PALETTE[podRank[name]] : OTHERS;
-	const kind = k => KINDS[k] || [k, "#8c959f"];
-
-	const T = D.t || [];
-	const tEnd = T.length ? T[T.length - 1] + D.step_s : 0;
 
 	// ---- formatting ----------------------------------------------------------
 
@@ -142,6 +122,118 @@ document.addEventListener("DOMContentLoaded", function () {
 	function timeAxis() {
 		return Object.assign({ values: (u, vals) => vals.map(fmtT), incrs: TIME_INCRS, space: 60 }, AXIS);
 	}
+	const timeX = () => ({ time: false });
+	const cursor = () => ({ sync: { key: "time" }, drag: { x: true, y: false } });
+	const timeSeries = { label: "time", value: (u, v) => fmtT(v) };
+
+	// Bucketed series hold over [t, t + step): the step paths need the end too.
+	const withEnd = a => a.concat([a.length ? a[a.length - 1] : null]);
+
+	// spectrumFrame is the scales and axes of a latency percentile spectrum whose
+	// steps reach xMax: percentiles on a log scale of 1/(1−q), latency on a log scale.
+	function spectrumFrame(xMax) {
+		// Room after the last step, so that the last decade's label fits.
+		const right = Math.max(10, xMax) * 1.5;
+		return {
+			scales: { x: { time: false, distr: 3, log: 10, range: () => [1, right] }, y: { distr: 3, log: 10 } },
+			axes: [
+				Object.assign({}, AXIS, {
+					label: "percentile (log scale of 1 / (1 − q))",
+					splits: (u, axisIdx, min, max) => {
+						// The median, then a label per nine (per two when they would crowd).
+						const perDecade = u.bbox.width / devicePixelRatio / Math.log10(max);
+						const out = [2], step = perDecade < 75 ? 100 : 10;
+						for (let x = 10; x <= max; x *= step) out.push(x);
+						return out;
+					},
+					filter: (u, splits) => splits,
+					values: (u, vals) => vals.map(pctOfX),
+				}),
+				Object.assign({}, AXIS, LOG, { label: "latency", values: (u, vals) => vals.map(fmtMS), size: 60 }),
+			],
+		};
+	}
+
+	// groupLabels is a draw hook for bars at x = 0, 1, ... of which groups[i] names
+	// bar i's group: each group's name over its bars, with a line between groups;
+	// nothing when there is one group.
+	function groupLabels(groups) {
+		const several = new Set(groups).size > 1;
+		return u => {
+			if (!several) return;
+			const ctx = u.ctx, dpr = devicePixelRatio;
+			ctx.save();
+			ctx.font = 12 * dpr + "px system-ui, sans-serif";
+			ctx.fillStyle = "#57606a";
+			ctx.strokeStyle = "#afb8c1";
+			ctx.setLineDash([4 * dpr, 4 * dpr]);
+			let start = 0;
+			groups.forEach((g, i) => {
+				if (i + 1 < groups.length && groups[i + 1] === g) return;
+				const x0 = u.valToPos(start - 0.5, "x", true);
+				if (start > 0) {
+					ctx.beginPath();
+					ctx.moveTo(x0, u.bbox.top);
+					ctx.lineTo(x0, u.bbox.top + u.bbox.height);
+					ctx.stroke();
+				}
+				ctx.fillText(g, x0 + 6 * dpr, u.bbox.top + 14 * dpr);
+				start = i + 1;
+			});
+			ctx.restore();
+		};
+	}
+
+	// Charts follow their column's width.
+	let pending = false;
+	window.addEventListener("resize", () => {
+		if (pending) return;
+		pending = true;
+		requestAnimationFrame(() => {
+			pending = false;
+			for (const [u, box] of charts) u.setSize({ width: Math.max(box.clientWidth, 300), height: u.height });
+		});
+	});
+
+	return {
+		PALETTE, HEIGHT, AXIS, LOG, trim, fmtMS, fmtT, fmtCount, perSec, pctOfX,
+		empty, plot, panel, nonNull, timeAxis, timeX, cursor, timeSeries, withEnd, spectrumFrame, groupLabels,
+	};
+})();
+
+// The run page. The comparison page has no #data: it draws with compare.js.
+document.addEventListener("DOMContentLoaded", function () {
+	const el = document.getElementById("data");
+	if (!el) return;
+	const D = JSON.parse(el.textContent);
+	const {
+		PALETTE, HEIGHT, AXIS, LOG, trim, fmtMS, fmtT, fmtCount, perSec, pctOfX,
+		empty, plot, panel, nonNull, timeAxis, timeX, cursor, timeSeries, withEnd, spectrumFrame, groupLabels,
+	} = trafficlab;
+
+	// Fixed colours per error kind and percentile, so that a pod or a kind looks the
+	// same in every chart.
+	const OTHERS = "#c3c8ce";
+	const KINDS = {
+		connection_refused: ["refused", "#e15759"],
+		connection_reset: ["reset", "#7f3c8d"],
+		connection_closed: ["closed", "#9c755f"],
+		timeout: ["timeout", "#f28e2b"],
+		http_503: ["503", "#d4a017"],
+		errors: ["errors", "#e15759"],
+	};
+	const PERCENTILES = { "p50": "#59a14f", "p90": "#4e79a7", "p99": "#f28e2b", "p99.9": "#e15759" };
+
+	const podRank = {};
+	(D.pod_series && D.pod_series.length ? D.pod_series.map(s => s.name) :
+		(D.pods || []).slice().sort((a, b) => b.requests - a.requests).filter(p => p.requests > 0).map(p => p.name))
+		.forEach((name, i) => { if (i < PALETTE.length) podRank[name] = i; });
+	const podColor = name => name in podRank ? PALETTE[podRank[name]] : OTHERS;
+	const kind = k => KINDS[k] || [k, "#8c959f"];
+
+	const T = D.t || [];
+	const tEnd = T.length ? T[T.length - 1] + D.step_s : 0;
+
 	// Every time chart spans the whole run, so that they line up and the cursor
 	// moves through all of them at once: framed adds the run's start and end to a
 	// chart's data, as gaps, where its own times stop short.
@@ -152,12 +244,6 @@ document.addEventListener("DOMContentLoaded", function () {
 		return [(head ? [T[0]] : []).concat(x, tail ? [tEnd] : [])].concat(
 			ys.map(y => (head ? [null] : []).concat(y, tail ? [null] : [])));
 	}
-	const timeX = () => ({ time: false });
-	const cursor = () => ({ sync: { key: "time" }, drag: { x: true, y: false } });
-	const timeSeries = { label: "time", value: (u, v) => fmtT(v) };
-
-	// Bucketed series hold over [t, t + step): the step paths need the end too.
-	const withEnd = a => a.concat([a.length ? a[a.length - 1] : null]);
 	const stepX = () => withEnd(T).map((v, i) => i === T.length ? tEnd : v);
 
 	// markers draws the scale events as dashed lines over the plot, each with a
@@ -226,30 +312,6 @@ document.addEventListener("DOMContentLoaded", function () {
 				value: (u, v) => v == null ? "–" : fmtCount(v),
 			});
 		}
-		// Service names over their pods, with a line between services.
-		const groups = u => {
-			if (services.length < 2) return;
-			const ctx = u.ctx, dpr = devicePixelRatio;
-			ctx.save();
-			ctx.font = 12 * dpr + "px system-ui, sans-serif";
-			ctx.fillStyle = "#57606a";
-			ctx.strokeStyle = "#afb8c1";
-			ctx.setLineDash([4 * dpr, 4 * dpr]);
-			let start = 0;
-			pods.forEach((p, i) => {
-				if (i + 1 < pods.length && pods[i + 1].service === p.service) return;
-				const x0 = u.valToPos(start - 0.5, "x", true);
-				if (start > 0) {
-					ctx.beginPath();
-					ctx.moveTo(x0, u.bbox.top);
-					ctx.lineTo(x0, u.bbox.top + u.bbox.height);
-					ctx.stroke();
-				}
-				ctx.fillText(p.service, x0 + 6 * dpr, u.bbox.top + 14 * dpr);
-				start = i + 1;
-			});
-			ctx.restore();
-		};
 		plot(sec, box, {
 			scales: { x: { time: false, range: () => [-0.5, pods.length - 0.5] }, y: { range: (u, lo, hi) => [0, hi * 1.08] } },
 			axes: [
@@ -261,7 +323,7 @@ document.addEventListener("DOMContentLoaded", function () {
 				Object.assign({}, AXIS, { label: "requests", values: (u, vals) => vals.map(fmtCount), size: 60 }),
 			],
 			series, legend: { live: true }, cursor: { drag: { x: false, y: false } },
-			hooks: { draw: [groups] },
+			hooks: { draw: [groupLabels(pods.map(p => p.service))] },
 		}, data, pods.length);
 	});
 
@@ -424,31 +486,13 @@ document.addEventListener("DOMContentLoaded", function () {
 	panel("latency-spectrum", (sec, box) => {
 		const s = D.spectrum;
 		if (!s || !s.x.length) return empty(sec, box, "This result has no latency spectrum.");
-		// Room after the last step, so that the last decade's label fits.
-		const xMax = Math.max(10, ...s.x) * 1.5;
-		plot(sec, box, {
-			scales: { x: { time: false, distr: 3, log: 10, range: () => [1, xMax] }, y: { distr: 3, log: 10 } },
-			axes: [
-				Object.assign({}, AXIS, {
-					label: "percentile (log scale of 1 / (1 − q))",
-					splits: (u, axisIdx, min, max) => {
-						// The median, then a label per nine (per two when they would crowd).
-						const perDecade = u.bbox.width / devicePixelRatio / Math.log10(max);
-						const out = [2], step = perDecade < 75 ? 100 : 10;
-						for (let x = 10; x <= max; x *= step) out.push(x);
-						return out;
-					},
-					filter: (u, splits) => splits,
-					values: (u, vals) => vals.map(pctOfX),
-				}),
-				Object.assign({}, AXIS, LOG, { label: "latency", values: (u, vals) => vals.map(fmtMS), size: 60 }),
-			],
+		plot(sec, box, Object.assign(spectrumFrame(Math.max(...s.x)), {
 			series: [
 				{ label: "percentile", value: (u, v) => v == null ? "–" : pctOfX(v) },
 				{ label: "latency", stroke: "#e15759", width: 2, value: (u, v) => fmtMS(v), points: { show: false } },
 			],
 			cursor: { drag: { x: false, y: false } },
-		}, [s.x, s.ms], s.x.length);
+		}), [s.x, s.ms], s.x.length);
 	});
 
 	panel("nodes", (sec, box) => {
@@ -470,16 +514,5 @@ document.addEventListener("DOMContentLoaded", function () {
 			cursor: cursor(),
 			plugins: [markers(events, false)],
 		}, framed([T].concat(lines.map(l => l.values))), nonNull(lines.map(l => l.values)));
-	});
-
-	// Charts follow their column's width.
-	let pending = false;
-	window.addEventListener("resize", () => {
-		if (pending) return;
-		pending = true;
-		requestAnimationFrame(() => {
-			pending = false;
-			for (const [u, box] of charts) u.setSize({ width: Math.max(box.clientWidth, 300), height: u.height });
-		});
 	});
 });

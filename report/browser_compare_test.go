@@ -1,0 +1,111 @@
+package report_test
+
+import (
+	"bytes"
+	"html"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"trafficlab/report"
+	"trafficlab/result"
+)
+
+// TestComparePageInBrowser opens comparison pages in headless Chromium, as
+// TestPageInBrowser does run pages: every chart panel drew each run's data, with
+// the run's name in its legend, or says it has none; no script failed. It keeps a
+// screenshot of the simulated runs' page.
+func TestComparePageInBrowser(t *testing.T) {
+	chromium := findChromium(t)
+	// Runs of different lengths and scenarios, one with errors: the time charts
+	// overlay shorter runs on a longer one, and every panel has something to draw.
+	busy, _ := simulated(t, browserScenario, "120s")
+	steady, _ := simulated(t, "r2-ab-pods-on-3-nodes.yaml", "90s")
+	quiet, _ := simulated(t, quietScenario, "20s")
+	if busy.Errors.Total() == 0 {
+		t.Fatalf("%s no longer has errors: pick another scenario", browserScenario)
+	}
+	empty := &result.Result{Engine: "simulate", Scenario: "nothing"}
+	charts := []string{"throughput", "errors", "latency-p99", "latency-p50", "latency-spectrum", "pod-shares"}
+	cases := []struct {
+		name       string
+		names      []string
+		rs         []*result.Result
+		rendered   string // what every chart panel shows
+		screenshot string
+	}{
+		{"runs", []string{"rapid-scaling.json", "3-nodes.json", "throttling.json"}, []*result.Result{busy, steady, quiet}, "chart", "compare-report.png"},
+		{"empty", []string{"a.json", "b.json"}, []*result.Result{empty, empty}, "empty", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			var b bytes.Buffer
+			if err := report.CompareHTML(&b, c.names, c.rs); err != nil {
+				t.Fatal(err)
+			}
+			page := filepath.Join(t.TempDir(), "compare.html")
+			if err := os.WriteFile(page, b.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("page: %d bytes", b.Len())
+			var wg sync.WaitGroup
+			if c.screenshot != "" {
+				shot := filepath.Join(artifacts(t), c.screenshot)
+				wg.Go(func() {
+					if _, err := runChromium(t, chromium, page, "--screenshot="+shot, "--window-size=1400,2400"); err != nil {
+						t.Error(err)
+						return
+					}
+					t.Logf("screenshot: %s", shot)
+				})
+			}
+			dom, err := runChromium(t, chromium, page, "--dump-dom")
+			wg.Wait()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if body := tagAttrs(dom, "body"); len(body) == 0 || body[0]["data-error"] != "" {
+				t.Errorf("the page's script failed: %q", body)
+			}
+			sections := map[string]map[string]string{}
+			for _, a := range tagAttrs(dom, "section") {
+				sections[a["id"]] = a
+			}
+			want := map[string]string{"compare-table": "text"}
+			for _, id := range charts {
+				want[id] = c.rendered
+			}
+			for id, rendered := range want {
+				a, ok := sections[id]
+				switch {
+				case !ok:
+					t.Errorf("panel %s is missing", id)
+				case a["data-rendered"] != rendered:
+					t.Errorf("panel %s: data-rendered=%q, want %q", id, a["data-rendered"], rendered)
+				case rendered == "chart":
+					if n, _ := strconv.Atoi(a["data-points"]); n <= 0 {
+						t.Errorf("panel %s drew %q points, want some", id, a["data-points"])
+					}
+				}
+			}
+			for id := range sections {
+				if _, ok := want[id]; !ok {
+					t.Errorf("panel %s is not checked: add it to the test", id)
+				}
+			}
+			if c.rendered != "chart" {
+				return
+			}
+			// Every chart's legend names every run.
+			for _, name := range c.names {
+				if n := strings.Count(string(dom), `class="u-label">`+html.EscapeString(name)+"<"); n != len(charts) {
+					t.Errorf("%s is in %d legends, want %d", name, n, len(charts))
+				}
+			}
+		})
+	}
+}
