@@ -11,6 +11,8 @@ build:
 test:
 	$(GO) vet ./...
 	$(GO) test -count=1 ./...
+	# Sweeps run engines side by side: the race detector checks they share nothing.
+	$(GO) test -count=1 -race -run 'Sweep' ./internal/cli ./sweep
 
 bench:
 	GOMAXPROCS=1 $(GO) test -run '^$$' -bench . -benchtime 1x ./simulate/ | grep -E "^Benchmark|^cpu"
