@@ -12,7 +12,7 @@ test:
 	$(GO) vet ./...
 	$(GO) test -count=1 ./...
 	# Sweeps run engines side by side: the race detector checks they share nothing.
-	$(GO) test -count=1 -race -run 'Sweep' ./internal/cli ./sweep
+	$(GO) test -count=1 -race -run 'Sweep|TestRun' ./internal/cli ./sweep
 
 bench:
 	GOMAXPROCS=1 $(GO) test -run '^$$' -bench . -benchtime 1x ./simulate/ | grep -E "^Benchmark|^cpu"
