@@ -3,11 +3,8 @@ package report_test
 import (
 	"bytes"
 	"html"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"trafficlab/report"
@@ -47,27 +44,7 @@ func TestComparePageInBrowser(t *testing.T) {
 			if err := report.CompareHTML(&b, c.names, c.rs); err != nil {
 				t.Fatal(err)
 			}
-			page := filepath.Join(t.TempDir(), "compare.html")
-			if err := os.WriteFile(page, b.Bytes(), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			t.Logf("page: %d bytes", b.Len())
-			var wg sync.WaitGroup
-			if c.screenshot != "" {
-				shot := filepath.Join(artifacts(t), c.screenshot)
-				wg.Go(func() {
-					if _, err := runChromium(t, chromium, page, "--screenshot="+shot, "--window-size=1400,2400"); err != nil {
-						t.Error(err)
-						return
-					}
-					t.Logf("screenshot: %s", shot)
-				})
-			}
-			dom, err := runChromium(t, chromium, page, "--dump-dom")
-			wg.Wait()
-			if err != nil {
-				t.Fatal(err)
-			}
+			dom := openPage(t, chromium, b.Bytes(), c.screenshot, "1400,2400")
 			if body := tagAttrs(dom, "body"); len(body) == 0 || body[0]["data-error"] != "" {
 				t.Errorf("the page's script failed: %q", body)
 			}

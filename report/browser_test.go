@@ -66,30 +66,39 @@ func TestPageInBrowser(t *testing.T) {
 			if err := report.HTML(&b, c.r, report.HTMLOptions{Scenario: c.scenario}); err != nil {
 				t.Fatal(err)
 			}
-			page := filepath.Join(t.TempDir(), "report.html")
-			if err := os.WriteFile(page, b.Bytes(), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			t.Logf("page: %d bytes", b.Len())
-			var wg sync.WaitGroup
-			if c.screenshot != "" {
-				shot := filepath.Join(artifacts(t), c.screenshot)
-				wg.Go(func() {
-					if _, err := runChromium(t, chromium, page, "--screenshot="+shot, "--window-size=1400,5000"); err != nil {
-						t.Error(err)
-						return
-					}
-					t.Logf("screenshot: %s", shot)
-				})
-			}
-			dom, err := runChromium(t, chromium, page, "--dump-dom")
-			wg.Wait()
-			if err != nil {
-				t.Fatal(err)
-			}
+			dom := openPage(t, chromium, b.Bytes(), c.screenshot, "1400,5000")
 			checkDOM(t, dom, c.r, c.explained, c.scenario != nil)
 		})
 	}
+}
+
+// openPage writes page to a file, opens it in chromium and returns the DOM once its
+// scripts have run; with shot named, it also keeps a screenshot of the window size
+// as a test artifact.
+func openPage(t *testing.T, chromium string, page []byte, shot, size string) []byte {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "page.html")
+	if err := os.WriteFile(path, page, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("page: %d bytes", len(page))
+	var wg sync.WaitGroup
+	if shot != "" {
+		shot = filepath.Join(artifacts(t), shot)
+		wg.Go(func() {
+			if _, err := runChromium(t, chromium, path, "--screenshot="+shot, "--window-size="+size); err != nil {
+				t.Error(err)
+				return
+			}
+			t.Logf("screenshot: %s", shot)
+		})
+	}
+	dom, err := runChromium(t, chromium, path, "--dump-dom")
+	wg.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dom
 }
 
 // simulated runs the first part of an example scenario.
