@@ -3,7 +3,6 @@ package report_test
 import (
 	"bytes"
 	"html"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -45,35 +44,11 @@ func TestComparePageInBrowser(t *testing.T) {
 				t.Fatal(err)
 			}
 			dom := openPage(t, chromium, b.Bytes(), c.screenshot, "1400,2400")
-			if body := tagAttrs(dom, "body"); len(body) == 0 || body[0]["data-error"] != "" {
-				t.Errorf("the page's script failed: %q", body)
-			}
-			sections := map[string]map[string]string{}
-			for _, a := range tagAttrs(dom, "section") {
-				sections[a["id"]] = a
-			}
 			want := map[string]string{"compare-table": "text"}
 			for _, id := range charts {
 				want[id] = c.rendered
 			}
-			for id, rendered := range want {
-				a, ok := sections[id]
-				switch {
-				case !ok:
-					t.Errorf("panel %s is missing", id)
-				case a["data-rendered"] != rendered:
-					t.Errorf("panel %s: data-rendered=%q, want %q", id, a["data-rendered"], rendered)
-				case rendered == "chart":
-					if n, _ := strconv.Atoi(a["data-points"]); n <= 0 {
-						t.Errorf("panel %s drew %q points, want some", id, a["data-points"])
-					}
-				}
-			}
-			for id := range sections {
-				if _, ok := want[id]; !ok {
-					t.Errorf("panel %s is not checked: add it to the test", id)
-				}
-			}
+			checkPanels(t, dom, want)
 			if c.rendered != "chart" {
 				return
 			}

@@ -122,13 +122,6 @@ func simulated(t *testing.T, name, duration string) (*result.Result, []byte) {
 // checkDOM checks each panel's data-rendered: "chart" with points drawn where r
 // has the data for it, "empty" only where it truly has none.
 func checkDOM(t *testing.T, dom []byte, r *result.Result, explained, hasScenario bool) {
-	if body := tagAttrs(dom, "body"); len(body) == 0 || body[0]["data-error"] != "" {
-		t.Errorf("the page's script failed: %q", body)
-	}
-	sections := map[string]map[string]string{}
-	for _, a := range tagAttrs(dom, "section") {
-		sections[a["id"]] = a
-	}
 	is := func(have bool, yes string) string {
 		if have {
 			return yes
@@ -161,6 +154,22 @@ func checkDOM(t *testing.T, dom []byte, r *result.Result, explained, hasScenario
 	if len(r.Nodes) > 1 {
 		want["nodes"] = "chart"
 	}
+	checkPanels(t, dom, want)
+}
+
+// checkPanels checks the page's script ran without error and that each panel
+// (section) says what want expects of it: "chart" with points drawn, "text", or
+// "empty". A panel the test does not name fails it, so new panels get checked too.
+// It returns the panels' attributes by id.
+func checkPanels(t *testing.T, dom []byte, want map[string]string) map[string]map[string]string {
+	t.Helper()
+	if body := tagAttrs(dom, "body"); len(body) == 0 || body[0]["data-error"] != "" {
+		t.Errorf("the page's script failed: %q", body)
+	}
+	sections := map[string]map[string]string{}
+	for _, a := range tagAttrs(dom, "section") {
+		sections[a["id"]] = a
+	}
 	for id, rendered := range want {
 		a, ok := sections[id]
 		switch {
@@ -179,6 +188,7 @@ func checkDOM(t *testing.T, dom []byte, r *result.Result, explained, hasScenario
 			t.Errorf("panel %s is not checked: add it to the test", id)
 		}
 	}
+	return sections
 }
 
 func findChromium(t *testing.T) string {
