@@ -10,6 +10,16 @@ fi
 if ! command -v make >/dev/null 2>&1; then
 	apt-get update -qq && apt-get install -y -qq make >/dev/null
 fi
+# emulate's tests build network namespaces and apply kube-proxy's rules for real (as
+# root, which CI is) and compare the load generator with wrk.
+missing=()
+for tool in ip:iproute2 nft:nftables iptables:iptables conntrack:conntrack wrk:wrk; do
+	command -v "${tool%%:*}" >/dev/null 2>&1 || missing+=("${tool#*:}")
+done
+if ((${#missing[@]})); then
+	apt-get update -qq && apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+export TRAFFICLAB_EMULATE_TEST=require
 # The HTML report's browser test opens the page in headless Chromium (Debian's
 # package); here it must run, so a missing browser fails it instead of skipping it.
 if ! command -v chromium >/dev/null 2>&1; then
