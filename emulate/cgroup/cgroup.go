@@ -14,26 +14,13 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"trafficlab/model/node"
 )
 
 // Parent is the group every run's groups go under, so that leftovers are easy to
 // find and nothing of the host's is touched.
 const Parent = "trafficlab"
-
-// period is the CFS period the kubelet uses (pkg/kubelet/cm/helpers_linux.go,
-// QuotaPeriod = 100000 µs).
-const period = 100 * time.Millisecond
-
-// minQuota is the kubelet's floor for a quota (MinQuotaPeriod, 1000 µs): the kernel
-// refuses less than 1 ms.
-const minQuota = time.Millisecond
-
-// Quota is the CFS quota per period for a CPU limit in millicores, as the kubelet's
-// MilliCPUToQuota computes it: milliCPU × period / 1000, at least 1 ms.
-func Quota(milliCPU int64) time.Duration {
-	q := time.Duration(milliCPU) * period / 1000
-	return max(q, minQuota)
-}
 
 // Group is one pod's control group.
 type Group struct {
@@ -93,15 +80,18 @@ func Create(name string, milliCPU int64) (*Group, error) {
 	return g, nil
 }
 
+// limit writes the quota the kubelet's MilliCPUToQuota gives (the simulator's
+// model/node function, so both engines limit alike).
 func (g *Group) limit(milliCPU int64) error {
-	q := Quota(milliCPU)
+	q := node.MilliCPUToQuota(milliCPU, 0)
+	quota, period := strconv.FormatInt(int64(q.Runtime/1000), 10), strconv.FormatInt(int64(q.Period/1000), 10)
 	if g.v2 {
-		return write(g.dirs[0], "cpu.max", fmt.Sprintf("%d %d", q.Microseconds(), period.Microseconds()))
+		return write(g.dirs[0], "cpu.max", quota+" "+period)
 	}
-	if err := write(g.dirs[0], "cpu.cfs_period_us", strconv.FormatInt(period.Microseconds(), 10)); err != nil {
+	if err := write(g.dirs[0], "cpu.cfs_period_us", period); err != nil {
 		return err
 	}
-	return write(g.dirs[0], "cpu.cfs_quota_us", strconv.FormatInt(q.Microseconds(), 10))
+	return write(g.dirs[0], "cpu.cfs_quota_us", quota)
 }
 
 // Add moves a process (all its threads) into the group.

@@ -8,26 +8,6 @@ import (
 	"time"
 )
 
-func TestQuotaIsTheKubeletsMilliCPUToQuota(t *testing.T) {
-	// pkg/kubelet/cm/helpers_linux.go MilliCPUToQuota: milliCPU × 100000 µs / 1000,
-	// raised to the 1000 µs minimum.
-	cases := []struct {
-		milli int64
-		want  time.Duration
-	}{
-		{1000, 100 * time.Millisecond},
-		{100, 10 * time.Millisecond},
-		{2500, 250 * time.Millisecond},
-		{10, time.Millisecond},
-		{5, time.Millisecond}, // 0.5 ms, raised to the floor
-	}
-	for _, c := range cases {
-		if got := Quota(c.milli); got != c.want {
-			t.Errorf("Quota(%dm) = %v, want %v", c.milli, got, c.want)
-		}
-	}
-}
-
 // A busy process under a 200m limit gets 20 ms of CPU per 100 ms period: over 1 s of
 // wall time, 200 ms, give or take a period's quota at each end (40 ms).
 func TestLimitCapsABusyProcess(t *testing.T) {
