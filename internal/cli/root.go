@@ -2,6 +2,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -21,9 +22,14 @@ type badInput struct{ error }
 
 // Main runs the CLI and returns the process exit code.
 func Main(args []string, stdout, stderr io.Writer) int {
+	return run(context.Background(), args, stdout, stderr)
+}
+
+// run is Main with a context that commands which run until stopped (serve) watch.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root := newRoot(stdout, stderr)
 	root.SetArgs(args)
-	err := root.Execute()
+	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return exitOK
 	}
@@ -65,7 +71,7 @@ requests, with what latency, and why.`,
 		return badInput{fmt.Errorf("%w\nSee '%s --help'.", err, c.CommandPath())}
 	})
 	root.AddCommand(newSimulate(stdout, stderr), newSweep(stdout, stderr), newValidate(stderr), newReport(stdout), newCompare(stdout),
-		newVersion(stdout), newExamples(stdout), newLibraries(stdout))
+		newVersion(stdout), newExamples(stdout), newLibraries(stdout), newServe(stdout, stderr))
 	// A wrong number of arguments is bad input too.
 	for _, c := range root.Commands() {
 		if check := c.Args; check != nil {
