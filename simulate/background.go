@@ -163,11 +163,11 @@ func (e *Engine) backgroundResult() []result.Background {
 	for _, w := range e.backgrounds {
 		rb := result.Background{Name: w.spec.Name, Node: e.nodes[w.node].name}
 		if w.grp != nil {
-			rb.CPUCores = round(w.grp.Used(e.end)/dur, 4)
+			rb.CPUCores = result.Round(w.grp.Used(e.end)/dur, 4)
 		}
 		if w.writer >= 0 {
 			rb.DiskWrittenBytes = e.nodes[w.node].disk.Writer(w.writer).Bytes
-			rb.DiskBytesPerSecond = round(float64(rb.DiskWrittenBytes)/dur, 0)
+			rb.DiskBytesPerSecond = result.Round(float64(rb.DiskWrittenBytes)/dur, 0)
 		}
 		out = append(out, rb)
 	}

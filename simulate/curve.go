@@ -4,6 +4,7 @@ import (
 	"math"
 	"time"
 
+	"trafficlab/model/client"
 	"trafficlab/scenario"
 )
 
@@ -20,7 +21,7 @@ type curve []segment
 
 type segment struct {
 	start   float64 // seconds from the start of the run
-	ramp    ramp
+	ramp    client.Ramp
 	before  float64 // Λ at start
 	arrives float64 // expected arrivals in the segment; +Inf for the last
 }
@@ -54,10 +55,10 @@ func newCurve(rc *scenario.RateCurve, run time.Duration) curve {
 		s := segment{start: p.t, before: before, arrives: math.Inf(1)}
 		if i+1 < len(pts) {
 			next := pts[i+1]
-			s.ramp = ramp{r0: p.rate, r1: next.rate, span: next.t - p.t}
-			s.arrives = (p.rate + next.rate) / 2 * s.ramp.span
+			s.ramp = client.Ramp{R0: p.rate, R1: next.rate, Span: next.t - p.t}
+			s.arrives = (p.rate + next.rate) / 2 * s.ramp.Span
 		} else {
-			s.ramp = ramp{r0: p.rate, r1: p.rate, span: 1}
+			s.ramp = client.Ramp{R0: p.rate, R1: p.rate, Span: 1}
 		}
 		before += s.arrives
 		c = append(c, s)
@@ -73,6 +74,6 @@ func (c curve) at(x float64, cursor *int) (float64, bool) {
 		*cursor++
 	}
 	s := &c[*cursor]
-	t, ok := s.ramp.at(x - s.before)
+	t, ok := s.ramp.At(x - s.before)
 	return s.start + t, ok
 }

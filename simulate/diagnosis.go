@@ -87,7 +87,7 @@ func waitMS(sum *spent, n int64) result.Wait {
 	if n == 0 {
 		return result.Wait{}
 	}
-	ms := func(part int) float64 { return round(float64(sum[part])/float64(n)/1e6, 4) }
+	ms := func(part int) float64 { return result.Round(float64(sum[part])/float64(n)/1e6, 4) }
 	return result.Wait{
 		Work: ms(partWork), Queue: ms(partQueue), CPU: ms(partCPU), Throttled: ms(partThrottled),
 		Disk: ms(partDisk), Dependency: ms(partDependency), Network: ms(partNetwork),
@@ -130,7 +130,7 @@ func (e *Engine) suspects() []result.Suspect {
 			continue
 		}
 		out = append(out, result.Suspect{
-			Node: e.nodes[k.node].name, Resource: partNames[k.part], ShareOfTail: round(share, 4),
+			Node: e.nodes[k.node].name, Resource: partNames[k.part], ShareOfTail: result.Round(share, 4),
 			SlowRequests: main[k], Neighbour: e.neighbour(k.node, k.part),
 		})
 	}
@@ -151,7 +151,7 @@ func share(part, whole int64) float64 {
 	if whole == 0 {
 		return 0
 	}
-	return round(float64(part)/float64(whole), 6)
+	return result.Round(float64(part)/float64(whole), 6)
 }
 
 // diagnose adds the node and pod diagnosis, the slow counts and the suspects to r,
@@ -171,7 +171,7 @@ func (e *Engine) diagnose(r *result.Result) {
 		rp.WaitMS = waitMS(&p.diag.okSpent, p.diag.ok)
 		if e.services[p.svc].limit > 0 {
 			st := p.grp.Stat(e.end)
-			rp.Throttling = &result.Throttling{Periods: st.NrPeriods, ThrottledPeriods: st.NrThrottled, ThrottledS: round(st.ThrottledTime.Seconds(), 6)}
+			rp.Throttling = &result.Throttling{Periods: st.NrPeriods, ThrottledPeriods: st.NrThrottled, ThrottledS: result.Round(st.ThrottledTime.Seconds(), 6)}
 		}
 		if p.logs != nil {
 			rp.LogBlocked = p.logs.Stats().Blocked
@@ -184,8 +184,8 @@ func (e *Engine) diagnose(r *result.Result) {
 		rn := &r.Nodes[i]
 		rn.Slow, rn.SlowShare = nodeSlow[i], share(nodeSlow[i], nodeOK[i])
 		if n.disk != nil && n.disk.Limited() {
-			rn.DiskUtilization = round(n.disk.Busy(e.end).Seconds()/dur, 4)
-			rn.DiskMaxWaitMS = round(float64(n.disk.Total().MaxWait)/1e6, 3)
+			rn.DiskUtilization = result.Round(n.disk.Busy(e.end).Seconds()/dur, 4)
+			rn.DiskMaxWaitMS = result.Round(float64(n.disk.Total().MaxWait)/1e6, 3)
 		}
 	}
 	r.Suspects = e.suspects()

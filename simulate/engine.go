@@ -248,10 +248,10 @@ type clientPod struct {
 	begun     sim.Time
 	issued    int64 // requests issued, answered or failed in this phase
 	done      int64
-	threadsOn int     // closed loop: threads in this phase
-	interval  float64 // open loop without a ramp: ns between arrivals
-	ramp      ramp    // open loop with a ramp
-	segment   int     // open loop on a rate curve: the current segment
+	threadsOn int         // closed loop: threads in this phase
+	interval  float64     // open loop without a ramp: ns between arrivals
+	ramp      client.Ramp // open loop with a ramp
+	segment   int         // open loop on a rate curve: the current segment
 	arrivals  int64
 	lambda    float64 // open loop, poisson ramp: expected arrivals up to the next one
 }
@@ -627,7 +627,7 @@ func (e *Engine) addClient(di int32, c *scenario.Client) error {
 	}
 	if c.RateCurve != nil {
 		d.curve = newCurve(c.RateCurve, e.sc.Spec.Duration.Duration)
-		d.phases = []scenario.Phase{{Rate: &scenario.Rate{PerSecond: d.curve[0].ramp.r0}}}
+		d.phases = []scenario.Phase{{Rate: &scenario.Rate{PerSecond: d.curve[0].ramp.R0}}}
 	}
 	d.runs = len(d.phases) * max(c.Repeat, 1)
 	if len(c.Phases) > 0 {

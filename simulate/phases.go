@@ -1,8 +1,7 @@
 package simulate
 
 import (
-	"math"
-
+	"trafficlab/model/client"
 	"trafficlab/scenario"
 	"trafficlab/sim"
 )
@@ -10,28 +9,6 @@ import (
 // A client pod runs its deployment's phases in order, repeated: each closed loop
 // (threads) or open loop (rate), ending after a duration or once a number of requests
 // are answered (as an `ab -n` run ends), then an optional pause.
-
-// ramp is an open loop whose rate moves linearly from r0 to r1 (per second) over span
-// seconds: the expected arrivals by t are Λ(t) = r0·t + (r1−r0)·t²/(2·span).
-type ramp struct {
-	r0, r1, span float64
-}
-
-// at inverts Λ: when the expected arrival count reaches x, in seconds from the start.
-// Written as 2x / (r0 + √(r0² + 4ax)) so it stays exact when the slope a is tiny or
-// negative; ok=false when a falling rate never gets there.
-func (r ramp) at(x float64) (float64, bool) {
-	a := (r.r1 - r.r0) / (2 * r.span)
-	disc := r.r0*r.r0 + 4*a*x
-	if disc < 0 {
-		return 0, false
-	}
-	den := r.r0 + math.Sqrt(disc)
-	if den <= 0 {
-		return 0, false
-	}
-	return 2 * x / den, true
-}
 
 func (d *deployment) phase(i int) *scenario.Phase { return &d.phases[i%len(d.phases)] }
 
@@ -69,10 +46,10 @@ func (e *Engine) startPhase(ci int32) {
 	if ph.Rate != nil {
 		cp.threadsOn = 0
 		cp.interval = 1e9 / ph.Rate.PerSecond
-		cp.ramp = ramp{}
+		cp.ramp = client.Ramp{}
 		cp.segment = 0
 		if ph.RampTo != nil {
-			cp.ramp = ramp{r0: ph.Rate.PerSecond, r1: ph.RampTo.PerSecond, span: ph.Duration.Seconds()}
+			cp.ramp = client.Ramp{R0: ph.Rate.PerSecond, R1: ph.RampTo.PerSecond, Span: ph.Duration.Seconds()}
 		}
 		e.k.At(now, e.evArrival, ci, cp.epoch)
 		return
@@ -177,7 +154,7 @@ func (e *Engine) nextArrival(ci int32) {
 			return
 		}
 		at = sim.Time(t * 1e9)
-	case cp.ramp.span > 0:
+	case cp.ramp.Span > 0:
 		// The next arrival where the expected count reaches the next whole number
 		// (constant) or the next sum of unit exponentials (poisson).
 		x := float64(cp.arrivals)
@@ -185,7 +162,7 @@ func (e *Engine) nextArrival(ci int32) {
 			cp.lambda += cp.rng.ExpFloat64()
 			x = cp.lambda
 		}
-		t, ok := cp.ramp.at(x)
+		t, ok := cp.ramp.At(x)
 		if !ok {
 			return
 		}

@@ -1,10 +1,6 @@
 package simulate
 
 import (
-	"math"
-
-	hdr "github.com/HdrHistogram/hdrhistogram-go"
-
 	"trafficlab/result"
 	"trafficlab/sim"
 )
@@ -22,7 +18,7 @@ func (e *Engine) Result() *result.Result {
 		ProxyMode:         e.mode,
 		IPVSScheduler:     sc.Spec.Cluster.IPVSScheduler,
 		Errors:            errorsOf(st.errors),
-		LatencyMS:         latency(st.latency),
+		LatencyMS:         result.LatencyOf(st.latency),
 		TimelineIntervalS: st.step.Seconds(),
 	}
 	failed := r.Errors.Total()
@@ -30,8 +26,8 @@ func (e *Engine) Result() *result.Result {
 		Total: st.ok + failed, OK: st.ok, Failed: failed,
 		InFlight: e.inFlight(), NotSent: st.notSent, Retried: st.retries,
 	}
-	r.ThroughputRPS = round(float64(st.ok)/dur, 3)
-	r.RateRPS = round(float64(st.sent)/dur, 3)
+	r.ThroughputRPS = result.Round(float64(st.ok)/dur, 3)
+	r.RateRPS = result.Round(float64(st.sent)/dur, 3)
 
 	nodeUsed := e.nodeCPU(e.end)
 	for i := range e.pods {
@@ -52,8 +48,8 @@ func (e *Engine) Result() *result.Result {
 		rp := result.Pod{
 			Name: p.name, Service: e.services[p.svc].name, Node: e.nodes[p.node].name,
 			Requests: p.requests, Connections: p.connections,
-			CPUUtilization: round(util, 4), CPUCores: round(cores, 4),
-			StartS: p.created.Seconds(), PendingS: round((p.scheduled - p.created).Seconds(), 6), Errors: errorsOf(p.errors),
+			CPUUtilization: result.Round(util, 4), CPUCores: result.Round(cores, 4),
+			StartS: p.created.Seconds(), PendingS: result.Round((p.scheduled - p.created).Seconds(), 6), Errors: errorsOf(p.errors),
 		}
 		if p.firstReady >= 0 {
 			rp.ReadyS = seconds(p.firstReady)
@@ -71,12 +67,12 @@ func (e *Engine) Result() *result.Result {
 		if c := n.cpu.Cores(); c > 0 {
 			util = nodeUsed[i] / (c * dur)
 		}
-		rn := result.Node{Name: n.name, CPU: n.cpu.Cores(), CPUUtilization: round(util, 4), Pods: n.pods}
+		rn := result.Node{Name: n.name, CPU: n.cpu.Cores(), CPUUtilization: result.Round(util, 4), Pods: n.pods}
 		if n.nicOut != nil {
 			// Packets handed to a NIC before the end but sent after it count in full.
-			rn.NICTxUtilization = round(min(1, n.nicOut.Busy.Seconds()/dur), 4)
-			rn.NICRxUtilization = round(min(1, n.nicIn.Busy.Seconds()/dur), 4)
-			rn.NICMaxWaitMS = round(max(n.nicOut.MaxWait, n.nicIn.MaxWait).Seconds()*1e3, 3)
+			rn.NICTxUtilization = result.Round(min(1, n.nicOut.Busy.Seconds()/dur), 4)
+			rn.NICRxUtilization = result.Round(min(1, n.nicIn.Busy.Seconds()/dur), 4)
+			rn.NICMaxWaitMS = result.Round(max(n.nicOut.MaxWait, n.nicIn.MaxWait).Seconds()*1e3, 3)
 		}
 		r.Nodes = append(r.Nodes, rn)
 	}
@@ -123,7 +119,7 @@ func (e *Engine) Result() *result.Result {
 	for _, p := range st.timeline {
 		pt := result.Point{
 			TS: p.t.Seconds(), Requests: p.requests, Errors: p.errors.total(),
-			P50MS: nsToMS(p.p50), P90MS: nsToMS(p.p90), P99MS: nsToMS(p.p99), P999MS: nsToMS(p.p999), Slow: p.slow,
+			P50MS: result.MS(p.p50), P90MS: result.MS(p.p90), P99MS: result.MS(p.p99), P999MS: result.MS(p.p999), Slow: p.slow,
 			Replicas: map[string]int{}, DesiredReplicas: map[string]int{}, ReadyEndpoints: map[string]int{},
 		}
 		if len(p.podRequests) > 0 && len(e.pods) <= maxPodSeries {
@@ -136,7 +132,7 @@ func (e *Engine) Result() *result.Result {
 			pt.NodeCPUCores = make(map[string]float64, len(p.nodeCPU))
 			span := (min(p.t+st.step, e.end) - p.t).Seconds()
 			for i, used := range p.nodeCPU {
-				pt.NodeCPUCores[e.nodes[i].name] = round(used/span, 4)
+				pt.NodeCPUCores[e.nodes[i].name] = result.Round(used/span, 4)
 			}
 		}
 		for i, s := range p.services {
@@ -158,7 +154,7 @@ func (e *Engine) Result() *result.Result {
 		r.Histogram = st.buckets.result()
 	}
 	r.Samples = st.samples.result()
-	r.LatencySpectrum = spectrum(st.latency)
+	r.LatencySpectrum = result.SpectrumOf(st.latency)
 	for i := range e.envoys {
 		r.Sidecars = append(r.Sidecars, e.sidecarResult(&e.envoys[i]))
 	}
@@ -212,38 +208,4 @@ func (e *Engine) inFlight() int64 {
 		}
 	}
 	return n
-}
-
-func latency(h *hdr.Histogram) result.Latency {
-	if h.TotalCount() == 0 {
-		return result.Latency{}
-	}
-	return result.Latency{
-		Min: nsToMS(h.Min()), Mean: round(h.Mean()/1e6, 3),
-		P50: nsToMS(h.ValueAtQuantile(50)), P90: nsToMS(h.ValueAtQuantile(90)),
-		P95: nsToMS(h.ValueAtQuantile(95)), P99: nsToMS(h.ValueAtQuantile(99)),
-		P999: nsToMS(h.ValueAtQuantile(99.9)), Max: nsToMS(h.Max()),
-	}
-}
-
-// nsToMS is a histogram value in milliseconds, to the microsecond.
-func nsToMS(v int64) float64 { return round(float64(v)/1e6, 3) }
-
-// spectrum is HdrHistogram's percentile distribution of the latencies: five steps
-// per halving of the remaining tail, as its percentile output prints them.
-func spectrum(h *hdr.Histogram) []result.Percentile {
-	if h.TotalCount() == 0 {
-		return nil
-	}
-	var out []result.Percentile
-	for _, b := range h.CumulativeDistributionWithTicks(5) {
-		out = append(out, result.Percentile{Percentile: round(b.Quantile, 6), MS: nsToMS(b.ValueAt), Count: b.Count})
-	}
-	return out
-}
-
-// round keeps JSON short and stable: digits beyond these are noise in a simulation.
-func round(x float64, digits int) float64 {
-	p := math.Pow(10, float64(digits))
-	return math.Round(x*p) / p
 }

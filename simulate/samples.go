@@ -54,7 +54,7 @@ func (b *buckets) result() []result.Bucket {
 			out[i].ToMS = &to
 		}
 		if total > 0 {
-			out[i].Share = round(float64(b.counts[i])/float64(total), 6)
+			out[i].Share = result.Round(float64(b.counts[i])/float64(total), 6)
 		}
 	}
 	return out
@@ -99,7 +99,7 @@ func (r *reservoir) result() []result.Sample {
 	slices.SortStableFunc(kept, func(a, b sampled) int { return int(a.sent - b.sent) })
 	out := make([]result.Sample, len(kept))
 	for i, s := range kept {
-		out[i] = result.Sample{TS: round(s.sent.Seconds(), 6), LatencyMS: round(ms(s.latency), 4)}
+		out[i] = result.Sample{TS: result.Round(s.sent.Seconds(), 6), LatencyMS: result.Round(ms(s.latency), 4)}
 		if s.kind >= 0 {
 			out[i].Error = errorNames[s.kind]
 		}

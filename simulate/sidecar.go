@@ -838,11 +838,11 @@ func (e *Engine) sidecarResult(x *envoy) result.Sidecar {
 		r.Direction = "inbound"
 	}
 	if life > 0 {
-		r.WorkerUtilization = round(busy.Seconds()/(life*float64(len(x.workers))), 4)
+		r.WorkerUtilization = result.Round(busy.Seconds()/(life*float64(len(x.workers))), 4)
 		used := x.grp.Used(now)
-		r.CPUCores = round(used/life, 4)
+		r.CPUCores = result.Round(used/life, 4)
 		if c := x.grp.Capacity(); c > 0 {
-			r.CPUUtilization = round(used/(c*life), 4)
+			r.CPUUtilization = result.Round(used/(c*life), 4)
 		}
 	}
 	return r

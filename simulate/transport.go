@@ -360,7 +360,7 @@ func (e *Engine) noteWire(id client.ConnID, closed sim.Time) {
 	}
 	c := e.conns.Get(id)
 	rec := result.TCPConn{
-		Client: e.cpods[e.poolOwner[c.Pool]].name, Pod: e.pods[c.Pod].name, OpenedS: round(c.Opened.Seconds(), 6),
+		Client: e.cpods[e.poolOwner[c.Pool]].name, Pod: e.pods[c.Pod].name, OpenedS: result.Round(c.Opened.Seconds(), 6),
 		Retransmits: st.Retransmits, RTOEvents: st.RTOs, TLPEvents: st.TLPs,
 	}
 	if closed >= 0 {
