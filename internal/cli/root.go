@@ -71,7 +71,7 @@ requests, with what latency, and why.`,
 		return badInput{fmt.Errorf("%w\nSee '%s --help'.", err, c.CommandPath())}
 	})
 	root.AddCommand(newSimulate(stdout, stderr), newSweep(stdout, stderr), newValidate(stderr), newReport(stdout), newCompare(stdout),
-		newVersion(stdout), newExamples(stdout), newLibraries(stdout), newServe(stdout, stderr))
+		newVersion(stdout), newExamples(stdout), newLibraries(stdout), newServe(stdout, stderr), newLoad(stdout, stderr))
 	// A wrong number of arguments is bad input too.
 	for _, c := range root.Commands() {
 		if check := c.Args; check != nil {

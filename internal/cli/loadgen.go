@@ -1,0 +1,354 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"slices"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"trafficlab/emulate/load"
+	"trafficlab/scenario"
+)
+
+// loadFlags are the flags of `trafficlab load`.
+type loadFlags struct {
+	target, scenario, client string
+	sets                     []string
+	threads                  int
+	rate, arrival            string
+	duration, timeout, think time.Duration
+	library, reuse           string
+	maxPerHost, maxIdle      int
+	idleTimeout, lifetime    time.Duration
+	http2                    bool
+	maxInFlight              int
+	maxRequests              int64
+	seed                     int64
+	httpClient, output       string
+	quiet                    bool
+}
+
+// shaping are the flags that describe the load themselves; with --scenario the
+// client spec does, so they are refused there.
+var shaping = []string{"threads", "rate", "arrival", "timeout", "think-time", "library", "reuse",
+	"max-per-host", "max-idle-per-host", "idle-timeout", "max-lifetime", "http2", "max-in-flight"}
+
+func newLoad(stdout, stderr io.Writer) *cobra.Command {
+	var f loadFlags
+	c := &cobra.Command{
+		Use:   "load --target URL (--threads N | --rate R) [flags]",
+		Short: "Send real HTTP load to a target, shaped like a scenario's client",
+		Long: `load is trafficlab's load generator: it sends real HTTP requests to --target, the way
+one pod of a scenario's client would, and reports which pods answered, how fast and
+with what errors, in the simulator's own terms. trafficlab emulate runs it inside a
+client pod's network namespace; on its own it tests any HTTP server.
+
+The load is a closed loop (--threads N: each thread sends a request, waits for the
+answer, thinks, sends the next) or an open loop (--rate 1000/s, also /m and /h:
+requests start on a schedule, evenly spaced or with --arrival poisson, whatever the
+answers do). An open loop measures each latency from the request's intended start,
+so when the server or a full connection pool holds requests back, the wait shows
+instead of being hidden (coordinated omission); an arrival that finds every slot
+busy (--max-in-flight) is counted as not sent.
+
+Connections are pooled the way the client library does (--library, see
+'trafficlab libraries'): reuse none (a new connection per request, as curl in a
+loop), per-thread (a connection pool per thread) or shared (one pool for the
+process), with a cap on connections (--max-per-host), on idle ones, an idle timeout
+and a max lifetime after which a connection is replaced. Flags given win over the
+library's defaults. --http2 speaks h2c, every request of a pool multiplexed on one
+connection.
+
+Each answer names its pod in the X-Trafficlab-Pod header (trafficlab serve sets
+it): the report counts answers per pod, and the connections that reached each pod,
+which shows a reused connection staying on the pod kube-proxy picked for it.
+Failures are named as the simulator names them: timeout, connection_refused,
+connection_reset, connection_closed, http_503; anything else is counted as other
+and shown.
+
+With --scenario FILE the client spec comes from the scenario (--client NAME when
+it has several; --set overrides values as in simulate); --target is where that
+client's Service answers. The run ends after --duration (default: the scenario's,
+else 10s), when the scenario's phases are done, or after --max-requests.`,
+		Example: `  # 5 threads, keep-alive connections shared as Go's http.DefaultClient does
+  trafficlab load --target http://127.0.0.1:8080/ --threads 5 --library go-net-http
+
+  # An open loop at 1000 requests per second, Poisson arrivals, 2 s timeout
+  trafficlab load --target http://127.0.0.1:8080/ --rate 1000/s --arrival poisson --timeout 2s
+
+  # A new connection per request (curl in a loop), for 30 s, as JSON
+  trafficlab load --target http://10.0.0.5/ --threads 1 --reuse none --duration 30s -o json
+
+  # The first client of a scenario, against a server listening locally
+  trafficlab load --scenario examples/r1-shared-client-5-threads.yaml --target http://127.0.0.1:8080/`,
+		Args: func(c *cobra.Command, args []string) error {
+			if err := cobra.NoArgs(c, args); err != nil {
+				return badInput{fmt.Errorf("%w\nSee '%s --help'.", err, c.CommandPath())}
+			}
+			return nil
+		},
+		RunE: func(c *cobra.Command, _ []string) error {
+			cfg, err := f.config(c, stderr)
+			if err != nil {
+				return err
+			}
+			if f.output != "text" && f.output != "json" {
+				return badInput{fmt.Errorf("-o %q: want text or json", f.output)}
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			if !f.quiet {
+				fmt.Fprintf(stderr, "load: %s → %s for %v (Ctrl-C stops and reports)\n", describeLoad(cfg), cfg.Target, cfg.Duration)
+			}
+			rep, err := load.Run(ctx, cfg)
+			if err != nil {
+				return badInput{err}
+			}
+			if f.output == "json" {
+				enc := json.NewEncoder(stdout)
+				enc.SetIndent("", "  ")
+				return enc.Encode(rep)
+			}
+			return writeLoadText(stdout, rep)
+		},
+	}
+	fl := c.Flags()
+	fl.StringVar(&f.target, "target", "", "URL to send requests to: http://HOST:PORT/PATH (required)")
+	fl.IntVar(&f.threads, "threads", 0, "closed loop: this many threads, each waiting for its answer before the next request")
+	fl.StringVar(&f.rate, "rate", "", "open loop: requests per second, minute or hour: 1000/s, 60/m, 3600/h")
+	fl.StringVar(&f.arrival, "arrival", scenario.ArrivalConstant, "open-loop arrivals: constant (evenly spaced) or poisson")
+	fl.DurationVar(&f.duration, "duration", 0, "how long to send, e.g. 10s, 2m (default: the scenario's duration, else 10s)")
+	fl.DurationVar(&f.timeout, "timeout", 0, "timeout of one request, sending to last byte (default: the library's, else 30s)")
+	fl.DurationVar(&f.think, "think-time", 0, "closed loop: pause after each answer")
+	fl.StringVar(&f.library, "library", "", "client library whose pooling defaults to use: go-net-http, dotnet-httpclient, fortio, ...\n(see 'trafficlab libraries')")
+	fl.StringVar(&f.reuse, "reuse", "", "connection reuse: none (a new one per request), per-thread or shared (default: the library's, else shared)")
+	fl.IntVar(&f.maxPerHost, "max-per-host", 0, "most connections in a pool, busy or idle; requests beyond wait (0 = unlimited)")
+	fl.IntVar(&f.maxIdle, "max-idle-per-host", 0, "most idle connections kept in a pool; extra ones close after use (0 = unlimited)")
+	fl.DurationVar(&f.idleTimeout, "idle-timeout", 0, "close connections idle this long (0 = never)")
+	fl.DurationVar(&f.lifetime, "max-lifetime", 0, "replace connections this old when next used (0 = never)")
+	fl.BoolVar(&f.http2, "http2", false, "speak HTTP/2 without TLS (h2c, prior knowledge)")
+	fl.IntVar(&f.maxInFlight, "max-in-flight", 0, "open loop: most requests in flight; arrivals beyond are not sent (0 = unbounded)")
+	fl.Int64Var(&f.maxRequests, "max-requests", 0, fmt.Sprintf("stop after sending this many requests (0 = %d)", load.DefaultMaxRequests))
+	fl.Int64Var(&f.seed, "seed", 0, "random seed of arrivals and think times (default: the scenario's)")
+	fl.StringVar(&f.scenario, "scenario", "", "take the client spec from this scenario file")
+	fl.StringVar(&f.client, "client", "", "with --scenario: the client's name (default: its only client)")
+	fl.StringArrayVar(&f.sets, "set", nil, "with --scenario: override a scenario value, --set spec.clients[0].threads=8 (repeatable)")
+	fl.StringVar(&f.httpClient, "http-client", load.ClientTrafficlab, "HTTP/1.1 client: trafficlab (fast, pools as the library profile says)\nor net/http (Go's Transport, Go's own pooling, about half the rate); HTTP/2 always uses net/http")
+	fl.StringVarP(&f.output, "output", "o", "text", "report format: text or json")
+	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no start line on stderr")
+	return c
+}
+
+// config turns the flags into a load.Config; every problem is bad input.
+func (f *loadFlags) config(c *cobra.Command, stderr io.Writer) (load.Config, error) {
+	bad := func(format string, a ...any) (load.Config, error) {
+		return load.Config{}, badInput{fmt.Errorf(format+"\nSee '%s --help'.", append(a, c.CommandPath())...)}
+	}
+	changed := c.Flags().Changed
+	if f.target == "" {
+		return bad("--target is required: the URL to send requests to, e.g. --target http://127.0.0.1:8080/")
+	}
+	var (
+		client   *scenario.Client
+		duration = 10 * time.Second
+		seed     = f.seed
+	)
+	if f.scenario != "" {
+		for _, name := range shaping {
+			if changed(name) {
+				return bad("--%s cannot be used with --scenario: the client spec sets it (use --set spec.clients[N]....)", name)
+			}
+		}
+		sc, _, err := loadScenario([]string{f.scenario}, f.sets, stderr)
+		if err != nil {
+			return load.Config{}, err
+		}
+		if client, err = pickClient(sc, f.client); err != nil {
+			return load.Config{}, badInput{err}
+		}
+		duration = sc.Spec.Duration.Duration
+		if !changed("seed") {
+			seed = sc.Spec.Seed
+		}
+	} else {
+		if changed("client") || changed("set") {
+			return bad("--client and --set need --scenario")
+		}
+		var err error
+		if client, err = f.clientSpec(changed); err != nil {
+			return bad("%v", err)
+		}
+	}
+	if changed("duration") {
+		duration = f.duration
+	}
+	cfg, err := load.FromClient(client, f.target, duration, seed)
+	if err != nil {
+		return bad("%v", err)
+	}
+	cfg.MaxRequests = f.maxRequests
+	if changed("http-client") || cfg.Conn.Protocol != scenario.ProtocolHTTP2 {
+		cfg.HTTPClient = f.httpClient
+	}
+	return cfg, nil
+}
+
+// clientSpec is the client the flags describe, as a scenario would write it, so
+// that the library's defaults fill what the flags leave out exactly as there.
+func (f *loadFlags) clientSpec(changed func(string) bool) (*scenario.Client, error) {
+	cl := &scenario.Client{Name: "load", Library: f.library, Arrival: f.arrival, MaxInFlight: f.maxInFlight}
+	switch {
+	case changed("threads") && changed("rate"):
+		return nil, errors.New("give --threads or --rate, not both")
+	case changed("rate"):
+		r, err := scenario.ParseRate(f.rate)
+		if err != nil {
+			return nil, fmt.Errorf("--rate: %v", err)
+		}
+		cl.Rate = &r
+	case f.threads > 0:
+		cl.Threads = f.threads
+	default:
+		return nil, errors.New("give --threads N (a closed loop) or --rate R, e.g. 1000/s (an open loop)")
+	}
+	if changed("arrival") && cl.Rate == nil {
+		return nil, errors.New("--arrival needs --rate")
+	}
+	if changed("timeout") {
+		cl.Timeout = &metav1.Duration{Duration: f.timeout}
+	}
+	if f.think > 0 {
+		cl.ThinkTime = &scenario.Distribution{Distribution: scenario.DistConstant, Value: metav1.Duration{Duration: f.think}}
+	}
+	conn := &cl.Connections
+	conn.Reuse = f.reuse
+	if f.http2 {
+		conn.Protocol = scenario.ProtocolHTTP2
+	}
+	if changed("max-per-host") {
+		conn.MaxPerHost = &f.maxPerHost
+	}
+	if changed("max-idle-per-host") {
+		conn.MaxIdlePerHost = &f.maxIdle
+	}
+	if changed("idle-timeout") {
+		conn.IdleTimeout = &metav1.Duration{Duration: f.idleTimeout}
+	}
+	if changed("max-lifetime") {
+		conn.MaxLifetime = &metav1.Duration{Duration: f.lifetime}
+	}
+	return cl, nil
+}
+
+// pickClient is the scenario's client called name, or its only one.
+func pickClient(sc *scenario.Scenario, name string) (*scenario.Client, error) {
+	var names []string
+	for i := range sc.Spec.Clients {
+		c := &sc.Spec.Clients[i]
+		if c.Name == name || (name == "" && len(sc.Spec.Clients) == 1) {
+			return c, nil
+		}
+		names = append(names, c.Name)
+	}
+	if name == "" {
+		return nil, fmt.Errorf("the scenario has %d clients; pick one with --client (%s)", len(names), strings.Join(names, ", "))
+	}
+	return nil, fmt.Errorf("the scenario has no client %q; its clients: %s", name, strings.Join(names, ", "))
+}
+
+// describeLoad is the start line's summary of the load.
+func describeLoad(cfg load.Config) string {
+	var parts []string
+	for _, p := range cfg.Phases {
+		switch {
+		case p.Rate > 0:
+			parts = append(parts, scenario.Rate{PerSecond: p.Rate}.String())
+		default:
+			parts = append(parts, fmt.Sprintf("%d threads", p.Threads))
+		}
+	}
+	s := strings.Join(parts, ", ")
+	if cfg.Library != "" {
+		s += " as " + cfg.Library
+	}
+	return s + ", " + cfg.Conn.Reuse + " connections, " + cfg.Conn.Protocol
+}
+
+// writeLoadText is the report for people.
+func writeLoadText(w io.Writer, r *load.Report) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	p := func(format string, a ...any) { fmt.Fprintf(tw, format+"\n", a...) }
+	pool := r.Pool
+	lib := ""
+	if r.Library != "" {
+		lib = " (library " + r.Library + ")"
+	}
+	p("Target\t%s", r.Target)
+	p("Load\t%s%s", r.Load, lib)
+	p("Pool\t%s, %s, max per host %s, max idle %s, idle timeout %s, max lifetime %s", pool.Reuse, pool.Protocol,
+		limit(pool.MaxPerHost), limit(pool.MaxIdlePerHost), seconds0(pool.IdleTimeoutS), seconds0(pool.MaxLifetimeS))
+	p("Ran\t%.2fs, ended by %s", r.DurationS, r.EndReason)
+	q := r.Requests
+	p("Requests\t%d answered, %d failed, %d in flight at the end, %d not sent, %d resent", q.OK, q.Failed, q.InFlight, q.NotSent, q.Retried)
+	p("Throughput\t%.1f/s answered, %.1f/s sent", r.ThroughputRPS, r.RateRPS)
+	e := r.Errors
+	p("Errors\ttimeout %d, connection_refused %d, connection_reset %d, connection_closed %d, http_503 %d",
+		e.Timeout, e.ConnectionRefused, e.ConnectionReset, e.ConnectionClosed, e.HTTP503)
+	others := make([]string, 0, len(r.OtherErrors))
+	for k := range r.OtherErrors {
+		others = append(others, k)
+	}
+	slices.Sort(others)
+	for i, k := range others {
+		label := ""
+		if i == 0 {
+			label = "Other errors"
+		}
+		p("%s\t%d × %s", label, r.OtherErrors[k], k)
+	}
+	l := r.LatencyMS
+	p("Latency ms\tmin %g, mean %g, p50 %g, p90 %g, p95 %g, p99 %g, p99.9 %g, max %g", l.Min, l.Mean, l.P50, l.P90, l.P95, l.P99, l.P999, l.Max)
+	cs := r.Connections
+	p("Connections\t%d opened (%d at most at once), %d dial failures, %d replaced for age, %d reached more than one pod",
+		cs.Opened, cs.PeakOpen, cs.DialFailures, cs.Retired, cs.Unpinned)
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(r.Pods) == 0 {
+		_, err := fmt.Fprintf(w, "\nNo answer named a pod (%d without the %s header).\n", r.NoPodHeader, load.PodHeader)
+		return err
+	}
+	fmt.Fprintf(w, "\nPods: %d reached\n", r.PodsReached)
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "POD\tREQUESTS\tSHARE\tCONNECTIONS\tERRORS\t")
+	var total int64
+	for _, pd := range r.Pods {
+		total += pd.Requests
+	}
+	for _, pd := range r.Pods {
+		fmt.Fprintf(tw, "%s\t%d\t%.1f%%\t%d\t%d\t\n", pd.Name, pd.Requests, 100*float64(pd.Requests)/float64(max(total, 1)), pd.Connections, pd.Errors)
+	}
+	if r.NoPodHeader > 0 {
+		fmt.Fprintf(tw, "(no %s header)\t%d\t\t\t\t\n", load.PodHeader, r.NoPodHeader)
+	}
+	return tw.Flush()
+}
+
+// seconds0 writes a duration in seconds, 0 as never.
+func seconds0(s float64) string {
+	if s == 0 {
+		return "never"
+	}
+	return (time.Duration(s * float64(time.Second))).String()
+}

@@ -1,0 +1,125 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"trafficlab/emulate/load"
+)
+
+// runLoadCLI runs `trafficlab load ARGS` as Main does.
+func runLoadCLI(args ...string) (code int, stdout, stderr string) {
+	return runCLI(append([]string{"load"}, args...)...)
+}
+
+type podCtxKey struct{}
+
+// podsServer answers as two pods, one per connection in turn.
+func podsServer(t *testing.T) *httptest.Server {
+	var conns atomic.Int64
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set(load.PodHeader, r.Context().Value(podCtxKey{}).(string))
+		_, _ = w.Write([]byte("ok"))
+	}))
+	srv.Config.ConnContext = func(ctx context.Context, _ net.Conn) context.Context {
+		return context.WithValue(ctx, podCtxKey{}, fmt.Sprintf("web-%d", (conns.Add(1)-1)%2))
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func TestLoadHelpTeaches(t *testing.T) {
+	code, out, _ := runLoadCLI("--help")
+	if code != exitOK {
+		t.Fatalf("exit %d", code)
+	}
+	for _, want := range []string{"--threads", "--rate", "intended start", "coordinated omission", "X-Trafficlab-Pod",
+		"connection_reset", "trafficlab libraries", "--scenario", "Examples:"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("help lacks %q", want)
+		}
+	}
+}
+
+func TestLoadBadInput(t *testing.T) {
+	scn := writeTemp(t, "s.yaml", good)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--threads", "2"}, "--target is required"},
+		{[]string{"--target", "http://127.0.0.1:1/"}, "give --threads N"},
+		{[]string{"--target", "http://127.0.0.1:1/", "--threads", "2", "--rate", "10/s"}, "not both"},
+		{[]string{"--target", "http://127.0.0.1:1/", "--rate", "1000"}, "rates need a unit"},
+		{[]string{"--target", "http://127.0.0.1:1/", "--threads", "2", "--reuse", "sometimes"}, "reuse"},
+		{[]string{"--target", "https://127.0.0.1:1/", "--threads", "2"}, "http://"},
+		{[]string{"--target", "http://127.0.0.1:1/", "--threads", "2", "--library", "netscape"}, "unknown library"},
+		{[]string{"--target", "http://127.0.0.1:1/", "--threads", "2", "--client", "x"}, "need --scenario"},
+		{[]string{"--target", "http://127.0.0.1:1/", "--threads", "2", "-o", "xml"}, "want text or json"},
+		{[]string{"--target", "http://127.0.0.1:1/", "--threads", "2", "--http2", "--http-client", "trafficlab"}, "HTTP/1.1"},
+		{[]string{"--target", "http://127.0.0.1:1/", "--threads", "x"}, "invalid argument"},
+		{[]string{"--target", "http://127.0.0.1:1/", "--threads", "2", "extra"}, "unknown command"},
+		{[]string{"--scenario", scn, "--target", "http://127.0.0.1:1/", "--threads", "3"}, "cannot be used with --scenario"},
+		{[]string{"--scenario", scn, "--target", "http://127.0.0.1:1/", "--client", "nobody"}, `no client "nobody"`},
+		{[]string{"--scenario", scn, "--target", "http://127.0.0.1:1/", "--set", "spec.clients[0].threads=-1"}, "threads"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			code, out, errOut := runLoadCLI(tc.args...)
+			if code != exitBadInput || !strings.Contains(errOut, tc.want) || out != "" {
+				t.Errorf("exit %d, stderr %q, stdout %q; want 2 and %q", code, errOut, out, tc.want)
+			}
+		})
+	}
+}
+
+func TestLoadRuns(t *testing.T) {
+	srv := podsServer(t)
+	t.Run("json", func(t *testing.T) {
+		code, out, errOut := runLoadCLI("--target", srv.URL+"/", "--threads", "2", "--duration", "300ms", "--reuse", "none", "-o", "json", "-q")
+		if code != exitOK {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		var r load.Report
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatal(err)
+		}
+		if r.Requests.OK == 0 || r.Requests.Failed != 0 || r.PodsReached != 2 || r.Connections.Opened < r.Requests.OK || len(r.Timeline) == 0 {
+			t.Errorf("report %+v", r)
+		}
+	})
+	t.Run("text", func(t *testing.T) {
+		code, out, errOut := runLoadCLI("--target", srv.URL+"/", "--rate", "200/s", "--duration", "300ms", "--library", "go-net-http")
+		if code != exitOK {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		for _, want := range []string{"Requests", "Latency ms", "Connections", "POD", "web-", "library go-net-http", "max idle 2"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("report lacks %q:\n%s", want, out)
+			}
+		}
+		if !strings.Contains(errOut, "load: 200/s as go-net-http") {
+			t.Errorf("no start line on stderr: %q", errOut)
+		}
+	})
+	t.Run("scenario", func(t *testing.T) {
+		code, out, errOut := runLoadCLI("--scenario", writeTemp(t, "s.yaml", good), "--target", srv.URL+"/", "--duration", "300ms", "-o", "json", "-q")
+		if code != exitOK {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		var r load.Report
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatal(err)
+		}
+		if r.Client != "caller" || r.Load != "2 threads" || r.Requests.OK == 0 || r.Seed != 0 {
+			t.Errorf("report %+v", r)
+		}
+	})
+}
