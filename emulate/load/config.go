@@ -14,9 +14,11 @@
 package load
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
+	"net"
 	"net/url"
 	"time"
 
@@ -82,6 +84,9 @@ type Config struct {
 	// HTTPClient is ClientTrafficlab (the default for HTTP/1.1) or ClientNetHTTP
 	// (Go's net/http Transport; always for HTTP/2).
 	HTTPClient string
+	// Dial, if set, opens every connection instead of a net.Dialer: the emulator
+	// dials from inside the client pod's network namespace with it.
+	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
 }
 
 // HTTP clients a run can use.

@@ -12,7 +12,7 @@ import (
 // model/client.Pool does.
 func TestIdlePick(t *testing.T) {
 	now := time.Now()
-	tr := newTracker()
+	tr := newTracker(nil)
 	mk := func(born, used time.Duration) *h1conn {
 		return &h1conn{tc: &conn{t: tr, born: now.Add(-born)}, lastUsed: now.Add(-used)}
 	}

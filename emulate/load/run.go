@@ -48,7 +48,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		cfg.Arrival = scenario.ArrivalConstant
 	}
 	r := &runner{cfg: cfg, think: think, thinks: cfg.ThinkTime != nil,
-		maxRequests: cfg.maxRequests(), tracker: newTracker(), jobs: make(chan job)}
+		maxRequests: cfg.maxRequests(), tracker: newTracker(cfg.Dial), jobs: make(chan job)}
 	if cfg.client() == ClientNetHTTP {
 		if r.tmpl, r.body, err = template(&cfg); err != nil {
 			return nil, err

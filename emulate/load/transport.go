@@ -99,7 +99,7 @@ func (c *conn) notePod(pod string) {
 
 // tracker dials and counts connections for every pool of a run.
 type tracker struct {
-	dialer                           net.Dialer
+	dialContext                      func(ctx context.Context, network, addr string) (net.Conn, error)
 	opened, open, peak, dialFailures atomic.Int64
 	retired, unpinned                atomic.Int64
 
@@ -107,10 +107,16 @@ type tracker struct {
 	podConns map[string]int64 // connections by the pod they reached first
 }
 
-func newTracker() *tracker { return &tracker{podConns: map[string]int64{}} }
+// newTracker counts the connections dial opens; nil dial is a plain net.Dialer's.
+func newTracker(dial func(ctx context.Context, network, addr string) (net.Conn, error)) *tracker {
+	if dial == nil {
+		dial = (&net.Dialer{}).DialContext
+	}
+	return &tracker{dialContext: dial, podConns: map[string]int64{}}
+}
 
 func (t *tracker) dial(ctx context.Context, network, addr string) (net.Conn, error) {
-	c, err := t.dialer.DialContext(ctx, network, addr)
+	c, err := t.dialContext(ctx, network, addr)
 	if err != nil {
 		if !errors.Is(ctx.Err(), context.Canceled) { // not a dial the run's end cut off
 			t.dialFailures.Add(1)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -97,3 +98,75 @@ func InNetns(name string, f func() error) error {
 	}()
 	return <-errc
 }
+
+// Dialer opens TCP connections from inside a network namespace, for a client that
+// runs in this process (the load generator): a socket belongs to the namespace of
+// the thread that creates it, so dials are handed to goroutines locked on threads
+// that joined the namespace.
+type Dialer struct {
+	reqs chan dialReq
+	done chan struct{}
+}
+
+type dialReq struct {
+	ctx           context.Context
+	network, addr string
+	reply         chan dialResult
+}
+
+type dialResult struct {
+	c   net.Conn
+	err error
+}
+
+// dialers is how many dials may be under way at once: a dial on a veth takes tens of
+// microseconds, so a few threads keep up with a new connection per request.
+const dialers = 4
+
+// NewDialer starts a Dialer in the named namespace; Close stops it.
+func NewDialer(ns string) (*Dialer, error) {
+	d := &Dialer{reqs: make(chan dialReq), done: make(chan struct{})}
+	started := make(chan error, 2*dialers) // each sends once in, once at the end
+	for range dialers {
+		go func() {
+			// Started in the namespace and never left: InNetns discards the thread.
+			started <- InNetns(ns, func() error {
+				started <- nil
+				var nd net.Dialer
+				for {
+					select {
+					case r := <-d.reqs:
+						c, err := nd.DialContext(r.ctx, r.network, r.addr)
+						r.reply <- dialResult{c, err}
+					case <-d.done:
+						return nil
+					}
+				}
+			})
+		}()
+	}
+	for range dialers {
+		if err := <-started; err != nil {
+			d.Close()
+			return nil, err
+		}
+	}
+	return d, nil
+}
+
+// DialContext dials addr from inside the namespace.
+func (d *Dialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	r := dialReq{ctx, network, addr, make(chan dialResult, 1)}
+	select {
+	case d.reqs <- r:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-d.done:
+		return nil, net.ErrClosed
+	}
+	res := <-r.reply
+	return res.c, res.err
+}
+
+// Close stops the Dialer's goroutines; connections it opened stay open.
+func (d *Dialer) Close() { close(d.done) }
