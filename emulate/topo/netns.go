@@ -170,3 +170,16 @@ func (d *Dialer) DialContext(ctx context.Context, network, addr string) (net.Con
 
 // Close stops the Dialer's goroutines; connections it opened stay open.
 func (d *Dialer) Close() { close(d.done) }
+
+// Exec runs a command inside the named namespace (ip netns exec), with stdin, and
+// returns its error with what it printed.
+func Exec(ctx context.Context, ns string, stdin []byte, name string, args ...string) error {
+	var out bytes.Buffer
+	cmd := exec.CommandContext(ctx, "ip", append([]string{"netns", "exec", ns, name}, args...)...)
+	cmd.Stdin = bytes.NewReader(stdin)
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("%s %s in %s: %v: %s", name, strings.Join(args, " "), ns, err, strings.TrimSpace(out.String()))
+	}
+	return nil
+}

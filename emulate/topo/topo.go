@@ -30,7 +30,10 @@ type Pod struct {
 	// NS is the pod's network namespace, for `ip netns exec` and InNetns.
 	NS string
 	IP netip.Addr
-	// node and slot locate it in the address plan and name its veth on the node.
+	// Veth is the node's end of the pod's veth pair, in the node's namespace: where
+	// faults between the pod and the rest of the cluster are applied.
+	Veth string
+	// node and slot locate it in the address plan.
 	node, slot int
 }
 
@@ -150,11 +153,11 @@ func (t *Topology) AddPod(name, nodeName string) (*Pod, error) {
 		slot = len(n.slots)
 		n.slots = append(n.slots, false)
 	}
-	p := &Pod{Name: name, Node: nodeName, NS: t.prefix + "pod-" + name, IP: podAddr(ni, slot), node: ni, slot: slot}
+	veth := fmt.Sprintf("p%d", slot)
+	p := &Pod{Name: name, Node: nodeName, NS: t.prefix + "pod-" + name, IP: podAddr(ni, slot), Veth: veth, node: ni, slot: slot}
 	if err := ip("netns", "add", p.NS); err != nil {
 		return nil, err
 	}
-	veth := fmt.Sprintf("p%d", slot)
 	// The node side carries the pods' gateway address, as the CNI ptp plugin gives
 	// the host side of each veth the gateway: it answers the pod's ARP for it.
 	err := ipBatch(n.ns, []string{
@@ -192,7 +195,7 @@ func (t *Topology) RemovePod(name string) error {
 	if !ok {
 		return fmt.Errorf("no pod %s", name)
 	}
-	if err := ip("-netns", t.nodes[p.node].ns, "link", "del", fmt.Sprintf("p%d", p.slot)); err != nil {
+	if err := ip("-netns", t.nodes[p.node].ns, "link", "del", p.Veth); err != nil {
 		return err
 	}
 	if err := ip("netns", "del", p.NS); err != nil {

@@ -1,0 +1,126 @@
+package faults
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/netip"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"trafficlab/emulate/load"
+	"trafficlab/emulate/serve"
+	"trafficlab/emulate/topo"
+	"trafficlab/scenario"
+)
+
+func TestScript(t *testing.T) {
+	got, err := Script([]Loss{{Veth: "p0", Direction: Both, Fraction: 0.03}, {Veth: "p3", Direction: To, Fraction: 0.0001}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"add table inet trafficlab_faults\ndelete table inet trafficlab_faults\n",
+		"type filter hook forward priority -10; policy accept;",
+		`oifname "p0" numgen random mod 10000 < 300 drop`,
+		`iifname "p0" numgen random mod 10000 < 300 drop`,
+		`oifname "p3" numgen random mod 10000 < 1 drop`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("script lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, `iifname "p3"`) {
+		t.Errorf("a loss toward p3 also drops what p3 sends:\n%s", got)
+	}
+	for _, bad := range []Loss{{Veth: "p0", Fraction: 1.5}, {Fraction: 0.1}, {Veth: "p0", Direction: "sideways", Fraction: 0.1}} {
+		if _, err := Script([]Loss{bad}); err == nil {
+			t.Errorf("%+v accepted", bad)
+		}
+	}
+	if none, _ := Script(nil); strings.Contains(none, "chain") {
+		t.Errorf("no losses still writes a chain:\n%s", none)
+	}
+}
+
+// 3 % loss each way on a server pod's veth: a request and its answer are a few
+// segments, so about one exchange in ten loses one, and Linux recovers a lost
+// lone segment by the tail loss probe or the RTO, both at least TCP_RTO_MIN
+// (200 ms, include/net/tcp.h) on a link this fast. p99 must rise past 200 ms,
+// from well under a millisecond.
+func TestLossRaisesP99ByTheRTOFloor(t *testing.T) {
+	if _, err := exec.LookPath("nft"); os.Geteuid() != 0 || err != nil {
+		if os.Getenv("TRAFFICLAB_EMULATE_TEST") == "require" {
+			t.Fatal("needs root and nft")
+		}
+		t.Skip("needs root and nft")
+	}
+	c, err := topo.Build([]string{"a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	pod, diags := serve.ParsePod("pod", []byte("{serviceTime: {distribution: constant, value: 100us}}"))
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	web, err := c.AddPod("web-0", "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := serve.New(serve.Config{Pod: pod, Name: web.Name, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := netip.AddrPortFrom(web.IP, 8080)
+	var ln net.Listener
+	if err := topo.InNetns(web.NS, func() (err error) { ln, err = net.Listen("tcp", addr.String()); return err }); err != nil {
+		t.Fatal(err)
+	}
+	go s.Serve(ln)
+	t.Cleanup(s.Terminate)
+	client, err := c.AddPod("caller-0", "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dialer, err := topo.NewDialer(client.NS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(dialer.Close)
+
+	p99 := func() float64 {
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		const n = 400
+		rep, err := load.Run(ctx, load.Config{
+			Target: fmt.Sprintf("http://%s/", addr), Duration: 40 * time.Second, Name: "caller",
+			Phases: []load.Phase{{Threads: 4, Requests: n}}, Timeout: 10 * time.Second, MaxRequests: n,
+			Conn: load.Connections{Reuse: scenario.ReusePerThread, Protocol: scenario.ProtocolHTTP1}, Dial: dialer.DialContext,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Requests.OK < n-4 { // the last requests may still be in flight at n
+			t.Fatalf("%d of %d answered: %+v %v", rep.Requests.OK, n, rep.Errors, rep.OtherErrors)
+		}
+		return rep.LatencyMS.P99
+	}
+	before := p99()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := Apply(ctx, c.NodeNS("a"), []Loss{{Veth: web.Veth, Direction: Both, Fraction: 0.03}}); err != nil {
+		t.Fatal(err)
+	}
+	after := p99()
+	t.Logf("p99 %.3f ms without loss, %.3f ms with 3%% loss each way", before, after)
+	if before >= 50 || after < before+200 {
+		t.Errorf("p99 %.3f ms → %.3f ms: want under 50 ms, then at least 200 ms more", before, after)
+	}
+	if err := Apply(ctx, c.NodeNS("a"), nil); err != nil {
+		t.Fatal(err)
+	}
+}
