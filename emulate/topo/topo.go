@@ -99,7 +99,10 @@ func Build(nodes []string) (t *Topology, err error) {
 		return t, err
 	}
 	for i, n := range t.nodes {
-		var routes []string
+		// A node's own connections to a ClusterIP are routed before nat output
+		// rewrites them, so the Service CIDR needs a route, as a real node's default
+		// route gives it.
+		routes := []string{fmt.Sprintf("route add %s dev eth0", serviceNet)}
 		for j := range t.nodes {
 			if j != i {
 				routes = append(routes, fmt.Sprintf("route add %s via %s dev eth0", podCIDR(j), nodeAddr(j)))
