@@ -6,17 +6,13 @@ import (
 	"os/exec"
 	"testing"
 	"time"
+	"trafficlab/emulate/emutest"
 )
 
 // A busy process under a 200m limit gets 20 ms of CPU per 100 ms period: over 1 s of
 // wall time, 200 ms, give or take a period's quota at each end (40 ms).
 func TestLimitCapsABusyProcess(t *testing.T) {
-	if os.Geteuid() != 0 {
-		if os.Getenv("TRAFFICLAB_EMULATE_TEST") == "require" {
-			t.Fatal("needs root (cgroups)")
-		}
-		t.Skip("needs root (cgroups)")
-	}
+	emutest.NeedRoot(t)
 	g, err := Create(fmt.Sprintf("tl-test-%d", os.Getpid()), 200)
 	if err != nil {
 		t.Fatal(err)

@@ -3,16 +3,13 @@ package faults
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/netip"
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
+	"trafficlab/emulate/emutest"
 	"trafficlab/emulate/load"
-	"trafficlab/emulate/serve"
 	"trafficlab/emulate/topo"
 	"trafficlab/scenario"
 )
@@ -52,36 +49,19 @@ func TestScript(t *testing.T) {
 // (200 ms, include/net/tcp.h) on a link this fast. p99 must rise past 200 ms,
 // from well under a millisecond.
 func TestLossRaisesP99ByTheRTOFloor(t *testing.T) {
-	if _, err := exec.LookPath("nft"); os.Geteuid() != 0 || err != nil {
-		if os.Getenv("TRAFFICLAB_EMULATE_TEST") == "require" {
-			t.Fatal("needs root and nft")
-		}
-		t.Skip("needs root and nft")
-	}
+	emutest.NeedRoot(t, "ip", "nft")
 	c, err := topo.Build([]string{"a"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	pod, diags := serve.ParsePod("pod", []byte("{serviceTime: {distribution: constant, value: 100us}}"))
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
+	pod := emutest.Pod(t, "{serviceTime: {distribution: constant, value: 100us}}")
 	web, err := c.AddPod("web-0", "a")
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := serve.New(serve.Config{Pod: pod, Name: web.Name, Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
 	addr := netip.AddrPortFrom(web.IP, 8080)
-	var ln net.Listener
-	if err := topo.InNetns(web.NS, func() (err error) { ln, err = net.Listen("tcp", addr.String()); return err }); err != nil {
-		t.Fatal(err)
-	}
-	go s.Serve(ln)
-	t.Cleanup(s.Terminate)
+	emutest.Serve(t, topo.InNetns, web.NS, web.Name, addr, pod)
 	client, err := c.AddPod("caller-0", "a")
 	if err != nil {
 		t.Fatal(err)

@@ -19,6 +19,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"trafficlab/emulate/emutest"
 
 	"golang.org/x/sys/unix"
 )
@@ -54,32 +55,10 @@ const (
 )
 
 func TestRulesInNetns(t *testing.T) {
-	requireEmulate(t)
+	emutest.NeedRoot(t, "ip", "nft", "iptables", "iptables-save", "iptables-restore")
 	block := unusedBlock(t)
 	for _, mode := range []Mode{Iptables, Nftables} {
 		t.Run(string(mode), func(t *testing.T) { testMode(t, mode, block) })
-	}
-}
-
-// requireEmulate skips (or, with TRAFFICLAB_EMULATE_TEST=require, fails) when the test
-// cannot run for real.
-func requireEmulate(t *testing.T) {
-	t.Helper()
-	cannot := func(why string) {
-		t.Helper()
-		msg := "real netns test not run: " + why + " (set TRAFFICLAB_EMULATE_TEST=require to make this a failure)"
-		if os.Getenv("TRAFFICLAB_EMULATE_TEST") == "require" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	if os.Geteuid() != 0 {
-		cannot("needs root to create network namespaces and program netfilter")
-	}
-	for _, tool := range []string{"ip", "nft", "iptables", "iptables-save", "iptables-restore"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			cannot(tool + " is not installed (apt-get install -y iproute2 nftables iptables)")
-		}
 	}
 }
 

@@ -4,14 +4,13 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"net"
 	"net/netip"
 	"testing"
 	"time"
 
+	"trafficlab/emulate/emutest"
 	"trafficlab/emulate/load"
 	"trafficlab/emulate/proxyrules"
-	"trafficlab/emulate/serve"
 	"trafficlab/scenario"
 )
 
@@ -22,7 +21,7 @@ import (
 // meets the statistic match or numgen); one reused connection stays on one pod
 // (conntrack pins it).
 func TestClusterIPThroughRealRules(t *testing.T) {
-	needRoot(t)
+	emutest.NeedRoot(t, "ip", "nft", "iptables-restore")
 	for _, mode := range []proxyrules.Mode{proxyrules.Iptables, proxyrules.Nftables} {
 		t.Run(string(mode), func(t *testing.T) { clusterIP(t, mode) })
 	}
@@ -38,27 +37,15 @@ func clusterIP(t *testing.T, mode proxyrules.Mode) {
 			t.Error(err)
 		}
 	})
-	pod, diags := serve.ParsePod("pod", []byte("{serviceTime: {distribution: constant, value: 200us}}"))
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
+	pod := emutest.Pod(t, "{serviceTime: {distribution: constant, value: 200us}}")
 	var endpoints []netip.AddrPort
 	for i, node := range []string{"a", "b", "b"} {
 		p, err := c.AddPod(fmt.Sprintf("web-%d", i), node)
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, err := serve.New(serve.Config{Pod: pod, Name: p.Name, Seed: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
 		addr := netip.AddrPortFrom(p.IP, 8080)
-		var ln net.Listener
-		if err := InNetns(p.NS, func() (err error) { ln, err = net.Listen("tcp", addr.String()); return err }); err != nil {
-			t.Fatal(err)
-		}
-		go s.Serve(ln)
-		t.Cleanup(s.Terminate)
+		emutest.Serve(t, InNetns, p.NS, p.Name, addr, pod)
 		endpoints = append(endpoints, addr)
 	}
 	rules := proxyrules.Rules{Services: []proxyrules.Service{{Name: "web", ClusterIP: ServiceIP(0), Port: 80, Endpoints: endpoints}}}

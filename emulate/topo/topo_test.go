@@ -6,27 +6,11 @@ import (
 	"net"
 	"net/netip"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
+	"trafficlab/emulate/emutest"
 )
-
-// needRoot skips a test that builds namespaces unless this is root with iproute2;
-// with TRAFFICLAB_EMULATE_TEST=require (as ./test.sh sets it) it fails instead, so
-// CI cannot pass by skipping the real thing.
-func needRoot(t *testing.T) {
-	t.Helper()
-	_, err := exec.LookPath("ip")
-	if os.Geteuid() == 0 && err == nil {
-		return
-	}
-	msg := "needs root and iproute2 (network namespaces)"
-	if os.Getenv("TRAFFICLAB_EMULATE_TEST") == "require" {
-		t.Fatal(msg)
-	}
-	t.Skip(msg)
-}
 
 func TestOverlapping(t *testing.T) {
 	out := []byte(`4: eth0    inet 192.0.2.2/24 brd 192.0.2.255 scope global eth0
@@ -97,7 +81,7 @@ func dial(from, to *Pod) (string, error) {
 }
 
 func TestPodsReachEachOtherAcrossNodes(t *testing.T) {
-	needRoot(t)
+	emutest.NeedRoot(t, "ip")
 	topo, err := Build([]string{"a", "b"})
 	if err != nil {
 		t.Fatal(err)
@@ -141,7 +125,7 @@ func TestPodsReachEachOtherAcrossNodes(t *testing.T) {
 }
 
 func TestCleanupRemovesOnlyDeadRunsLeftovers(t *testing.T) {
-	needRoot(t)
+	emutest.NeedRoot(t, "ip")
 	// No process has a pid this large (Linux's pid_max is at most 2^22).
 	dead := fmt.Sprintf("%s%d-1-node-x", Prefix, 1<<30)
 	live := fmt.Sprintf("%s%d-999-node-x", Prefix, os.Getpid())

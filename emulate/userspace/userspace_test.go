@@ -8,33 +8,16 @@ import (
 	"io"
 	"net"
 	"net/netip"
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
+	"trafficlab/emulate/emutest"
 	"trafficlab/emulate/load"
 	"trafficlab/emulate/serve"
 	"trafficlab/emulate/topo"
 	"trafficlab/scenario"
 )
-
-// needRoot skips unless the test can build namespaces and nftables rules; with
-// TRAFFICLAB_EMULATE_TEST=require it fails instead.
-func needRoot(t *testing.T) {
-	t.Helper()
-	_, errIP := exec.LookPath("ip")
-	_, errNft := exec.LookPath("nft")
-	if os.Geteuid() == 0 && errIP == nil && errNft == nil {
-		return
-	}
-	msg := "needs root, iproute2 and nft (network namespaces, nat rules)"
-	if os.Getenv("TRAFFICLAB_EMULATE_TEST") == "require" {
-		t.Fatal(msg)
-	}
-	t.Skip(msg)
-}
 
 // echoBackend answers each connection with its name and a newline, then closes.
 func echoBackend(t *testing.T, name string) (netip.AddrPort, net.Listener) {
@@ -209,7 +192,7 @@ func TestScript(t *testing.T) {
 // per request spreads exactly round robin; with one pod's listener closed but still
 // listed, every request still succeeds, because the proxy dials the next endpoint.
 func TestUserspaceProxyInNamespace(t *testing.T) {
-	needRoot(t)
+	emutest.NeedRoot(t, "ip", "nft")
 	c, err := topo.Build([]string{"a"})
 	if err != nil {
 		t.Fatal(err)
@@ -219,10 +202,7 @@ func TestUserspaceProxyInNamespace(t *testing.T) {
 			t.Error(err)
 		}
 	})
-	pod, diags := serve.ParsePod("pod", []byte("{serviceTime: {distribution: constant, value: 200us}}"))
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
+	pod := emutest.Pod(t, "{serviceTime: {distribution: constant, value: 200us}}")
 	var eps []netip.AddrPort
 	var servers []*serve.Server
 	for i := range 3 {
@@ -230,19 +210,9 @@ func TestUserspaceProxyInNamespace(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, err := serve.New(serve.Config{Pod: pod, Name: p.Name, Seed: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
 		addr := netip.AddrPortFrom(p.IP, 8080)
-		var ln net.Listener
-		if err := topo.InNetns(p.NS, func() (err error) { ln, err = net.Listen("tcp", addr.String()); return err }); err != nil {
-			t.Fatal(err)
-		}
-		go s.Serve(ln)
-		t.Cleanup(s.Terminate)
 		eps = append(eps, addr)
-		servers = append(servers, s)
+		servers = append(servers, emutest.Serve(t, topo.InNetns, p.NS, p.Name, addr, pod))
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	px, err := New(ctx, Config{NS: c.NodeNS("a"), Seed: 1, Services: []Service{{Name: "web", ClusterIP: topo.ServiceIP(0), Port: 80}}})
