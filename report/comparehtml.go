@@ -12,14 +12,9 @@ import (
 )
 
 var (
-	//go:embed assets/compare.html
-	compareHTML string
-	//go:embed assets/compare.css
-	compareCSS string
-	//go:embed assets/compare.js
-	compareJS string
-
-	compareTmpl = template.Must(template.New("compare").Parse(compareHTML))
+	compareTmpl   = template.Must(template.ParseFS(assets, "assets/compare.html", "assets/frame.html"))
+	compareStyle  = style + template.CSS("\n"+asset("compare.css"))
+	compareScript = template.JS(asset("compare.js"))
 )
 
 // comparePage is what assets/compare.html renders; names and everything from the
@@ -60,9 +55,9 @@ func CompareHTML(w io.Writer, names []string, rs []*result.Result) error {
 		return err
 	}
 	p := comparePage{
-		Style:  style + template.CSS("\n"+compareCSS),
+		Style:  compareStyle,
 		Shared: script,
-		Script: template.JS(compareJS),
+		Script: compareScript,
 		UPlot:  uplot,
 	}
 	for i, r := range rs {

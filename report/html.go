@@ -13,11 +13,11 @@ import (
 	"trafficlab/result"
 )
 
-//go:embed assets/page.html assets/page.css assets/page.js assets/uPlot.iife.min.js assets/uPlot.min.css assets/uPlot.LICENSE
+//go:embed assets/frame.html assets/page.html assets/page.css assets/page.js assets/compare.html assets/compare.css assets/compare.js assets/uPlot.iife.min.js assets/uPlot.min.css assets/uPlot.LICENSE
 var assets embed.FS
 
 var (
-	tmpl = template.Must(template.ParseFS(assets, "assets/page.html"))
+	tmpl = template.Must(template.ParseFS(assets, "assets/page.html", "assets/frame.html"))
 	// The styles and scripts are our own embedded assets, so html/template may
 	// insert them as they are. uPlot's license goes ahead of it, as the MIT license asks.
 	style  = template.CSS(asset("uPlot.min.css") + "\n" + asset("page.css"))
