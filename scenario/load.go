@@ -97,15 +97,25 @@ func Load(file string, data []byte, sets []string) (*Scenario, Positions, Diagno
 
 // LoadFile reads and loads the scenario file at path.
 func LoadFile(path string, sets []string) (*Scenario, Positions, Diagnostics) {
+	data, diags := ReadFile(path)
+	if diags != nil {
+		return nil, Positions{file: path}, diags
+	}
+	return Load(path, data, sets)
+}
+
+// ReadFile reads a scenario file for Load, with a read error as the diagnostic
+// LoadFile gives: for callers that load one document several times (a sweep).
+func ReadFile(path string) ([]byte, Diagnostics) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
 			err = pe.Err // the path is already the diagnostic's file
 		}
-		return nil, Positions{file: path}, Diagnostics{{File: path, Msg: err.Error()}}
+		return nil, Diagnostics{{File: path, Msg: err.Error()}}
 	}
-	return Load(path, data, sets)
+	return data, nil
 }
 
 const emptyMsg = "empty file: want a Scenario document (apiVersion: " + APIVersion + ", kind: " + Kind + ")"

@@ -10,19 +10,39 @@ import (
 	"trafficlab/simulate"
 )
 
-// loadScenario reads FILE (or the built-in default when no file is given), applies
-// --set overrides and validates. Warnings go to stderr; errors come back as badInput.
-func loadScenario(args []string, sets []string, stderr io.Writer) (*scenario.Scenario, scenario.Positions, error) {
-	var (
-		sc    *scenario.Scenario
-		pos   scenario.Positions
-		diags scenario.Diagnostics
-	)
-	if len(args) == 1 {
-		sc, pos, diags = scenario.LoadFile(args[0], sets)
-	} else {
-		sc, pos, diags = scenario.Load(examples.DefaultName, examples.Default(), sets)
+// source is a scenario document read once: its name in diagnostics and its bytes.
+// A sweep loads it for every run, and a file edited meanwhile changes none of them.
+type source struct {
+	name string
+	data []byte
+}
+
+// readSource reads FILE, or takes the built-in default when no file is given.
+func readSource(args []string) (source, error) {
+	if len(args) == 0 {
+		return source{examples.DefaultName, examples.Default()}, nil
 	}
+	data, diags := scenario.ReadFile(args[0])
+	if diags != nil {
+		return source{}, badInput{diags}
+	}
+	return source{args[0], data}, nil
+}
+
+// loadScenario reads FILE (or the built-in default when no file is given) and loads
+// it as loadSource does.
+func loadScenario(args []string, sets []string, stderr io.Writer) (*scenario.Scenario, scenario.Positions, error) {
+	src, err := readSource(args)
+	if err != nil {
+		return nil, scenario.Positions{}, err
+	}
+	return loadSource(src, sets, stderr)
+}
+
+// loadSource applies --set overrides to the document and validates it. Warnings go
+// to stderr; errors come back as badInput.
+func loadSource(src source, sets []string, stderr io.Writer) (*scenario.Scenario, scenario.Positions, error) {
+	sc, pos, diags := scenario.Load(src.name, src.data, sets)
 	for _, d := range diags {
 		if d.Severity == scenario.Warning {
 			fmt.Fprintln(stderr, d.Error())

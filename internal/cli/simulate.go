@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"trafficlab/examples"
 	"trafficlab/report"
 	"trafficlab/result"
 	"trafficlab/sim"
@@ -79,7 +78,11 @@ sidecar's workers are the bottleneck; spec.report.histogram adds vegeta-style bu
 			if err != nil {
 				return err
 			}
-			sc, pos, err := loadScenario(args, f.overrides(c), stderr)
+			src, err := readSource(args)
+			if err != nil {
+				return err
+			}
+			sc, pos, err := loadSource(src, f.overrides(c), stderr)
 			if err != nil {
 				return err
 			}
@@ -115,11 +118,7 @@ sidecar's workers are the bottleneck; spec.report.histogram adds vegeta-style bu
 				}
 			}
 			if f.html != "" {
-				doc, err := scenarioText(args, f.overrides(c))
-				if err != nil {
-					return err
-				}
-				if err := writeHTML(f.html, r, doc); err != nil {
+				if err := writeHTML(f.html, r, scenarioText(src, f.overrides(c))); err != nil {
 					return err
 				}
 			}
@@ -149,21 +148,12 @@ func writeHTML(path string, r *result.Result, doc []byte) error {
 	})
 }
 
-// scenarioText is the scenario as run: its file (or the built-in default), with the
-// --set overrides listed on top.
-func scenarioText(args, sets []string) ([]byte, error) {
-	var doc []byte
-	if len(args) == 1 {
-		var err error
-		if doc, err = os.ReadFile(args[0]); err != nil {
-			return nil, err
-		}
-	} else {
-		doc = examples.Default()
-	}
+// scenarioText is the scenario as run: its document, with the --set overrides
+// listed on top.
+func scenarioText(src source, sets []string) []byte {
 	var head []byte
 	for _, s := range sets {
 		head = append(head, "# --set "+s+"\n"...)
 	}
-	return append(head, doc...), nil
+	return append(head, src.data...)
 }

@@ -118,6 +118,10 @@ func runSweep(c *cobra.Command, args []string, f *sweepFlags, stdout, stderr io.
 		query = &q
 	}
 	points := sweep.Grid(axes)
+	src, err := readSource(args)
+	if err != nil {
+		return err
+	}
 
 	// Every point is checked before any runs, so a bad value fails in a second, not
 	// after an hour of the others. Warnings repeat across points: each is shown once.
@@ -126,7 +130,7 @@ func runSweep(c *cobra.Command, args []string, f *sweepFlags, stdout, stderr io.
 	var total time.Duration
 	for i, p := range points {
 		sets := append(append([]string(nil), fixed...), p.Sets...)
-		sc, _, err := loadScenario(args, sets, warnings)
+		sc, _, err := loadSource(src, sets, warnings)
 		if err != nil {
 			return err
 		}
@@ -144,7 +148,7 @@ func runSweep(c *cobra.Command, args []string, f *sweepFlags, stdout, stderr io.
 	sw, err := sweep.Run(axes, fixed, points, f.seeds, f.parallel, func(point, repeat int) (*result.Result, error) {
 		plan := plans[point]
 		sets := append(append([]string(nil), plan.sets...), fmt.Sprintf("spec.seed=%d", plan.seed+int64(repeat)))
-		sc, pos, err := loadScenario(args, sets, io.Discard)
+		sc, pos, err := loadSource(src, sets, io.Discard)
 		if err != nil {
 			return nil, err
 		}
