@@ -11,6 +11,8 @@ build:
 test:
 	$(GO) vet ./...
 	$(GO) test -count=1 ./...
+	# The load generator against wrk: a measurement, so with nothing else running.
+	TRAFFICLAB_OVERHEAD_TEST=1 $(GO) test -count=1 -v -run 'TestOverheadAgainstWrk' ./emulate/load
 	# Sweeps run engines side by side: the race detector checks they share nothing.
 	$(GO) test -count=1 -race -run 'Sweep|TestRun' ./internal/cli ./sweep
 
