@@ -22,6 +22,8 @@ import (
 	"net/url"
 	"time"
 
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
 	"trafficlab/model/library"
 	"trafficlab/scenario"
 )
@@ -84,6 +86,13 @@ type Config struct {
 	// HTTPClient is ClientTrafficlab (the default for HTTP/1.1) or ClientNetHTTP
 	// (Go's net/http Transport; always for HTTP/2).
 	HTTPClient string
+	// Start, when set, is when the run begins (Run waits for it): the emulator
+	// starts every client pod's load at one instant, so their timelines line up.
+	Start time.Time
+	// OnInterval, when set, is given each timeline interval's histogram of
+	// successful latencies (ns) once the interval is final, in order, so that the
+	// loads of several client pods can be merged into one timeline. It must not keep h.
+	OnInterval func(sec int64, h *hdr.Histogram)
 	// Dial, if set, opens every connection instead of a net.Dialer: the emulator
 	// dials from inside the client pod's network namespace with it.
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error)

@@ -7,11 +7,14 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"trafficlab/emulate/load"
 	"trafficlab/scenario"
@@ -531,6 +534,32 @@ func TestTimeline(t *testing.T) {
 	}
 	if sum != rep.Requests.Total {
 		t.Errorf("timeline sums to %d, total %d", sum, rep.Requests.Total)
+	}
+}
+
+// TestStartAndIntervals: a run waits for its start time, and hands each interval's
+// histogram over in order, holding what the timeline's percentiles came from.
+func TestStartAndIntervals(t *testing.T) {
+	srv := newPods(t, 1, false, nil)
+	c := cfg(srv.URL, 1, 2500*time.Millisecond, scenario.ReusePerThread)
+	c.Start = time.Now().Add(300 * time.Millisecond)
+	var secs []int64
+	var counts []int64
+	c.OnInterval = func(sec int64, h *hdr.Histogram) {
+		secs = append(secs, sec)
+		counts = append(counts, h.TotalCount())
+	}
+	rep := run(t, c)
+	if first := rep.Timeline[0]; time.Since(c.Start) < 2500*time.Millisecond || first.Requests == 0 {
+		t.Errorf("the run did not wait for its start: %v since it, first point %+v", time.Since(c.Start), first)
+	}
+	if !slices.Equal(secs, []int64{0, 1, 2}) {
+		t.Fatalf("intervals handed over: %v, want [0 1 2]", secs)
+	}
+	for i, p := range rep.Timeline {
+		if counts[i] != p.Requests-p.Errors {
+			t.Errorf("interval %d: histogram holds %d, the point %d answers", i, counts[i], p.Requests-p.Errors)
+		}
 	}
 }
 

@@ -66,7 +66,17 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	r.clock = newSleeper()
 	defer r.clock.close()
 	r.start = time.Now()
+	if !cfg.Start.IsZero() {
+		if wait := time.Until(cfg.Start); wait > 0 {
+			select {
+			case <-time.After(wait):
+			case <-ctx.Done():
+			}
+		}
+		r.start = cfg.Start
+	}
 	r.stats = newStats(r.start, cfg.Duration)
+	r.stats.onInterval = cfg.OnInterval
 	r.issueCtx, r.stopIssue = context.WithCancelCause(ctx)
 	r.flightCtx, r.abandon = context.WithCancel(ctx)
 	deadline := time.AfterFunc(cfg.Duration, func() {

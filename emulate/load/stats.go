@@ -33,6 +33,9 @@ type stats struct {
 	shards  []shard
 	notSent atomic.Int64
 
+	// onInterval, when set, is given each interval's histogram once it is final.
+	onInterval func(sec int64, h *hdr.Histogram)
+
 	mu        sync.Mutex
 	collected int64          // intervals before this one are final
 	open      map[int64]*agg // intervals taken from some shards, not final yet
@@ -204,6 +207,9 @@ func (s *stats) collect(upTo int64) {
 		a := s.open[s.collected]
 		delete(s.open, s.collected)
 		s.points = append(s.points, s.point(s.collected, a))
+		if s.onInterval != nil && a != nil {
+			s.onInterval(s.collected, a.hist)
+		}
 	}
 }
 
