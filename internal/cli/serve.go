@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -21,6 +22,7 @@ import (
 
 type serveFlags struct {
 	podSpec    string
+	podJSON    string
 	scenario   string
 	service    string
 	sets       []string
@@ -105,6 +107,9 @@ nothing per request; with pod.accessLog it writes the log lines on stdout.`,
 	fl := c.Flags()
 	fl.StringVar(&f.podSpec, "pod-spec", "", "the pod spec as YAML, as under spec.services[i].pod of a scenario")
 	fl.StringVar(&f.scenario, "scenario", "", "take the pod spec from this scenario file")
+	// emulate hands each pod its spec, already defaulted and checked, as JSON.
+	fl.StringVar(&f.podJSON, "pod-json", "", "the pod spec as emulate passes it: scenario.Pod in JSON")
+	_ = fl.MarkHidden("pod-json")
 	fl.StringVar(&f.service, "service", "", "with --scenario: the service whose pod to run (default: the only one)")
 	fl.StringArrayVar(&f.sets, "set", nil, "with --scenario: override a scenario value: --set path=value (repeatable)")
 	fl.StringVar(&f.listen, "listen", ":8080", "TCP address to listen on, HOST:PORT (port 0: any free port)")
@@ -121,8 +126,11 @@ func (f *serveFlags) config(c *cobra.Command, stderr io.Writer) (serve.Config, e
 		return serve.Config{}, badInput{fmt.Errorf(format+"\nSee '%s --help'.", append(args, c.CommandPath())...)}
 	}
 	changed := c.Flags().Changed
+	if changed("pod-json") && (changed("pod-spec") || changed("scenario")) {
+		return bad("--pod-json goes alone, without --pod-spec or --scenario")
+	}
 	switch {
-	case changed("pod-spec") == changed("scenario"):
+	case !changed("pod-json") && changed("pod-spec") == changed("scenario"):
 		return bad("give the pod spec with either --pod-spec YAML or --scenario FILE")
 	case !changed("scenario") && (changed("service") || changed("set")):
 		return bad("--service and --set need --scenario")
@@ -139,6 +147,16 @@ func (f *serveFlags) config(c *cobra.Command, stderr io.Writer) (serve.Config, e
 		return bad("--listen %q: %v", f.listen, err)
 	}
 	cfg := serve.Config{Name: f.name, Seed: f.seed, Work: f.work, ReadyAfter: f.readyAfter}
+	if changed("pod-json") {
+		cfg.Pod = new(scenario.Pod)
+		if err := json.Unmarshal([]byte(f.podJSON), cfg.Pod); err != nil {
+			return bad("--pod-json: %v", err)
+		}
+		if cfg.Name == "" {
+			return bad("--pod-json needs --name")
+		}
+		return cfg, nil
+	}
 	if changed("pod-spec") {
 		pod, diags := serve.ParsePod("--pod-spec", []byte(f.podSpec))
 		if err := podDiagnostics(diags, stderr); err != nil {

@@ -96,6 +96,10 @@ func TestServeBadInput(t *testing.T) {
 		{[]string{"--scenario", file}, "has 2 services (web, api): choose one with --service"},
 		{[]string{"--scenario", file, "--service", "db"}, `no service "db"; it has web, api`},
 		{[]string{"--scenario", file, "--service", "web", "--set", "spec.services[0].pod.concurrency=-1"}, "must not be negative"},
+		{[]string{"--pod-json", `{"Concurrency": 2}`, "--scenario", file}, "--pod-json goes alone"},
+		{[]string{"--pod-json", `{"Concurrency": 2}`}, "--pod-json needs --name"},
+		{[]string{"--pod-json", `{"Concurrency": "two"}`, "--name", "web-0"}, "--pod-json: json: cannot unmarshal"},
+		{[]string{"--pod-json", `{"Concurrency": 2}`, "--name", "web-0", "--work", "spin"}, `--work "spin"`},
 	} {
 		var out, errb serveBuffer
 		code := runServe(context.Background(), &out, &errb, tc.args...)
