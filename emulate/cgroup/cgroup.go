@@ -12,7 +12,9 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"trafficlab/model/node"
@@ -118,9 +120,34 @@ func (g *Group) Usage() (time.Duration, error) {
 	return time.Duration(ns), err
 }
 
-// Throttled is how many periods the group ran out of quota in (nr_throttled).
-func (g *Group) Throttled() (int64, error) {
-	return statField(filepath.Join(g.dirs[0], "cpu.stat"), "nr_throttled")
+// Bandwidth is the group's CFS bandwidth statistics (cpu.stat): periods in which it
+// had runnable work, periods it ran out of quota in, and the time it was throttled.
+type Bandwidth struct {
+	Periods, Throttled int64
+	ThrottledTime      time.Duration
+}
+
+// Stat reads the group's CFS bandwidth statistics.
+func (g *Group) Stat() (Bandwidth, error) {
+	path := filepath.Join(g.dirs[0], "cpu.stat")
+	var b Bandwidth
+	var err error
+	if b.Periods, err = statField(path, "nr_periods"); err != nil {
+		return b, err
+	}
+	if b.Throttled, err = statField(path, "nr_throttled"); err != nil {
+		return b, err
+	}
+	// v2 counts throttled time in µs, v1 in ns (Documentation/admin-guide/cgroup-v2.rst,
+	// Documentation/scheduler/sched-bwc.rst).
+	if g.v2 {
+		us, err := statField(path, "throttled_usec")
+		b.ThrottledTime = time.Duration(us) * time.Microsecond
+		return b, err
+	}
+	ns, err := statField(path, "throttled_time")
+	b.ThrottledTime = time.Duration(ns)
+	return b, err
 }
 
 // Remove deletes the group; it must have no process left.
@@ -153,4 +180,80 @@ func statField(path, key string) (int64, error) {
 		}
 	}
 	return 0, fmt.Errorf("%s has no %s", path, key)
+}
+
+// Cleanup kills the processes of the groups under Parent that stale says belong
+// to a run that is gone, removes the groups, and returns their names.
+func Cleanup(stale func(name string) bool) ([]string, error) {
+	var dirs []string
+	if dir, ok := v2Dir(); ok {
+		dirs = []string{filepath.Join(dir, Parent)}
+	} else {
+		dirs = []string{filepath.Join(Root, "cpu", Parent), filepath.Join(Root, "cpuacct", Parent)}
+	}
+	var done []string
+	var errs []error
+	for _, parent := range dirs {
+		entries, err := os.ReadDir(parent)
+		if err != nil && !os.IsNotExist(err) {
+			errs = append(errs, err)
+		}
+		for _, e := range entries {
+			if !e.IsDir() || !stale(e.Name()) {
+				continue
+			}
+			g := &Group{dirs: []string{filepath.Join(parent, e.Name())}}
+			if err := g.Kill(); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			if err := g.Remove(); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			if !slices.Contains(done, e.Name()) {
+				done = append(done, e.Name())
+			}
+		}
+	}
+	return done, errors.Join(errs...)
+}
+
+// Kill sends SIGKILL to every process in the group and waits, up to 5 s, until the
+// group is empty (a cgroup can only be removed then).
+func (g *Group) Kill() error {
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		pids, err := g.procs()
+		if err != nil || len(pids) == 0 {
+			return err
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("cgroup %s: processes %v outlived SIGKILL", g.dirs[0], pids)
+		}
+		for _, pid := range pids {
+			_ = syscall.Kill(pid, syscall.SIGKILL) // gone already: fine
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// procs lists the processes in the group.
+func (g *Group) procs() ([]int, error) {
+	var pids []int
+	for _, d := range g.dirs {
+		data, err := os.ReadFile(filepath.Join(d, "cgroup.procs"))
+		if os.IsNotExist(err) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range strings.Fields(string(data)) {
+			if pid, err := strconv.Atoi(f); err == nil {
+				pids = append(pids, pid)
+			}
+		}
+	}
+	return pids, nil
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"syscall"
 	"testing"
 	"time"
 	"trafficlab/emulate/emutest"
@@ -49,7 +50,52 @@ func TestLimitCapsABusyProcess(t *testing.T) {
 	if used := end - start; used < 160*time.Millisecond || used > 240*time.Millisecond {
 		t.Errorf("used %v of CPU in 1 s under 200m, want 200ms ± 40ms", used)
 	}
-	if n, err := g.Throttled(); err != nil || n < 8 {
-		t.Errorf("throttled in %d periods (%v), want nearly all of 10", n, err)
+	// Each period the loop runs 20 ms and stalls 80 ms: about 800 ms throttled
+	// since it started, a period's worth either way.
+	b, err := g.Stat()
+	if err != nil || b.Periods < 10 || b.Throttled < 8 || b.ThrottledTime < 700*time.Millisecond || b.ThrottledTime > 1100*time.Millisecond {
+		t.Errorf("cpu.stat %+v (%v): want nearly all of 10+ periods throttled, 800ms ± 100ms in all", b, err)
+	}
+}
+
+// Cleanup kills what runs in a dead run's groups and removes them, and leaves
+// every other group alone.
+func TestCleanupRemovesOnlyStaleGroups(t *testing.T) {
+	emutest.NeedRoot(t)
+	stale := fmt.Sprintf("tl-stale-%d", os.Getpid())
+	live := fmt.Sprintf("tl-live-%d", os.Getpid())
+	var procs []*exec.Cmd
+	for _, name := range []string{stale, live} {
+		g, err := Create(name, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sleeper := exec.Command("sleep", "30")
+		if err := sleeper.Start(); err != nil {
+			t.Fatal(err)
+		}
+		procs = append(procs, sleeper)
+		t.Cleanup(func() {
+			sleeper.Process.Kill()
+			sleeper.Wait()
+			g.Remove()
+		})
+		if err := g.Add(sleeper.Process.Pid); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waited := make(chan error, 1)
+	go func() { waited <- procs[0].Wait() }()
+	done, err := Cleanup(func(name string) bool { return name == stale })
+	if err != nil || len(done) != 1 || done[0] != stale {
+		t.Fatalf("Cleanup removed %v (%v), want [%s]", done, err, stale)
+	}
+	select {
+	case <-waited:
+	case <-time.After(5 * time.Second):
+		t.Error("the stale group's process is still running")
+	}
+	if err := procs[1].Process.Signal(syscall.Signal(0)); err != nil {
+		t.Errorf("the live group's process is gone: %v", err)
 	}
 }

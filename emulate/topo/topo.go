@@ -115,6 +115,9 @@ func Build(nodes []string) (t *Topology, err error) {
 	return t, nil
 }
 
+// Prefix is the start of every name of this run: tl-PID-SEQ-.
+func (t *Topology) Prefix() string { return t.prefix }
+
 // NodeNS is the network namespace of the named node; "" if there is none.
 func (t *Topology) NodeNS(name string) string {
 	for _, n := range t.nodes {
@@ -241,15 +244,23 @@ func Leftovers() ([]string, error) {
 	}
 	var out []string
 	for _, ns := range names {
-		var pid int
-		if _, err := fmt.Sscanf(strings.TrimPrefix(ns, Prefix), "%d-", &pid); err != nil || pid <= 0 {
-			continue // not ours after all
-		}
-		if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); os.IsNotExist(err) {
+		if Stale(ns) {
 			out = append(out, ns)
 		}
 	}
 	return out, nil
+}
+
+// Stale tells whether name was made by a run (it starts with tl-PID-) whose
+// process is gone. Other resources a run names with its Prefix (cgroups) are
+// cleaned up by it too.
+func Stale(name string) bool {
+	var pid int
+	if _, err := fmt.Sscanf(strings.TrimPrefix(name, Prefix), "%d-", &pid); err != nil || pid <= 0 || !strings.HasPrefix(name, Prefix) {
+		return false // not ours after all
+	}
+	_, err := os.Stat(fmt.Sprintf("/proc/%d", pid))
+	return os.IsNotExist(err)
 }
 
 // Cleanup deletes the leftovers of crashed runs and returns what it deleted.
