@@ -9,13 +9,16 @@
 package topo
 
 import (
+	"errors"
 	"fmt"
+	"net"
 	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Prefix starts the name of every namespace any run creates; a run's own names go on
@@ -112,7 +115,45 @@ func Build(nodes []string) (t *Topology, err error) {
 			return t, err
 		}
 	}
-	return t, nil
+	return t, t.waitFabric()
+}
+
+// fabricWait bounds how long Build waits for the fabric to pass packets.
+const fabricWait = 5 * time.Second
+
+// waitFabric returns once every node reaches every other across the fabric. A
+// bridge and veths just made drop what is sent over them for about a second (the
+// first ARP request goes unanswered, and the queued packets wait for the kernel's
+// retry 1 s later): a connection opened then would look like a lost SYN. Real
+// nodes have long talked to each other. Each pair is probed with a TCP SYN to a
+// port nothing listens on, which comes back refused once the path works, and
+// leaves both nodes knowing each other's address.
+func (t *Topology) waitFabric() error {
+	deadline := time.Now().Add(fabricWait)
+	for i := range t.nodes {
+		err := InNetns(t.nodes[i].ns, func() error {
+			for j := i + 1; j < len(t.nodes); j++ {
+				for {
+					conn, err := net.DialTimeout("tcp", netip.AddrPortFrom(nodeAddr(j), 9).String(), 50*time.Millisecond)
+					if conn != nil {
+						conn.Close()
+					}
+					var ne net.Error
+					if !errors.As(err, &ne) || !ne.Timeout() {
+						break // refused (or, oddly, accepted): the path works
+					}
+					if time.Now().After(deadline) {
+						return fmt.Errorf("the fabric between nodes %s and %s passes no packets after %v", t.nodes[i].name, t.nodes[j].name, fabricWait)
+					}
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Prefix is the start of every name of this run: tl-PID-SEQ-.
