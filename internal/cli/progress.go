@@ -34,7 +34,8 @@ func newProgress(w io.Writer, quiet bool) *progress {
 }
 
 // update draws how far the work is: done of total simulated time, the requests
-// simulated so far, and what (when not empty) says more, such as "3/20 runs".
+// simulated so far (negative: not counted, as in a real run), and what (when not
+// empty) says more, such as "3/20 runs".
 func (p *progress) update(done, total time.Duration, requests int64, what string) {
 	if !p.on {
 		return
@@ -53,9 +54,13 @@ func (p *progress) update(done, total time.Duration, requests int64, what string
 	}
 	const width = 30
 	fill := int(frac * width)
-	fmt.Fprintf(p.w, "\r%s%s %5.1f%%  %s  %s simulated req/s  ETA %s \033[K",
+	rate := ""
+	if requests >= 0 {
+		rate = "  " + perWallSecond(requests, elapsed) + " simulated req/s"
+	}
+	fmt.Fprintf(p.w, "\r%s%s %5.1f%%  %s%s  ETA %s \033[K",
 		strings.Repeat("█", fill), strings.Repeat("░", width-fill), 100*frac, what,
-		perWallSecond(requests, elapsed), eta.Round(time.Second))
+		rate, eta.Round(time.Second))
 	p.drawn = now
 }
 

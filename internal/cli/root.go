@@ -70,7 +70,7 @@ requests, with what latency, and why.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return badInput{fmt.Errorf("%w\nSee '%s --help'.", err, c.CommandPath())}
 	})
-	root.AddCommand(newSimulate(stdout, stderr), newSweep(stdout, stderr), newValidate(stderr), newReport(stdout), newCompare(stdout),
+	root.AddCommand(newSimulate(stdout, stderr), newEmulate(stdout, stderr), newSweep(stdout, stderr), newValidate(stderr), newReport(stdout), newCompare(stdout),
 		newVersion(stdout), newExamples(stdout), newLibraries(stdout), newServe(stdout, stderr), newLoad(stdout, stderr))
 	// A wrong number of arguments is bad input too.
 	for _, c := range root.Commands() {

@@ -1,0 +1,309 @@
+// Package emulate runs a scenario for real on this Linux machine: its nodes and pods
+// as network namespaces (emulate/topo), kube-proxy's own rules in each node
+// (emulate/proxyrules) or its userspace proxy (emulate/userspace), every service pod
+// a `trafficlab serve` process under the CPU limit its spec gives (emulate/cgroup),
+// every client pod a load generator dialling from inside its namespace
+// (emulate/load), and the scenario's packet loss on the pods' veths
+// (emulate/faults). Pods are placed where a simulation of the scenario places them
+// (simulate.InitialLayout). The run fills the same result.Result as simulate, with
+// engine "emulate", so every report and compare read it.
+//
+// It needs root, iproute2, and iptables or nft, and refuses, pointing at the
+// scenario line, what it cannot run yet (unsupported), and scenarios larger than
+// the machine (checkSize, with a --scale that fits).
+package emulate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"trafficlab/emulate/cgroup"
+	"trafficlab/emulate/faults"
+	"trafficlab/emulate/load"
+	"trafficlab/emulate/topo"
+	"trafficlab/result"
+	"trafficlab/scenario"
+	"trafficlab/simulate"
+)
+
+// Options are how a run is carried out; none of them changes what it models.
+type Options struct {
+	// Exe is the trafficlab binary each service pod runs as `trafficlab serve`.
+	// Default: this process's own executable.
+	Exe string
+	// Log receives a line per step of building the cluster and the warnings of
+	// what emulate does not model. Nil: discarded.
+	Log io.Writer
+	// Progress, when set, is called about five times a second with the time the
+	// load has run.
+	Progress func(elapsed, total time.Duration)
+}
+
+// Check tells whether sc can be emulated on this machine, without building anything:
+// a *simulate.FieldError for a part emulate does not run, a *SizeError for a
+// scenario too large. It returns the warnings a run would print.
+func Check(sc *scenario.Scenario) ([]string, error) {
+	if err := unsupported(sc); err != nil {
+		return nil, err
+	}
+	l, err := simulate.InitialLayout(sc)
+	if err != nil {
+		return nil, err
+	}
+	if len(l.Pending) > 0 {
+		return nil, fmt.Errorf("pods %v cannot be scheduled at the start; emulate starts from a settled cluster", l.Pending)
+	}
+	return warnings(sc), checkSize(sc, l)
+}
+
+// Run builds the cluster of sc, runs its load for spec.duration, and tears every
+// part of it down again, whatever happens: on success, on an error, and when ctx
+// is cancelled (the CLI cancels it on SIGINT and SIGTERM). A result is returned
+// with the teardown's error, if any; a cancelled run returns what it measured.
+func Run(ctx context.Context, sc *scenario.Scenario, opt Options) (res *result.Result, err error) {
+	warns, err := Check(sc)
+	if err != nil {
+		return nil, err
+	}
+	if opt.Log == nil {
+		opt.Log = io.Discard
+	}
+	for _, w := range warns {
+		fmt.Fprintf(opt.Log, "emulate: warning: %s\n", w)
+	}
+	if opt.Exe == "" {
+		if opt.Exe, err = os.Executable(); err != nil {
+			return nil, err
+		}
+	}
+	layout, err := simulate.InitialLayout(sc)
+	if err != nil {
+		return nil, err
+	}
+	c := &cluster{sc: sc, opt: opt, layout: layout}
+	defer func() {
+		if e := c.teardown(); e != nil {
+			err = errors.Join(err, fmt.Errorf("tearing down: %w (`trafficlab emulate --cleanup` removes what is left)", e))
+		}
+	}()
+	if err := c.build(ctx); err != nil {
+		return nil, err
+	}
+	c.run(ctx)
+	return c.result(), nil
+}
+
+// cluster is one emulated run.
+type cluster struct {
+	sc      *scenario.Scenario
+	opt     Options
+	layout  *simulate.Layout
+	net     *topo.Topology
+	servers []*server
+	proxy   *kubeProxy
+	clients []*clientPod
+	// start is when the load began; ran how long it ran.
+	start time.Time
+	ran   time.Duration
+	tl    *timeline
+}
+
+// clientPod is one pod of a client Deployment: its namespace, the dialer that opens
+// its connections from inside it, and its load.
+type clientPod struct {
+	placed simulate.PlacedPod
+	net    *topo.Pod
+	dialer *topo.Dialer
+	cfg    load.Config
+	report *load.Report
+}
+
+func (c *cluster) logf(format string, args ...any) {
+	fmt.Fprintf(c.opt.Log, "emulate: "+format+"\n", args...)
+}
+
+func (c *cluster) build(ctx context.Context) (err error) {
+	spec := &c.sc.Spec
+	if c.net, err = topo.Build(c.layout.Nodes); err != nil {
+		return err
+	}
+	c.logf("nodes as network namespaces %s*: %d", c.net.Prefix(), len(c.layout.Nodes))
+	for _, p := range c.layout.Pods {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		s, err := startServer(c.net, c.opt.Exe, p.Name, p.Owner, p.Node, &spec.Services[p.Index].Pod, spec.Seed)
+		if err != nil {
+			return err
+		}
+		c.servers = append(c.servers, s)
+	}
+	c.logf("service pods serving on :%d: %d", podPort, len(c.servers))
+	services := serviceIPs(c.sc, c.servers)
+	if c.proxy, err = startKubeProxy(ctx, spec.Cluster.ProxyMode, c.net, c.layout.Nodes, services, spec.Seed); err != nil {
+		return err
+	}
+	c.logf("kube-proxy (%s) programmed on every node", spec.Cluster.ProxyMode)
+	c.tl = newTimeline(len(c.layout.Clients))
+	for i, p := range c.layout.Clients {
+		cp := &clientPod{placed: p}
+		c.clients = append(c.clients, cp)
+		if cp.net, err = c.net.AddPod(p.Name, p.Node); err != nil {
+			return err
+		}
+		if cp.dialer, err = topo.NewDialer(cp.net.NS); err != nil {
+			return err
+		}
+		client := &spec.Clients[p.Index]
+		svc := services[serviceIndex(c.sc, client.Target)]
+		target := fmt.Sprintf("http://%s:%d/", svc.ClusterIP, svc.Port)
+		if cp.cfg, err = load.FromClient(client, target, spec.Duration.Duration, spec.Seed); err != nil {
+			return &simulate.FieldError{Path: fmt.Sprintf("spec.clients[%d]", p.Index), Err: err}
+		}
+		cp.cfg.Name = p.Name
+		cp.cfg.Dial = cp.dialer.DialContext
+		cp.cfg.OnInterval = c.tl.adder(i)
+	}
+	c.logf("client pods ready: %d", len(c.clients))
+	return c.applyLoss(ctx)
+}
+
+func serviceIndex(sc *scenario.Scenario, name string) int {
+	for i := range sc.Spec.Services {
+		if sc.Spec.Services[i].Name == name {
+			return i
+		}
+	}
+	return -1 // validation makes every target a service
+}
+
+// run starts every client pod's load at one instant and waits for all of them.
+func (c *cluster) run(ctx context.Context) {
+	total := c.sc.Spec.Duration.Duration
+	c.start = time.Now().Add(100 * time.Millisecond)
+	for _, s := range c.servers {
+		s.cpuAtStart, _ = s.group.Usage()
+		s.bandwidthAtStart, _ = s.group.Stat()
+	}
+	var wg sync.WaitGroup
+	for i, cp := range c.clients {
+		cp.cfg.Start = c.start
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cp.report, _ = load.Run(ctx, cp.cfg) // the config was checked by FromClient
+			c.tl.ended(i)
+		}()
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	tick := time.NewTicker(200 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-done:
+			// A run that was not stopped lasts its duration, as in simulate, even if
+			// every client's phases ended before.
+			c.ran = total
+			if ctx.Err() != nil {
+				c.ran = min(max(time.Since(c.start), 0), total)
+			}
+			return
+		case <-tick.C:
+			if c.opt.Progress != nil {
+				c.opt.Progress(min(max(time.Since(c.start), 0), total), total)
+			}
+		}
+	}
+}
+
+// applyLoss puts the scenario's packet loss on the pods' veths: the cluster's on
+// every service pod's, both ways (every request and answer crosses one, so each
+// packet between pods is lost once with the given chance, one hop as simulate
+// counts it), and a link override's on its target's pods in its direction.
+func (c *cluster) applyLoss(ctx context.Context) error {
+	n := &c.sc.Spec.Cluster.Network
+	byNode := map[string][]faults.Loss{}
+	add := func(p *topo.Pod, dir string, loss *scenario.Percent) {
+		if loss != nil && loss.Fraction > 0 {
+			byNode[p.Node] = append(byNode[p.Node], faults.Loss{Veth: p.Veth, Direction: dir, Fraction: loss.Fraction})
+		}
+	}
+	for _, s := range c.servers {
+		add(s.net, faults.Both, n.Loss)
+	}
+	for _, l := range n.Links {
+		dir := l.Direction
+		if dir == "" {
+			dir = faults.Both
+		}
+		for _, s := range c.servers {
+			if selects(&l.Target, s.name, s.service, s.node) {
+				add(s.net, dir, l.Link.Loss)
+			}
+		}
+		for _, cp := range c.clients {
+			if selects(&l.Target, cp.placed.Name, "client/"+cp.placed.Owner, cp.placed.Node) {
+				add(cp.net, dir, l.Link.Loss)
+			}
+		}
+	}
+	for node, losses := range byNode {
+		if err := faults.Apply(ctx, c.net.NodeNS(node), losses); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// selects tells whether a selector picks a pod; owner is a service's name, or
+// "client/" and a client Deployment's.
+func selects(sel *scenario.Selector, pod, owner, node string) bool {
+	switch {
+	case sel.Pod != "":
+		return sel.Pod == pod
+	case sel.Service != "":
+		return sel.Service == owner
+	case sel.Client != "":
+		return "client/"+sel.Client == owner
+	default:
+		return sel.Node == node
+	}
+}
+
+// teardown removes everything the run made, going on past errors.
+func (c *cluster) teardown() error {
+	var errs []error
+	for _, cp := range c.clients {
+		if cp.dialer != nil {
+			cp.dialer.Close()
+		}
+	}
+	if c.proxy != nil {
+		errs = append(errs, c.proxy.close())
+	}
+	for _, s := range c.servers {
+		errs = append(errs, s.kill())
+	}
+	if c.net != nil {
+		errs = append(errs, c.net.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// Cleanup removes what crashed runs left behind: their namespaces (and with them
+// every link, route and rule in them) and their control groups, killing any
+// process still in one. It returns what it removed.
+func Cleanup() ([]string, error) {
+	namespaces, err := topo.Cleanup()
+	groups, gerr := cgroup.Cleanup(topo.Stale)
+	for _, g := range groups {
+		namespaces = append(namespaces, "cgroup "+cgroup.Parent+"/"+g)
+	}
+	return namespaces, errors.Join(err, gerr)
+}

@@ -1,0 +1,141 @@
+package emulate
+
+import (
+	"errors"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"trafficlab/examples"
+	"trafficlab/scenario"
+	"trafficlab/simulate"
+)
+
+func example(t *testing.T, name string, sets ...string) *scenario.Scenario {
+	t.Helper()
+	data, err := examples.Get(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, _, diags := scenario.Load(name, data, sets)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	return sc
+}
+
+// What emulate cannot run is refused at the scenario path that asks for it.
+func TestUnsupportedNamesThePath(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		sets []string
+		path string
+	}{
+		{"r1-curl-loop.yaml", []string{"spec.cluster.proxyMode=ipvs"}, "spec.cluster.proxyMode"},
+		{"r5-sidecar-concurrency.yaml", nil, "spec.services[0].sidecar"},
+		{"r2-rapid-scaling.yaml", nil, "spec.services[0].autoscaler"},
+		{"r3-noisy-neighbour.yaml", nil, "spec.cluster.nodes[0].disk"},
+		{"r1-curl-loop.yaml", []string{"spec.cluster.network.jitter=1ms"}, "spec.cluster.network.jitter"},
+		{"r1-curl-loop.yaml", []string{"faults"}, "spec.faults"},
+	} {
+		var sc *scenario.Scenario
+		if slices.Equal(tc.sets, []string{"faults"}) {
+			data, _ := examples.Get(tc.name)
+			data = append(data, "  faults: [{kind: pod-kill, start: 1s, target: {pod: webapp1-0}}]\n"...)
+			var diags scenario.Diagnostics
+			if sc, _, diags = scenario.Load(tc.name, data, nil); diags.HasErrors() {
+				t.Fatal(diags)
+			}
+		} else {
+			sc = example(t, tc.name, tc.sets...)
+		}
+		_, err := Check(sc)
+		var fe *simulate.FieldError
+		if !errors.As(err, &fe) || fe.Path != tc.path || !strings.Contains(fe.Err.Error(), "simulate") {
+			t.Errorf("%s %v: %v, want a refusal at %s pointing to simulate", tc.name, tc.sets, err, tc.path)
+		}
+	}
+	if warns, err := Check(example(t, "r1-curl-loop.yaml")); err != nil || len(warns) != 2 {
+		t.Errorf("r1-curl-loop: %v, warnings %q; want it accepted with the latency and cores warnings", err, warns)
+	}
+}
+
+// A scenario over a limit is refused with a --scale that brings it under.
+func TestSizeLimitSuggestsAScale(t *testing.T) {
+	for _, tc := range []struct {
+		sets  []string
+		what  string
+		scale float64
+	}{
+		{[]string{"spec.services[0].replicas=50"}, "pods", 0.78},                                   // 51 pods
+		{[]string{"spec.clients[0].threads=1000"}, "closed-loop threads", 0.25},                    // 1000 threads
+		{[]string{"spec.clients[0].threads=0", "spec.clients[0].rate=20000/s"}, "open-loop", 0.25}, // 20,000/s
+	} {
+		_, err := Check(example(t, "r1-curl-loop.yaml", tc.sets...))
+		var se *SizeError
+		if !errors.As(err, &se) || !strings.Contains(se.What, tc.what) || se.Scale != tc.scale {
+			t.Errorf("%v: %v, want %s over the limit and --scale %g", tc.sets, err, tc.what, tc.scale)
+			continue
+		}
+		sc := example(t, "r1-curl-loop.yaml", tc.sets...)
+		Scale(sc, se.Scale)
+		if _, err := Check(sc); err != nil {
+			t.Errorf("%v at --scale %g: still %v", tc.sets, se.Scale, err)
+		}
+	}
+}
+
+// Scale keeps the ratios: counts round to at least 1, and a client's load lost to
+// rounding its replicas is made up per pod.
+func TestScaleKeepsTheLoadPerPod(t *testing.T) {
+	sc := example(t, "r1-7-callers-3-threads.yaml")
+	changes := Scale(sc, 0.5)
+	spec := &sc.Spec
+	// 3 nodes → 2 (1.5 rounds up), 5 replicas → 3 (2.5 up), 7 callers → 4 (3.5 up)
+	// whose 3 threads each carry 3.5/4 of the load: round(2.625) = 3.
+	if spec.Cluster.Nodes[0].Count != 2 || spec.Services[0].Replicas != 3 || spec.Clients[0].Replicas != 4 || spec.Clients[0].Threads != 3 {
+		t.Errorf("scaled: %d nodes, %d replicas, %d×%d callers; want 2, 3, 4×3", spec.Cluster.Nodes[0].Count,
+			spec.Services[0].Replicas, spec.Clients[0].Replicas, spec.Clients[0].Threads)
+	}
+	if len(changes) != 3 {
+		t.Errorf("changes %q, want the three counts", changes)
+	}
+	// One open-loop client pod cannot shrink: its rate does.
+	sc = example(t, "r1-curl-loop.yaml", "spec.clients[0].threads=0", "spec.clients[0].rate=1000/s")
+	Scale(sc, 0.1)
+	if r := sc.Spec.Clients[0].Rate.PerSecond; math.Abs(r-100) > 1e-9 || sc.Spec.Clients[0].Replicas != 1 || sc.Spec.Services[0].Replicas != 1 {
+		t.Errorf("rate %g/s with %d client pods, %d replicas; want 100/s, 1, 1", r, sc.Spec.Clients[0].Replicas, sc.Spec.Services[0].Replicas)
+	}
+}
+
+// The timeline keeps an interval's histogram only until every load has passed
+// it, and its percentiles are those of all loads' latencies together.
+func TestTimelineMergesLoads(t *testing.T) {
+	tl := newTimeline(2)
+	a, b := tl.adder(0), tl.adder(1)
+	h := func(ms ...int64) *hdr.Histogram {
+		out := hdr.New(1, 3600e9, 2)
+		for _, v := range ms {
+			out.RecordValue(v * 1e6)
+		}
+		return out
+	}
+	a(0, h(1, 1, 1))
+	if len(tl.pct) != 0 || len(tl.open) != 1 {
+		t.Fatalf("interval 0 settled before load 1 passed it: %v", tl.pct)
+	}
+	b(0, h(100))
+	a(1, h(2))
+	// 2 significant digits: within 1 %.
+	near := func(got, want float64) bool { return math.Abs(got-want) <= want/100 }
+	if p := tl.percentiles(0); !near(p[0], 1) || !near(p[3], 100) {
+		t.Errorf("interval 0: p50 %g, p99.9 %g; want 1 and 100 (three at 1 ms, one at 100 ms)", p[0], p[3])
+	}
+	tl.ended(1) // load 1 ends early: interval 1 is final as soon as load 0 is past it
+	if p := tl.percentiles(1); !near(p[0], 2) || len(tl.open) != 0 || len(tl.pct) != 2 {
+		t.Errorf("interval 1: %v, %d open, %d settled; want p50 2, none open, 2 settled", p, len(tl.open), len(tl.pct))
+	}
+}

@@ -1,0 +1,162 @@
+package emulate
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"trafficlab/emulate/cgroup"
+	"trafficlab/emulate/topo"
+	"trafficlab/scenario"
+)
+
+// podPort is the port every pod's app listens on (the Services' targetPort);
+// servicePort the port of every ClusterIP.
+const (
+	podPort     = 8080
+	servicePort = 80
+)
+
+// startTimeout bounds a pod's start: its process listening.
+const startTimeout = 15 * time.Second
+
+// server is one service pod: its place in the network, its control group and its
+// app, a `trafficlab serve` process inside both.
+type server struct {
+	name, service, node string
+	net                 *topo.Pod
+	group               *cgroup.Group
+	cmd                 *exec.Cmd
+	stderr              *tail
+	exited              chan struct{} // closed once the process has ended and been waited for
+	// cpuAtStart and bandwidthAtStart are the group's CPU use and throttling when
+	// the load started.
+	cpuAtStart       time.Duration
+	bandwidthAtStart cgroup.Bandwidth
+}
+
+// startServer starts a service pod on its node: its namespace, a control group
+// with the CPU limit the kubelet would set (model/node.MilliCPUToQuota, through
+// emulate/cgroup), and its app listening on podPort.
+func startServer(net *topo.Topology, exe, name, service, nodeName string, pod *scenario.Pod, seed int64) (s *server, err error) {
+	s = &server{name: name, service: service, node: nodeName, stderr: &tail{}, exited: make(chan struct{})}
+	if s.net, err = net.AddPod(name, nodeName); err != nil {
+		return nil, err
+	}
+	var milli int64
+	if pod.CPU != nil {
+		milli = pod.CPU.MilliValue()
+	}
+	if s.group, err = cgroup.Create(net.Prefix()+name, milli); err != nil {
+		return nil, err
+	}
+	spec, err := json.Marshal(pod)
+	if err != nil {
+		s.group.Remove()
+		return nil, err
+	}
+	s.cmd = exec.Command("ip", "netns", "exec", s.net.NS, exe, "serve", "--pod-json", string(spec),
+		"--name", name, "--seed", strconv.FormatInt(seed, 10), "--listen", fmt.Sprintf(":%d", podPort))
+	s.cmd.Stdout = io.Discard // the access log: the scenario's disk is not emulated
+	// A pod must not outlive the run: if this process dies, the kernel kills it.
+	s.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	errPipe, err := s.cmd.StderrPipe()
+	if err != nil {
+		s.group.Remove()
+		return nil, err
+	}
+	if err := s.cmd.Start(); err != nil {
+		s.group.Remove()
+		return nil, fmt.Errorf("pod %s: %w", name, err)
+	}
+	// ip netns exec execs the app in place, so this is the app's pid. It runs
+	// unlimited for the few milliseconds until here, before it listens.
+	if err := s.group.Add(s.cmd.Process.Pid); err != nil {
+		s.kill()
+		return nil, err
+	}
+	listening := make(chan struct{})
+	go s.readStderr(errPipe, listening)
+	go func() {
+		_ = s.cmd.Wait()
+		close(s.exited)
+	}()
+	select {
+	case <-listening:
+		return s, nil
+	case <-s.exited:
+		return nil, fmt.Errorf("pod %s exited before listening: %s", name, s.stderr)
+	case <-time.After(startTimeout):
+		s.kill()
+		return nil, fmt.Errorf("pod %s did not listen within %v: %s", name, startTimeout, s.stderr)
+	}
+}
+
+// readStderr keeps the app's last lines for errors and says when it listens (serve
+// prints one line then).
+func (s *server) readStderr(r io.Reader, listening chan<- struct{}) {
+	sc := bufio.NewScanner(r)
+	said := false
+	for sc.Scan() {
+		line := sc.Text()
+		s.stderr.add(line)
+		if !said && strings.Contains(line, " listening on ") {
+			said = true
+			close(listening)
+		}
+	}
+}
+
+// kill ends the app at once (SIGKILL), waits for it and removes its group.
+func (s *server) kill() error {
+	if s.cmd.Process != nil {
+		_ = s.cmd.Process.Kill()
+		select {
+		case <-s.exited:
+		case <-time.After(5 * time.Second):
+		}
+	}
+	if err := s.group.Kill(); err != nil {
+		return err
+	}
+	return s.group.Remove()
+}
+
+// cpu is the CPU the pod's group has used since the load started.
+func (s *server) cpu() (time.Duration, error) {
+	used, err := s.group.Usage()
+	return used - s.cpuAtStart, err
+}
+
+// tail is the last lines a process wrote, for error messages.
+type tail struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+const tailLines = 5
+
+func (t *tail) add(line string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.lines = append(t.lines, line)
+	if len(t.lines) > tailLines {
+		t.lines = t.lines[1:]
+	}
+}
+
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(t.lines) == 0 {
+		return "(it printed nothing)"
+	}
+	return strings.Join(t.lines, "; ")
+}

@@ -1,0 +1,82 @@
+package emulate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/netip"
+
+	"trafficlab/emulate/proxyrules"
+	"trafficlab/emulate/topo"
+	"trafficlab/emulate/userspace"
+	"trafficlab/scenario"
+)
+
+// kubeProxy is kube-proxy on every node: the rules its iptables or nftables mode
+// writes, in each node's namespace, or in userspace mode a proxy process (here, a
+// goroutine per Service) in each.
+type kubeProxy struct {
+	mode     string
+	nodeNS   []string
+	services []proxyrules.Service
+	procs    []*userspace.Proxy // userspace mode, per node
+}
+
+// startKubeProxy programs every node for services, whose Endpoints are the ready
+// pods' addresses, as a settled cluster has them when a run starts.
+func startKubeProxy(ctx context.Context, mode string, net *topo.Topology, nodes []string, services []proxyrules.Service, seed int64) (*kubeProxy, error) {
+	kp := &kubeProxy{mode: mode, services: services}
+	for _, n := range nodes {
+		kp.nodeNS = append(kp.nodeNS, net.NodeNS(n))
+	}
+	for _, ns := range kp.nodeNS {
+		if mode != scenario.ProxyUserspace {
+			rules := proxyrules.Rules{Config: proxyrules.Config{Prefix: net.Prefix()}, Services: services}
+			if err := proxyrules.Apply(ctx, ns, proxyrules.Mode(mode), rules); err != nil {
+				return kp, fmt.Errorf("kube-proxy (%s) in %s: %w", mode, ns, err)
+			}
+			continue
+		}
+		cfg := userspace.Config{NS: ns, Seed: uint64(seed)}
+		for _, s := range services {
+			cfg.Services = append(cfg.Services, userspace.Service{Name: s.Name, ClusterIP: s.ClusterIP, Port: s.Port})
+		}
+		p, err := userspace.New(ctx, cfg)
+		if err != nil {
+			return kp, fmt.Errorf("kube-proxy (userspace) in %s: %w", ns, err)
+		}
+		kp.procs = append(kp.procs, p)
+		for _, s := range services {
+			if err := p.SetEndpoints(s.Name, s.Endpoints); err != nil {
+				return kp, err
+			}
+		}
+	}
+	return kp, nil
+}
+
+// close stops the userspace proxies; rules go with their namespaces.
+func (kp *kubeProxy) close() error {
+	var errs []error
+	for _, p := range kp.procs {
+		errs = append(errs, p.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// serviceIPs are the Services of sc as kube-proxy sees them: ClusterIP, port and the
+// endpoints of its pods.
+func serviceIPs(sc *scenario.Scenario, servers []*server) []proxyrules.Service {
+	var out []proxyrules.Service
+	for i := range sc.Spec.Services {
+		name := sc.Spec.Services[i].Name
+		s := proxyrules.Service{Name: name, ClusterIP: topo.ServiceIP(i), Port: servicePort}
+		for _, p := range servers {
+			if p.service == name {
+				s.Endpoints = append(s.Endpoints, netip.AddrPortFrom(p.net.IP, podPort))
+			}
+		}
+		out = append(out, s)
+	}
+	return out
+}

@@ -1,0 +1,325 @@
+package emulate
+
+import (
+	"math"
+	"slices"
+	"sync"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"trafficlab/emulate/cgroup"
+	"trafficlab/emulate/load"
+	"trafficlab/model/node"
+	"trafficlab/result"
+)
+
+// result fills the Result simulate fills, from the client pods' reports and the
+// pods' control groups. Counts per pod come from the clients' side: the answers
+// each pod gave, named by its X-Trafficlab-Pod header.
+func (c *cluster) result() *result.Result {
+	spec := &c.sc.Spec
+	dur := c.ran.Seconds()
+	r := &result.Result{
+		Engine: "emulate", Scenario: c.sc.Metadata.Name, Seed: spec.Seed, DurationS: dur,
+		ProxyMode: spec.Cluster.ProxyMode, TimelineIntervalS: 1,
+		SlowThresholdMS: float64(spec.Report.SlowThreshold.Duration) / 1e6,
+	}
+	all := hdr.New(1, int64(time.Hour), 3)
+	perPod := map[string]load.Pod{}
+	for _, cp := range c.clients {
+		rep := cp.report
+		if rep == nil {
+			continue
+		}
+		addRequests(&r.Requests, rep.Requests)
+		addErrors(&r.Errors, rep.Errors)
+		if rep.Latency != nil {
+			all.Merge(rep.Latency)
+		}
+		for _, p := range rep.Pods {
+			sum := perPod[p.Name]
+			sum.Requests += p.Requests
+			sum.Errors += p.Errors
+			sum.Connections += p.Connections
+			perPod[p.Name] = sum
+		}
+		r.TimelineIntervalS = rep.TimelineIntervalS
+	}
+	if dur > 0 {
+		r.ThroughputRPS = result.Round(float64(r.Requests.OK)/dur, 3)
+		r.RateRPS = result.Round(float64(r.Requests.Total+r.Requests.InFlight)/dur, 3)
+	}
+	r.LatencyMS = result.LatencyOf(all)
+	r.LatencySpectrum = result.SpectrumOf(all)
+	r.Slow = slowCount(all, spec.Report.SlowThreshold.Duration)
+	if r.Requests.OK > 0 {
+		r.SlowShare = result.Round(float64(r.Slow)/float64(r.Requests.OK), 6)
+	}
+	r.Pods, r.Nodes = c.podResults(perPod, dur)
+	r.Clients = c.clientResults()
+	r.Timeline = c.timelineResult()
+	return r
+}
+
+func addRequests(sum *result.Requests, r result.Requests) {
+	sum.Total += r.Total
+	sum.OK += r.OK
+	sum.Failed += r.Failed
+	sum.InFlight += r.InFlight
+	sum.NotSent += r.NotSent
+	sum.Retried += r.Retried
+}
+
+func addErrors(sum *result.Errors, e result.Errors) {
+	sum.Timeout += e.Timeout
+	sum.ConnectionRefused += e.ConnectionRefused
+	sum.ConnectionReset += e.ConnectionReset
+	sum.ConnectionClosed += e.ConnectionClosed
+	sum.HTTP503 += e.HTTP503
+}
+
+// slowCount is how many recorded latencies exceed threshold (0: none counted), to
+// the histogram's precision.
+func slowCount(h *hdr.Histogram, threshold time.Duration) int64 {
+	if threshold <= 0 {
+		return 0
+	}
+	var n int64
+	for _, b := range h.Distribution() {
+		if b.From > int64(threshold) {
+			n += b.Count
+		}
+	}
+	return n
+}
+
+// podResults are the service pods and the nodes, in layout order.
+func (c *cluster) podResults(perPod map[string]load.Pod, dur float64) ([]result.Pod, []result.Node) {
+	cores := nodeCores(c)
+	nodeUsed := map[string]float64{}
+	nodePods := map[string]int{}
+	var pods []result.Pod
+	for _, s := range c.servers {
+		spec := &c.sc.Spec.Services[serviceIndex(c.sc, s.service)].Pod
+		counted := perPod[s.name]
+		zero := 0.0
+		rp := result.Pod{
+			Name: s.name, Service: s.service, Node: s.node,
+			Requests: counted.Requests, Connections: counted.Connections, ReadyS: &zero,
+			QoSClass: string(node.QOSClass(spec.Resources.Requests, spec.Resources.Limits)),
+		}
+		used, err := s.cpu()
+		if err == nil && dur > 0 {
+			rp.CPUCores = result.Round(used.Seconds()/dur, 4)
+			capacity := cores[s.node]
+			if spec.CPU != nil {
+				capacity = spec.CPU.AsApproximateFloat64()
+			}
+			if capacity > 0 {
+				rp.CPUUtilization = result.Round(used.Seconds()/(capacity*dur), 4)
+			}
+			nodeUsed[s.node] += used.Seconds()
+		}
+		if spec.CPU != nil {
+			if st, err := s.group.Stat(); err == nil {
+				st = since(st, s.bandwidthAtStart)
+				rp.Throttling = &result.Throttling{Periods: st.Periods, ThrottledPeriods: st.Throttled, ThrottledS: result.Round(st.ThrottledTime.Seconds(), 6)}
+			}
+		}
+		nodePods[s.node]++
+		pods = append(pods, rp)
+	}
+	var nodes []result.Node
+	for _, n := range c.layout.Nodes {
+		rn := result.Node{Name: n, CPU: cores[n], Pods: nodePods[n]}
+		if cores[n] > 0 && dur > 0 {
+			rn.CPUUtilization = result.Round(nodeUsed[n]/(cores[n]*dur), 4)
+		}
+		nodes = append(nodes, rn)
+	}
+	return pods, nodes
+}
+
+func since(now, start cgroup.Bandwidth) cgroup.Bandwidth {
+	return cgroup.Bandwidth{Periods: now.Periods - start.Periods, Throttled: now.Throttled - start.Throttled,
+		ThrottledTime: now.ThrottledTime - start.ThrottledTime}
+}
+
+// nodeCores is each node's allocatable CPU in cores; 0 when unset.
+func nodeCores(c *cluster) map[string]float64 {
+	out := map[string]float64{}
+	i := 0
+	for _, pool := range c.sc.Spec.Cluster.Nodes {
+		for range pool.Count {
+			if pool.CPU != nil {
+				out[c.layout.Nodes[i]] = pool.CPU.AsApproximateFloat64()
+			}
+			i++
+		}
+	}
+	return out
+}
+
+// clientResults sums each client Deployment's pods. PeakOpen is the sum of its
+// pods' peaks, which may not have come at one instant.
+func (c *cluster) clientResults() []result.Client {
+	var out []result.Client
+	for i := range c.sc.Spec.Clients {
+		spec := &c.sc.Spec.Clients[i]
+		rc := result.Client{Name: spec.Name, Target: spec.Target, Replicas: spec.Replicas, Threads: spec.Threads,
+			Library: spec.Library, Reuse: spec.Connections.Reuse}
+		if spec.Connections.MaxPerHost != nil {
+			rc.MaxPerHost = *spec.Connections.MaxPerHost
+		}
+		if spec.Connections.MaxIdlePerHost != nil {
+			rc.MaxIdle = *spec.Connections.MaxIdlePerHost
+		}
+		if spec.Connections.MaxLifetime != nil {
+			rc.MaxLifetimeS = spec.Connections.MaxLifetime.Duration.Seconds()
+		}
+		if spec.Rate != nil {
+			rc.RatePerPod = spec.Rate.PerSecond
+		}
+		var reached []string
+		for _, cp := range c.clients {
+			rep := cp.report
+			if cp.placed.Index != i || rep == nil {
+				continue
+			}
+			rc.ConnectionsOpened += rep.Connections.Opened
+			rc.PeakOpen += rep.Connections.PeakOpen
+			rc.OpenAtEnd += rep.Connections.OpenAtEnd
+			rc.Requests += rep.Requests.Total
+			rc.Errors += rep.Requests.Failed
+			rc.RunsAborted += rep.RunsAborted
+			for _, p := range rep.Pods {
+				if !slices.Contains(reached, p.Name) {
+					reached = append(reached, p.Name)
+				}
+			}
+		}
+		rc.PodsReached = len(reached)
+		out = append(out, rc)
+	}
+	return out
+}
+
+// timelineResult adds up the client pods' timelines, interval by interval, with
+// percentiles from their merged histograms.
+func (c *cluster) timelineResult() []result.Point {
+	var out []result.Point
+	replicas := map[string]int{}
+	for _, s := range c.servers {
+		replicas[s.service]++
+	}
+	for i := 0; ; i++ {
+		var pt *result.Point
+		for _, cp := range c.clients {
+			if cp.report == nil || i >= len(cp.report.Timeline) {
+				continue
+			}
+			lp := cp.report.Timeline[i]
+			if pt == nil {
+				pt = &result.Point{TS: lp.TS, Replicas: replicas, DesiredReplicas: replicas, ReadyEndpoints: replicas}
+			}
+			pt.Requests += lp.Requests
+			pt.Errors += lp.Errors
+			for kind, n := range lp.ErrorsByKind {
+				if pt.ErrorsByKind == nil {
+					pt.ErrorsByKind = &result.Errors{}
+				}
+				addErrors(pt.ErrorsByKind, errorsNamed(kind, n))
+			}
+			for pod, n := range lp.PodRequests {
+				if pt.PodRequests == nil {
+					pt.PodRequests = map[string]int64{}
+				}
+				pt.PodRequests[pod] += n
+			}
+		}
+		if pt == nil {
+			return out
+		}
+		p := c.tl.percentiles(int64(i))
+		pt.P50MS, pt.P90MS, pt.P99MS, pt.P999MS = p[0], p[1], p[2], p[3]
+		out = append(out, *pt)
+	}
+}
+
+// errorsNamed is n errors of the kind load names so.
+func errorsNamed(kind string, n int64) result.Errors {
+	switch kind {
+	case load.ErrTimeout:
+		return result.Errors{Timeout: n}
+	case load.ErrConnectionRefused:
+		return result.Errors{ConnectionRefused: n}
+	case load.ErrConnectionReset:
+		return result.Errors{ConnectionReset: n}
+	case load.ErrConnectionClosed:
+		return result.Errors{ConnectionClosed: n}
+	case load.ErrHTTP503:
+		return result.Errors{HTTP503: n}
+	}
+	return result.Errors{} // "other": counted in the totals only
+}
+
+// timeline merges the client pods' per-interval latency histograms as their loads
+// hand them over, and keeps only each interval's percentiles once every load has
+// passed it: memory stays flat however long the run.
+type timeline struct {
+	mu   sync.Mutex
+	last []int64 // per load, the last interval it handed over; MaxInt64 once it ended
+	open map[int64]*hdr.Histogram
+	pct  map[int64][4]float64
+}
+
+func newTimeline(loads int) *timeline {
+	t := &timeline{last: make([]int64, loads), open: map[int64]*hdr.Histogram{}, pct: map[int64][4]float64{}}
+	for i := range t.last {
+		t.last[i] = -1
+	}
+	return t
+}
+
+// adder is load i's Config.OnInterval: loads hand their intervals over in order.
+func (t *timeline) adder(i int) func(sec int64, h *hdr.Histogram) {
+	return func(sec int64, h *hdr.Histogram) {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		m := t.open[sec]
+		if m == nil {
+			m = hdr.New(1, int64(time.Hour), 2)
+			t.open[sec] = m
+		}
+		m.Merge(h)
+		t.last[i] = sec
+		t.settle()
+	}
+}
+
+// ended notes that load i has ended: it hands nothing more over.
+func (t *timeline) ended(i int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.last[i] = math.MaxInt64
+	t.settle()
+}
+
+// settle reduces the intervals every load has passed to percentiles.
+func (t *timeline) settle() {
+	upTo := slices.Min(t.last)
+	for sec, h := range t.open {
+		if sec <= upTo {
+			t.pct[sec] = [4]float64{result.MS(h.ValueAtQuantile(50)), result.MS(h.ValueAtQuantile(90)),
+				result.MS(h.ValueAtQuantile(99)), result.MS(h.ValueAtQuantile(99.9))}
+			delete(t.open, sec)
+		}
+	}
+}
+
+func (t *timeline) percentiles(sec int64) [4]float64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.pct[sec]
+}

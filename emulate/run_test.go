@@ -1,0 +1,165 @@
+package emulate
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"trafficlab/emulate/cgroup"
+	"trafficlab/emulate/emutest"
+	"trafficlab/scenario"
+)
+
+var (
+	buildOnce sync.Once
+	exe       string
+	buildErr  error
+)
+
+// trafficlab builds the binary the pods run (`trafficlab serve`), once per test run.
+func trafficlab(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "trafficlab-emulate-test-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		exe = filepath.Join(dir, "trafficlab")
+		out, err := exec.Command("go", "build", "-o", exe, "trafficlab/cmd/trafficlab").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return exe
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if exe != "" {
+		os.RemoveAll(filepath.Dir(exe))
+	}
+	os.Exit(code)
+}
+
+const smallCluster = `apiVersion: trafficlab/v1alpha1
+kind: Scenario
+metadata: {name: small}
+spec:
+  duration: 3s
+  seed: 1
+  cluster:
+    proxyMode: %s
+    nodes: [{name: node, count: 2}]
+  services:
+  - name: web
+    replicas: 3
+    pod: {serviceTime: {distribution: constant, value: 200us}, cpu: 500m}
+  clients:
+  - name: caller
+    target: web
+    threads: 2
+    connections: {reuse: %s}
+`
+
+// A small scenario run for real in each proxy mode: new connections spread over
+// every pod, reused ones stay on the pods they opened to, the Result is filled as
+// simulate fills it, and nothing of the run is left afterwards.
+func TestRunsAScenarioForReal(t *testing.T) {
+	emutest.NeedRoot(t, "ip", "iptables-restore", "nft")
+	bin := trafficlab(t)
+	for _, tc := range []struct{ mode, reuse string }{
+		{scenario.ProxyIptables, scenario.ReuseNone},
+		{scenario.ProxyNftables, scenario.ReuseNone},
+		{scenario.ProxyUserspace, scenario.ReuseNone},
+		{scenario.ProxyIptables, scenario.ReusePerThread},
+	} {
+		t.Run(tc.mode+"-"+tc.reuse, func(t *testing.T) {
+			sc, _, diags := scenario.Load("small.yaml", []byte(fmt.Sprintf(smallCluster, tc.mode, tc.reuse)), nil)
+			if diags.HasErrors() {
+				t.Fatal(diags)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			var log strings.Builder
+			r, err := Run(ctx, sc, Options{Exe: bin, Log: &log})
+			if err != nil {
+				t.Fatalf("%v\n%s", err, log.String())
+			}
+			checkNothingLeft(t)
+			if r.Engine != "emulate" || r.Requests.OK < 500 || r.Requests.Failed != 0 || r.DurationS != 3 {
+				t.Fatalf("engine %q, requests %+v in %gs; want hundreds answered, none failed, in 3s", r.Engine, r.Requests, r.DurationS)
+			}
+			var reached, conns int64
+			for _, p := range r.Pods {
+				if p.Requests > 0 {
+					reached++
+				}
+				conns += p.Connections
+				if p.Requests > 0 && p.CPUCores <= 0 || p.Throttling == nil {
+					t.Errorf("pod %s: %g cores, throttling %v; want its cgroup's figures", p.Name, p.CPUCores, p.Throttling)
+				}
+			}
+			if tc.reuse == scenario.ReuseNone {
+				// Each of ≥500 connections picks one of 3 pods: that one gets none has
+				// probability 3·(2/3)^500, nothing.
+				if reached != 3 || conns != r.Requests.OK {
+					t.Errorf("%d pods reached over %d connections for %d requests; want all 3, a connection per request", reached, conns, r.Requests.OK)
+				}
+			} else if conns != 2 || reached > 2 {
+				t.Errorf("%d connections reached %d pods; want 2 threads' connections, pinned", conns, reached)
+			}
+			if len(r.Timeline) != 3 || r.Timeline[1].Requests == 0 || r.Timeline[1].P99MS <= 0 {
+				t.Errorf("timeline %+v; want 3 intervals with requests and percentiles", r.Timeline)
+			}
+			if r.Clients[0].PodsReached != int(reached) {
+				t.Errorf("client reached %d pods, the pods say %d", r.Clients[0].PodsReached, reached)
+			}
+			var sum int64
+			for _, pt := range r.Timeline {
+				sum += pt.Requests
+			}
+			if sum != r.Requests.Total {
+				t.Errorf("timeline sums to %d, total %d", sum, r.Requests.Total)
+			}
+		})
+	}
+}
+
+// checkNothingLeft: no namespace, control group or process of this test process's
+// runs remains.
+func checkNothingLeft(t *testing.T) {
+	t.Helper()
+	mine := fmt.Sprintf("tl-%d-", os.Getpid())
+	out, err := exec.Command("ip", "netns", "list").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(out), mine) {
+		t.Errorf("namespaces left behind:\n%s", out)
+	}
+	for _, dir := range []string{filepath.Join(cgroup.Root, cgroup.Parent), filepath.Join(cgroup.Root, "cpu", cgroup.Parent), filepath.Join(cgroup.Root, "cpuacct", cgroup.Parent)} {
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if strings.HasPrefix(e.Name(), mine) {
+				t.Errorf("cgroup left behind: %s", filepath.Join(dir, e.Name()))
+			}
+		}
+	}
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		cmd, _ := os.ReadFile(p)
+		if strings.Contains(string(cmd), exe) {
+			t.Errorf("process left behind: %s", strings.ReplaceAll(string(cmd), "\x00", " "))
+		}
+	}
+}

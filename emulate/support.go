@@ -1,0 +1,127 @@
+package emulate
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"trafficlab/scenario"
+	"trafficlab/simulate"
+)
+
+// unsupported is the first part of sc that emulate cannot run for real yet, as an
+// error at its scenario path (so the CLI points at its line), or nil. simulate runs
+// all of them.
+func unsupported(sc *scenario.Scenario) error {
+	spec := &sc.Spec
+	not := func(path, what string) error {
+		return &simulate.FieldError{Path: path, Err: fmt.Errorf("%s not emulated yet; `trafficlab simulate` runs it", what)}
+	}
+	if spec.Cluster.ProxyMode == scenario.ProxyIPVS {
+		return &simulate.FieldError{Path: "spec.cluster.proxyMode", Err: errors.New(
+			"ipvs: this kernel has no IPVS (ip_vs modules); emulate runs iptables, nftables and userspace. `trafficlab simulate` models IPVS rr, lc, sh, sed and nq")}
+	}
+	for i := range spec.Cluster.Nodes {
+		pool := &spec.Cluster.Nodes[i]
+		switch {
+		case pool.Disk != nil:
+			return not(fmt.Sprintf("spec.cluster.nodes[%d].disk", i), "a node's disk is")
+		case pool.Bandwidth != nil:
+			return not(fmt.Sprintf("spec.cluster.nodes[%d].bandwidth", i), "a node's bandwidth is")
+		}
+	}
+	if err := unsupportedNetwork(&spec.Cluster.Network); err != nil {
+		return err
+	}
+	for i := range spec.Services {
+		s := &spec.Services[i]
+		path := fmt.Sprintf("spec.services[%d]", i)
+		switch {
+		case s.Sidecar != nil:
+			return not(path+".sidecar", "an Envoy sidecar is")
+		case s.Autoscaler != nil:
+			return not(path+".autoscaler", "the HPA is")
+		case len(s.Rollouts) > 0:
+			return not(path+".rollouts", "a rollout is")
+		}
+	}
+	for i := range spec.Clients {
+		if spec.Clients[i].Sidecar != nil {
+			return not(fmt.Sprintf("spec.clients[%d].sidecar", i), "an Envoy sidecar is")
+		}
+	}
+	if len(spec.Faults) > 0 {
+		return not("spec.faults", "a timed fault is")
+	}
+	if len(spec.Background) > 0 {
+		return not("spec.background", "a background workload is")
+	}
+	return nil
+}
+
+// unsupportedNetwork: of the pod network, emulate applies loss, per pod veth
+// (emulate/faults); delay is left to the veths' own (a warning says so).
+func unsupportedNetwork(n *scenario.Network) error {
+	not := func(path, what string) error {
+		return &simulate.FieldError{Path: "spec.cluster.network." + path, Err: fmt.Errorf("%s not emulated yet; `trafficlab simulate` runs it", what)}
+	}
+	if err := unsupportedLink(n.Jitter, n.Bandwidth, n.Correlation, n.GilbertElliott, "", not); err != nil {
+		return err
+	}
+	for i := range n.Links {
+		l := &n.Links[i]
+		path := fmt.Sprintf("links[%d]", i)
+		switch {
+		case l.Peer != nil:
+			return not(path+".peer", "a link between two sets of pods is")
+		case n.Loss != nil && l.Link.Loss != nil:
+			return not(path+".link.loss", "a link's loss over the cluster's is")
+		}
+		if err := unsupportedLink(l.Link.Jitter, l.Link.Bandwidth, l.Link.Correlation, l.Link.GilbertElliott, path+".link.", not); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func unsupportedLink(jitter *metav1.Duration, bw *scenario.Bandwidth, corr *scenario.Percent, ge *scenario.GilbertElliott, path string, not func(path, what string) error) error {
+	switch {
+	case jitter != nil:
+		return not(path+"jitter", "jitter is")
+	case bw != nil:
+		return not(path+"bandwidth", "a bandwidth limit is")
+	case corr != nil:
+		return not(path+"correlation", "loss correlation is")
+	case ge != nil:
+		return not(path+"gilbertElliott", "the Gilbert-Elliott loss model is")
+	}
+	return nil
+}
+
+// warnings are the differences between what sc asks for and what emulate runs
+// that do not stop a run but change what it measures.
+func warnings(sc *scenario.Scenario) []string {
+	var out []string
+	n := &sc.Spec.Cluster.Network
+	if n.Latency.Duration > 0 {
+		out = append(out, fmt.Sprintf("spec.cluster.network.latency %v is not added: packets between emulated pods cross veths and the kernel's forwarding, about 10-30us a hop", n.Latency.Duration))
+	}
+	for i, l := range n.Links {
+		if l.Link.Latency != nil {
+			out = append(out, fmt.Sprintf("spec.cluster.network.links[%d].link.latency %v is not added", i, l.Link.Latency.Duration))
+		}
+	}
+	cores := 0.0
+	for _, pool := range sc.Spec.Cluster.Nodes {
+		if pool.CPU == nil {
+			continue
+		}
+		cores += pool.CPU.AsApproximateFloat64() * float64(pool.Count)
+	}
+	if cores > float64(runtime.NumCPU()) {
+		out = append(out, fmt.Sprintf("the nodes have %g cores in all, this machine %d: pods share its cores, node CPU is not enforced", cores, runtime.NumCPU()))
+	}
+	return out
+}

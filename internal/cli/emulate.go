@@ -1,0 +1,187 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"trafficlab/emulate"
+	"trafficlab/report"
+	"trafficlab/scenario"
+	"trafficlab/simulate"
+)
+
+type emulateFlags struct {
+	runFlags
+	scale   float64
+	cleanup bool
+	dryRun  bool
+}
+
+func newEmulate(stdout, stderr io.Writer) *cobra.Command {
+	var f emulateFlags
+	c := &cobra.Command{
+		Use:   "emulate [FILE]",
+		Short: "Run a scenario for real on this Linux machine (root)",
+		Long: `emulate runs a scenario for real on this machine, to check a simulation against
+reality or to watch a problem happen: each node and pod is a network namespace, pods
+are wired to their nodes by veth pairs as a routed CNI wires them, kube-proxy's own
+iptables or nftables rules (or its userspace proxy) run in every node, each service
+pod runs ` + "`trafficlab serve`" + ` under the CPU limit of its spec (a CFS quota in a cgroup),
+and each client pod's load comes from inside its namespace (` + "`trafficlab load`" + `'s
+generator). Pods start where simulate places them. Loss on the cluster network or a
+link override becomes nftables drop rules on the pods' veths.
+
+The result has the same form as simulate's, with "engine": "emulate": every -o
+format, --html and ` + "`trafficlab compare`" + ` work on it. Its numbers are measured, not
+computed: the same seed gives similar, not identical, results.
+
+It needs root, iproute2, and iptables or nft. It only creates namespaces named
+tl-PID-..., control groups under trafficlab/, and addresses in 198.18.0.0/15, and
+sends traffic only inside them; everything is removed at the end, on an error, and
+on Ctrl-C. --cleanup removes what a crashed run (kill -9) left behind.
+
+Not emulated yet (emulate says so, at the scenario line): IPVS (this kernel has no
+ip_vs), sidecars, autoscalers, rollouts, timed faults, background workloads, node
+disks and bandwidth, jitter. Network latency is not added yet: a warning says so.
+A scenario larger than one machine runs for real (over ` + fmt.Sprintf("%d pods, %d open-loop requests/s or %d\nthreads", emulate.MaxPods, emulate.MaxRate, emulate.MaxThreads) + `) is refused with a --scale that fits; --scale 0.5 halves nodes,
+replicas and client pods, keeping the load per pod.`,
+		Example: `  sudo trafficlab emulate examples/r1-curl-loop.yaml
+  sudo trafficlab emulate examples/r1-shared-client-5-threads.yaml --duration 20s -o json > emu.json
+  trafficlab simulate examples/r1-shared-client-5-threads.yaml --duration 20s -o json > sim.json
+  trafficlab compare sim.json emu.json
+  trafficlab emulate examples/r1-7-callers-3-threads.yaml --dry-run
+  sudo trafficlab emulate big.yaml --scale 0.25
+  sudo trafficlab emulate --cleanup`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			if f.cleanup {
+				return runCleanup(c, args, stdout)
+			}
+			render, err := renderer(f.output)
+			if err != nil {
+				return err
+			}
+			if c.Flags().Changed("requests") {
+				return badInput{errors.New("--requests: emulate does not record single requests yet; use simulate --requests")}
+			}
+			if c.Flags().Changed("scale") && f.scale <= 0 {
+				return badInput{fmt.Errorf("--scale %g: want a factor above 0, such as 0.5", f.scale)}
+			}
+			src, err := readSource(args)
+			if err != nil {
+				return err
+			}
+			sc, pos, err := loadSource(src, f.overrides(c), stderr)
+			if err != nil {
+				return err
+			}
+			if c.Flags().Changed("scale") {
+				for _, change := range emulate.Scale(sc, f.scale) {
+					fmt.Fprintf(stderr, "emulate: --scale %g: %s\n", f.scale, change)
+				}
+			}
+			if _, err := emulate.Check(sc); err != nil {
+				return emulateInputError(err, pos)
+			}
+			if f.dryRun {
+				return printPlan(stdout, sc)
+			}
+			if os.Geteuid() != 0 {
+				return errors.New("emulate needs root: it creates network namespaces, iptables or nftables rules and cgroups (try sudo; --dry-run shows the plan without root)")
+			}
+			ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			bar := newProgress(stderr, f.quiet)
+			r, err := emulate.Run(ctx, sc, emulate.Options{Log: stderr, Progress: func(done, total time.Duration) {
+				bar.update(done, total, -1, fmt.Sprintf("%s of %s emulated", done.Round(time.Second), total.Round(time.Second)))
+			}})
+			bar.done()
+			if r == nil {
+				return err
+			}
+			if ctx.Err() != nil {
+				fmt.Fprintln(stderr, "emulate: interrupted; the result covers what ran")
+			}
+			if f.timeline != "" {
+				if werr := writeFile(f.timeline, r, report.TimelineCSV); werr != nil {
+					return errors.Join(err, werr)
+				}
+			}
+			if f.html != "" {
+				if werr := writeHTML(f.html, r, scenarioText(src, f.overrides(c))); werr != nil {
+					return errors.Join(err, werr)
+				}
+			}
+			return errors.Join(render(stdout, r), err)
+		},
+	}
+	f.register(c)
+	c.Flags().Float64Var(&f.scale, "scale", 1, "resize the scenario by this factor first, keeping its ratios: nodes, replicas and client pods\n×F (at least 1 each), the load per pod unchanged; e.g. 0.5")
+	c.Flags().BoolVar(&f.cleanup, "cleanup", false, "remove what crashed runs left behind (namespaces, cgroups, processes) and exit")
+	c.Flags().BoolVar(&f.dryRun, "dry-run", false, "check the scenario and print where its pods would run, without root and without running it")
+	return c
+}
+
+// emulateInputError turns what emulate refuses into bad input, at the scenario line
+// when it names a path.
+func emulateInputError(err error, pos scenario.Positions) error {
+	var fe *simulate.FieldError
+	if errors.As(err, &fe) {
+		return badInput{pos.Diag(scenario.Error, fe.Path, fe.Err.Error())}
+	}
+	var size *emulate.SizeError
+	if errors.As(err, &size) {
+		return badInput{err}
+	}
+	return err
+}
+
+// printPlan shows where each pod would run and what emulate would not model.
+func printPlan(w io.Writer, sc *scenario.Scenario) error {
+	l, err := simulate.InitialLayout(sc)
+	if err != nil {
+		return err
+	}
+	warns, _ := emulate.Check(sc)
+	fmt.Fprintf(w, "%s: %d nodes, %d service pods, %d client pods, kube-proxy %s\n",
+		sc.Metadata.Name, len(l.Nodes), len(l.Pods), len(l.Clients), sc.Spec.Cluster.ProxyMode)
+	for _, n := range l.Nodes {
+		var pods []string
+		for _, p := range append(append([]simulate.PlacedPod(nil), l.Pods...), l.Clients...) {
+			if p.Node == n {
+				pods = append(pods, p.Name)
+			}
+		}
+		fmt.Fprintf(w, "  %-12s %s\n", n, strings.Join(pods, ", "))
+	}
+	for _, warn := range warns {
+		fmt.Fprintf(w, "warning: %s\n", warn)
+	}
+	return nil
+}
+
+// runCleanup removes crashed runs' leftovers.
+func runCleanup(c *cobra.Command, args []string, stdout io.Writer) error {
+	if len(args) > 0 {
+		return badInput{fmt.Errorf("--cleanup takes no FILE\nSee '%s --help'.", c.CommandPath())}
+	}
+	if os.Geteuid() != 0 {
+		return errors.New("emulate --cleanup needs root")
+	}
+	removed, err := emulate.Cleanup()
+	for _, r := range removed {
+		fmt.Fprintf(stdout, "removed %s\n", r)
+	}
+	if len(removed) == 0 && err == nil {
+		fmt.Fprintln(stdout, "nothing to clean up")
+	}
+	return err
+}

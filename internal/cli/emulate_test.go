@@ -1,0 +1,47 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+)
+
+// What emulate cannot run, or cannot run here, is bad input that says why and what
+// to do; --dry-run shows the plan without root.
+func TestEmulateRefusesWithReasons(t *testing.T) {
+	file := writeTemp(t, "s.yaml", good)
+	ipvs := writeTemp(t, "ipvs.yaml", good+"  cluster: {proxyMode: ipvs}\n")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{ipvs}, "ipvs.yaml:15:24: spec.cluster.proxyMode: ipvs: this kernel has no IPVS"},
+		{[]string{file, "--set", "spec.cluster.proxyMode=ipvs"}, "--set spec.cluster.proxyMode=ipvs: spec.cluster.proxyMode: ipvs: this kernel"},
+		{[]string{"../../examples/r5-sidecar-concurrency.yaml"}, "spec.services[0].sidecar: an Envoy sidecar is not emulated yet; `trafficlab simulate` runs it"},
+		{[]string{file, "--set", "spec.services[0].replicas=60"}, "the scenario has 61 pods; emulate runs at most 40 on one machine: try --scale 0.65"},
+		{[]string{file, "--scale", "0"}, "--scale 0: want a factor above 0"},
+		{[]string{file, "--requests", "r.csv"}, "--requests: emulate does not record single requests yet"},
+		{[]string{"--cleanup", file}, "--cleanup takes no FILE"},
+	} {
+		code, _, stderr := runCLI(append([]string{"emulate"}, tc.args...)...)
+		if code != exitBadInput || !strings.Contains(stderr, tc.want) {
+			t.Errorf("emulate %q: exit %d, stderr:\n%s\nwant exit 2 and %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}
+
+func TestEmulateDryRunShowsThePlan(t *testing.T) {
+	code, stdout, stderr := runCLI("emulate", "../../examples/r1-7-callers-3-threads.yaml", "--dry-run", "--scale", "0.5")
+	want := []string{
+		"r1-7-callers-3-threads: 2 nodes, 3 service pods, 4 client pods, kube-proxy iptables",
+		"aks-0 ", "aks-1 ", "caller-3",
+		"warning: spec.cluster.network.latency 100µs is not added",
+	}
+	for _, w := range want {
+		if !strings.Contains(stdout, w) {
+			t.Errorf("--dry-run output lacks %q:\n%s", w, stdout)
+		}
+	}
+	if code != exitOK || !strings.Contains(stderr, "--scale 0.5: spec.clients[0].replicas 7 → 4") {
+		t.Errorf("exit %d, stderr:\n%s\nwant 0 and the scale's changes", code, stderr)
+	}
+}
