@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -123,5 +124,31 @@ func warnings(sc *scenario.Scenario) []string {
 	if cores > float64(runtime.NumCPU()) {
 		out = append(out, fmt.Sprintf("the nodes have %g cores in all, this machine %d: pods share its cores, node CPU is not enforced", cores, runtime.NumCPU()))
 	}
+	if used := simulatedCores(sc); used > machineShare*float64(runtime.NumCPU()) {
+		out = append(out, fmt.Sprintf("simulate has the pods using %.1f cores; this machine has %d, shared with the load generator: the run will measure this machine's CPU, and get less throughput and more latency than simulate (--scale or fewer threads fit it)", used, runtime.NumCPU()))
+	}
 	return out
+}
+
+// machineShare is the share of this machine's cores the pods may use before the
+// run measures the machine: the load generator and the kernel's forwarding need
+// the rest.
+const machineShare = 0.6
+
+// simulatedCores is the cores sc's service pods use in a simulation of its first
+// 30 s (a fraction of a second to run): what the emulated pods will ask of this
+// machine.
+func simulatedCores(sc *scenario.Scenario) float64 {
+	short := *sc
+	short.Spec.Duration.Duration = min(short.Spec.Duration.Duration, 30*time.Second)
+	e, err := simulate.New(&short)
+	if err != nil {
+		return 0 // Check reports the error itself
+	}
+	e.Run(nil)
+	used := 0.0
+	for _, p := range e.Result().Pods {
+		used += p.CPUCores
+	}
+	return used
 }
