@@ -11,14 +11,16 @@ import (
 	"strings"
 
 	"trafficlab/emulate/topo"
+	"trafficlab/scenario"
 )
 
-// Directions of a fault, as Chaos Mesh's NetworkChaos names them: to the pod, from
-// it, or both.
+// Directions of a fault, as Chaos Mesh's NetworkChaos and the scenario
+// (scenario.DirectionTo) name them: To is the packets the pod sends, From the
+// packets it receives, Both either.
 const (
-	To   = "to"
-	From = "from"
-	Both = "both"
+	To   = scenario.DirectionTo
+	From = scenario.DirectionFrom
+	Both = scenario.DirectionBoth
 )
 
 // Loss drops a fraction of the packets crossing a pod's veth on its node.
@@ -47,31 +49,39 @@ func Script(losses []Loss) (string, error) {
 	if len(losses) == 0 {
 		return b.String(), nil
 	}
-	fmt.Fprintf(&b, "table inet %s {\n\tchain forward {\n", table)
-	// Before kube-proxy's filter chains (priority 0): a dropped packet is lost on the
-	// wire, before anything on the node sees it.
-	b.WriteString("\t\ttype filter hook forward priority -10; policy accept;\n")
+	// Two chains, so that every packet crossing the veth is seen once whether the
+	// node forwards it or is its end (a userspace kube-proxy's connections start
+	// and end on the node): what the pod sends, as it enters the node, before
+	// conntrack (priority -300) and anything else sees it; what it receives, as it
+	// leaves the node, after every other rule. Both are the wire.
+	var sends, receives []string
 	for _, l := range losses {
 		if l.Fraction < 0 || l.Fraction > 1 || l.Veth == "" {
 			return "", fmt.Errorf("loss %+v: want a veth and a fraction from 0 to 1", l)
 		}
-		n := int(math.Round(l.Fraction * resolution))
-		var matches []string
+		rule := fmt.Sprintf("%q numgen random mod %d < %d drop", l.Veth, resolution, int(math.Round(l.Fraction*resolution)))
 		switch l.Direction {
 		case To:
-			matches = []string{"oifname"}
+			sends = append(sends, rule)
 		case From:
-			matches = []string{"iifname"}
+			receives = append(receives, rule)
 		case Both, "":
-			matches = []string{"oifname", "iifname"}
+			sends, receives = append(sends, rule), append(receives, rule)
 		default:
 			return "", fmt.Errorf("loss direction %q: want to, from or both", l.Direction)
 		}
-		for _, m := range matches {
-			fmt.Fprintf(&b, "\t\t%s %q numgen random mod %d < %d drop\n", m, l.Veth, resolution, n)
-		}
 	}
-	b.WriteString("\t}\n}\n")
+	fmt.Fprintf(&b, "table inet %s {\n", table)
+	chain := func(name, hook string, priority int, match string, rules []string) {
+		fmt.Fprintf(&b, "\tchain %s {\n\t\ttype filter hook %s priority %d; policy accept;\n", name, hook, priority)
+		for _, r := range rules {
+			fmt.Fprintf(&b, "\t\t%s %s\n", match, r)
+		}
+		b.WriteString("\t}\n")
+	}
+	chain("pod_sends", "prerouting", -310, "iifname", sends)
+	chain("pod_receives", "postrouting", 310, "oifname", receives)
+	b.WriteString("}\n")
 	return b.String(), nil
 }
 

@@ -21,17 +21,20 @@ func TestScript(t *testing.T) {
 	}
 	for _, want := range []string{
 		"add table inet trafficlab_faults\ndelete table inet trafficlab_faults\n",
-		"type filter hook forward priority -10; policy accept;",
-		`oifname "p0" numgen random mod 10000 < 300 drop`,
-		`iifname "p0" numgen random mod 10000 < 300 drop`,
-		`oifname "p3" numgen random mod 10000 < 1 drop`,
+		"chain pod_sends {\n\t\ttype filter hook prerouting priority -310; policy accept;\n" +
+			"\t\tiifname \"p0\" numgen random mod 10000 < 300 drop\n" +
+			"\t\tiifname \"p3\" numgen random mod 10000 < 1 drop\n\t}",
+		"chain pod_receives {\n\t\ttype filter hook postrouting priority 310; policy accept;\n" +
+			"\t\toifname \"p0\" numgen random mod 10000 < 300 drop\n\t}",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("script lacks %q:\n%s", want, got)
 		}
 	}
-	if strings.Contains(got, `iifname "p3"`) {
-		t.Errorf("a loss toward p3 also drops what p3 sends:\n%s", got)
+	// "to" is what the pod sends (scenario.DirectionTo): p3's loss is on its way in
+	// to the node only.
+	if strings.Contains(got, `oifname "p3"`) {
+		t.Errorf("a loss on what p3 sends also drops what it receives:\n%s", got)
 	}
 	for _, bad := range []Loss{{Veth: "p0", Fraction: 1.5}, {Fraction: 0.1}, {Veth: "p0", Direction: "sideways", Fraction: 0.1}} {
 		if _, err := Script([]Loss{bad}); err == nil {
