@@ -1,0 +1,471 @@
+package delay
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"net/http"
+	"net/netip"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"trafficlab/emulate/emutest"
+	"trafficlab/emulate/faults"
+	"trafficlab/emulate/topo"
+	"trafficlab/scenario"
+	"trafficlab/sim"
+)
+
+const ms = float64(time.Millisecond)
+
+// Each statistic must lie within 5 standard errors of its expected value: with a
+// fixed seed the test is deterministic, and 5 SE leaves a margin that a correct
+// draw misses with probability below 1e-6 for any seed.
+func TestDraw(t *testing.T) {
+	const n = 200_000
+	normalCDF := func(x float64) float64 { return 0.5 * math.Erfc(-x/math.Sqrt2) }
+	for _, c := range []struct {
+		name            string
+		latency, jitter time.Duration
+		dist            string
+		// lo and hi bound every draw; mean and sd are the expected moments, with
+		// kurtosis for the standard error of the SD: sqrt((kurtosis-1)/(4n))·sd.
+		lo, hi, mean, sd, kurtosis float64
+		zeros                      float64 // expected share clamped to 0; -1: moments apply instead
+	}{
+		{"constant", 5 * time.Millisecond, 0, "", 5 * ms, 5 * ms, 5 * ms, 0, 0, -1},
+		{"uniform", 5 * time.Millisecond, time.Millisecond, scenario.JitterUniform, 4 * ms, 6 * ms, 5 * ms, ms / math.Sqrt(3), 1.8, -1},
+		{"uniform by default", 5 * time.Millisecond, 2 * time.Millisecond, "", 3 * ms, 7 * ms, 5 * ms, 2 * ms / math.Sqrt(3), 1.8, -1},
+		{"normal", 5 * time.Millisecond, time.Millisecond, scenario.JitterNormal, 0, math.Inf(1), 5 * ms, ms, 3, -1},
+		// Below zero is clamped: uniform on [-2, 4] ms is negative a third of the time.
+		{"uniform clamped", time.Millisecond, 3 * time.Millisecond, scenario.JitterUniform, 0, 4 * ms, 0, 0, 0, 1.0 / 3},
+		{"normal clamped", time.Millisecond, 5 * time.Millisecond, scenario.JitterNormal, 0, math.Inf(1), 0, 0, 0, normalCDF(-0.2)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rng := sim.Stream(1, "delay/test/"+c.name)
+			var sum, sumSq float64
+			zeros := 0
+			for range n {
+				d := float64(draw(rng, c.latency, c.jitter, c.dist))
+				if d < c.lo || d > c.hi {
+					t.Fatalf("draw %.3f ms outside [%.3f, %.3f] ms", d/ms, c.lo/ms, c.hi/ms)
+				}
+				if d == 0 {
+					zeros++
+				}
+				sum += d
+				sumSq += d * d
+			}
+			if c.zeros >= 0 {
+				got, se := float64(zeros)/n, math.Sqrt(c.zeros*(1-c.zeros)/n)
+				if math.Abs(got-c.zeros) > 5*se {
+					t.Errorf("share clamped to 0: %.4f, want %.4f ± %.4f", got, c.zeros, 5*se)
+				}
+				return
+			}
+			mean := sum / n
+			sd := math.Sqrt(max(sumSq/n-mean*mean, 0))
+			if tol := 5 * c.sd / math.Sqrt(n); math.Abs(mean-c.mean) > tol {
+				t.Errorf("mean %.4f ms, want %.4f ± %.4f ms", mean/ms, c.mean/ms, tol/ms)
+			}
+			if tol := 5 * c.sd * math.Sqrt((c.kurtosis-1)/(4*n)); math.Abs(sd-c.sd) > tol {
+				t.Errorf("SD %.4f ms, want %.4f ± %.4f ms", sd/ms, c.sd/ms, tol/ms)
+			}
+		})
+	}
+}
+
+func TestHeldPopsInDueOrder(t *testing.T) {
+	rng := sim.Stream(1, "delay/test/held")
+	var h held
+	var want []time.Duration
+	for i := range 1000 {
+		due := time.Duration(rng.IntN(100)) // many ties
+		h.push(packet{due: due, id: uint32(i)})
+		want = append(want, due)
+	}
+	slices.Sort(want)
+	for i, w := range want {
+		if p := h.pop(); p.due != w {
+			t.Fatalf("pop %d: due %v, want %v", i, p.due, w)
+		}
+	}
+	if len(h) != 0 {
+		t.Fatalf("%d left", len(h))
+	}
+}
+
+func TestExpand(t *testing.T) {
+	rules, err := expand(Config{NS: "n", Seed: 3, Rules: []Rule{
+		{Veth: "p0", Direction: faults.Both, Latency: time.Millisecond},
+		{Veth: "p1", Direction: faults.From, Latency: time.Millisecond, Jitter: time.Millisecond, Distribution: scenario.JitterNormal},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range rules {
+		got = append(got, r.veth+"/"+r.dir)
+	}
+	if want := []string{"p0/to", "p0/from", "p1/from"}; !slices.Equal(got, want) {
+		t.Errorf("rules %v, want %v", got, want)
+	}
+	// Each direction has its own stream, the one sim.Stream names for it.
+	if a, b := rules[0].rng.Uint64(), sim.Stream(3, "delay/p0/to").Uint64(); a != b {
+		t.Errorf("p0/to draws %d, sim.Stream(3, delay/p0/to) %d", a, b)
+	}
+	if a, b := rules[1].rng.Uint64(), sim.Stream(3, "delay/p0/to").Uint64(); a == b {
+		t.Errorf("p0/from shares p0/to's stream")
+	}
+	for _, bad := range []Config{
+		{Rules: []Rule{{Veth: "p0"}}},
+		{NS: "n"},
+		{NS: "n", Rules: []Rule{{Latency: time.Millisecond}}},
+		{NS: "n", Rules: []Rule{{Veth: "p0", Latency: -time.Millisecond}}},
+		{NS: "n", Rules: []Rule{{Veth: "p0", Jitter: -time.Millisecond}}},
+		{NS: "n", Rules: []Rule{{Veth: "p0", Direction: "sideways"}}},
+		{NS: "n", Rules: []Rule{{Veth: "p0", Jitter: time.Millisecond, Distribution: "pareto"}}},
+		{NS: "n", Rules: []Rule{{Veth: "p0", Direction: faults.To}, {Veth: "p0"}}},
+	} {
+		if _, err := expand(bad); err == nil {
+			t.Errorf("%+v accepted", bad)
+		}
+	}
+}
+
+func TestRestoreScript(t *testing.T) {
+	rules := []rule{{veth: "p0", dir: faults.To}, {veth: "p0", dir: faults.From}, {veth: "p3", dir: faults.To}}
+	add := string(restoreScript("TL-DELAY-1-2", 7100, rules, false))
+	want := "*raw\n:TL-DELAY-1-2 - [0:0]\n" +
+		"-A TL-DELAY-1-2 -i p0 -j NFQUEUE --queue-num 7100 --queue-bypass\n" +
+		"-A TL-DELAY-1-2 -i p3 -j NFQUEUE --queue-num 7100 --queue-bypass\n" +
+		"-I PREROUTING -j TL-DELAY-1-2\nCOMMIT\n" +
+		"*mangle\n:TL-DELAY-1-2 - [0:0]\n" +
+		"-A TL-DELAY-1-2 -o p0 -j NFQUEUE --queue-num 7100 --queue-bypass\n" +
+		"-I POSTROUTING -j TL-DELAY-1-2\nCOMMIT\n"
+	if add != want {
+		t.Errorf("script:\n%s\nwant:\n%s", add, want)
+	}
+	del := string(restoreScript("TL-DELAY-1-2", 7100, rules[2:], true))
+	if want := "*raw\n-D PREROUTING -j TL-DELAY-1-2\n-F TL-DELAY-1-2\n-X TL-DELAY-1-2\nCOMMIT\n"; del != want {
+		t.Errorf("undo:\n%s\nwant:\n%s", del, want)
+	}
+}
+
+// pinger measures both legs of a TCP round trip between a client and a server in
+// this process, on one clock: the server stamps the moment a byte arrives.
+type pinger struct {
+	c      net.Conn
+	stamps chan time.Time
+}
+
+func newPinger(t *testing.T, server *topo.Pod, dialer *topo.Dialer) *pinger {
+	t.Helper()
+	addr := netip.AddrPortFrom(server.IP, 9000)
+	var ln net.Listener
+	if err := topo.InNetns(server.NS, func() (err error) { ln, err = net.Listen("tcp", addr.String()); return err }); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	p := &pinger{stamps: make(chan time.Time, 1)}
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		var b [1]byte
+		for {
+			if _, err := c.Read(b[:]); err != nil {
+				return
+			}
+			p.stamps <- time.Now()
+			if _, err := c.Write(b[:]); err != nil {
+				return
+			}
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	c, err := dialer.DialContext(ctx, "tcp", addr.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	p.c = c
+	return p
+}
+
+// legs sends n one-byte pings and returns the median time to the server and back.
+func (p *pinger) legs(t *testing.T, n int) (to, back time.Duration, raw [][2]time.Duration) {
+	t.Helper()
+	var b [1]byte
+	for range n {
+		p.c.SetDeadline(time.Now().Add(5 * time.Second))
+		t0 := time.Now()
+		if _, err := p.c.Write(b[:]); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p.c.Read(b[:]); err != nil {
+			t.Fatal(err)
+		}
+		t2 := time.Now()
+		t1 := <-p.stamps
+		raw = append(raw, [2]time.Duration{t1.Sub(t0), t2.Sub(t1)})
+	}
+	return median(raw, 0), median(raw, 1), raw
+}
+
+func median(xs [][2]time.Duration, i int) time.Duration {
+	var v []time.Duration
+	for _, x := range xs {
+		v = append(v, x[i])
+	}
+	slices.Sort(v)
+	return v[len(v)/2]
+}
+
+// start starts a Delayer that the test closes when it ends, whatever happens.
+func start(t *testing.T, ns string, rules ...Rule) *Delayer {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	d, err := Start(ctx, Config{NS: ns, Seed: 1, Rules: rules})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return d
+}
+
+// stop closes d and checks that it left none of its chains, kept every packet and
+// dropped none.
+func stop(t *testing.T, d *Delayer) Stats {
+	t.Helper()
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s := d.Stats()
+	t.Logf("%+v", s)
+	if s.Delayed == 0 || s.Dropped != 0 {
+		t.Errorf("delayed %d, dropped %d: want some and none", s.Delayed, s.Dropped)
+	}
+	for _, ns := range []string{d.ns, ""} { // and nothing in the host's namespace
+		args := []string{"iptables-save"}
+		if ns != "" {
+			args = append([]string{"ip", "netns", "exec", ns}, args...)
+		}
+		out, err := exec.Command(args[0], args[1:]...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("%v: %v: %s", args, err, out)
+		}
+		if strings.Contains(string(out), d.chain+" ") || strings.Contains(string(out), d.chain+"\n") {
+			t.Errorf("%s left after Close in %q:\n%s", d.chain, ns, out)
+		}
+	}
+	return s
+}
+
+// The real thing, on one node with a server pod and a client pod. Accuracy target:
+// each 5 ms traversal lands within 1 ms of 5 ms; medians of 30–40 round trips keep
+// a scheduling hiccup on this shared machine from failing the test. A delayed leg
+// cannot come out shorter than its delay less the leg's own undelayed time (a
+// packet is held 5 ms from when this process reads it), hence the small margin
+// below.
+func TestDelayOnAVeth(t *testing.T) {
+	emutest.NeedRoot(t, "ip", "iptables-restore", "iptables-save")
+	c, err := topo.Build([]string{"a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	web, err := c.AddPod("web-0", "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	caller, err := c.AddPod("caller-0", "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dialer, err := topo.NewDialer(caller.NS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(dialer.Close)
+	node := c.NodeNS("a")
+	p := newPinger(t, web, dialer)
+	p.legs(t, 5) // warm up
+	baseTo, baseBack, _ := p.legs(t, 40)
+	t.Logf("undelayed legs: %v there, %v back", baseTo, baseBack)
+	const latency = 5 * time.Millisecond
+	const slack = 300 * time.Microsecond // below the delay: the leg's undelayed time and noise
+	const late = time.Millisecond        // above it: the accuracy target
+	within := func(t *testing.T, what string, got, base, want time.Duration) {
+		t.Helper()
+		if added := got - base; added < want-slack || added > want+late {
+			t.Errorf("%s: %v, %v more than undelayed; want %v more (-%v, +%v)", what, got, added, want, slack, late)
+		}
+	}
+
+	t.Run("direction", func(t *testing.T) {
+		for _, c := range []struct {
+			dir         string
+			there, back time.Duration // added to the leg to the server and back
+		}{
+			{faults.From, latency, 0}, // packets the server pod receives
+			{faults.To, 0, latency},   // packets it sends
+			{faults.Both, latency, latency},
+		} {
+			d := start(t, node, Rule{Veth: web.Veth, Direction: c.dir, Latency: latency})
+			to, back, _ := p.legs(t, 30)
+			t.Logf("%s: %v there, %v back", c.dir, to, back)
+			within(t, c.dir+" there", to, baseTo, c.there)
+			within(t, c.dir+" back", back, baseBack, c.back)
+			stop(t, d)
+		}
+	})
+
+	t.Run("http", func(t *testing.T) {
+		addr := netip.AddrPortFrom(web.IP, 8080)
+		emutest.Serve(t, topo.InNetns, web.NS, web.Name, addr, emutest.Pod(t, "{serviceTime: {distribution: constant, value: 100us}}"))
+		client := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DialContext: dialer.DialContext}}
+		t.Cleanup(client.CloseIdleConnections)
+		rtt := func(n int) time.Duration {
+			var v []time.Duration
+			for range n {
+				t0 := time.Now()
+				resp, err := client.Get(fmt.Sprintf("http://%s/", addr))
+				if err != nil {
+					t.Fatal(err)
+				}
+				// Read to the end, or the transport closes the connection
+				// instead of reusing it.
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				v = append(v, time.Since(t0))
+			}
+			slices.Sort(v)
+			return v[len(v)/2]
+		}
+		rtt(5) // connect and warm up: later requests reuse the connection
+		base := rtt(40)
+		d := start(t, node, Rule{Veth: web.Veth, Direction: faults.Both, Latency: latency})
+		got := rtt(40)
+		stop(t, d)
+		t.Logf("HTTP round trip %v undelayed, %v with %v each way", base, got, latency)
+		// The request crosses the server's veth once toward the pod, the answer once
+		// away from it: two traversals, each within the accuracy target.
+		if added := got - base; added < 2*latency-slack || added > 2*(latency+late) {
+			t.Errorf("round trip %v more, want %v (-%v, +%v)", added, 2*latency, slack, 2*late)
+		}
+	})
+
+	// A byte held for 2 s when Close comes goes on at once: not dropped, which the
+	// client's TCP would show as a retransmission, and not kept.
+	t.Run("close releases what it holds", func(t *testing.T) {
+		retrans := func() uint32 {
+			raw, err := p.c.(*net.TCPConn).SyscallConn()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var info *unix.TCPInfo
+			raw.Control(func(fd uintptr) { info, err = unix.GetsockoptTCPInfo(int(fd), unix.IPPROTO_TCP, unix.TCP_INFO) })
+			if err != nil {
+				t.Fatal(err)
+			}
+			return info.Total_retrans
+		}
+		before := retrans()
+		d := start(t, node, Rule{Veth: web.Veth, Direction: faults.From, Latency: 2 * time.Second})
+		p.c.SetDeadline(time.Now().Add(5 * time.Second))
+		b := []byte{1}
+		if _, err := p.c.Write(b); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(100 * time.Millisecond)
+		select {
+		case <-p.stamps:
+			t.Fatal("the byte was not held")
+		default:
+		}
+		t0 := time.Now()
+		stop(t, d)
+		if _, err := p.c.Read(b); err != nil {
+			t.Fatal(err)
+		}
+		<-p.stamps
+		if el, n := time.Since(t0), retrans()-before; el > time.Second || n != 0 {
+			t.Errorf("answer %v after Close, %d retransmissions: want it at once, none", el, n)
+		}
+	})
+
+	// A Delayer per pod in one namespace: each binds a queue of its own.
+	t.Run("two in one namespace", func(t *testing.T) {
+		d1 := start(t, node, Rule{Veth: caller.Veth, Direction: faults.To, Latency: latency})
+		d2 := start(t, node, Rule{Veth: web.Veth, Direction: faults.To, Latency: 2 * latency})
+		if d1.queue == d2.queue {
+			t.Fatalf("both on queue %d", d1.queue)
+		}
+		to, back, _ := p.legs(t, 20)
+		within(t, "caller's delay", to, baseTo, latency)
+		within(t, "server's delay", back, baseBack, 2*latency)
+		stop(t, d2)
+		stop(t, d1)
+	})
+
+	// Jitter on the server's answers only: the back leg spreads as the distribution
+	// does. A leg may take a scheduling hiccup of this shared machine, so up to 10 %
+	// of the legs may fall outside the distribution's bounds (with a jitter twice
+	// too wide a third would); they are left out of the statistics. The mean must lie within 5 standard errors of n draws plus
+	// the accuracy target (late); the SD within 5 standard errors
+	// (sqrt((kurtosis-1)/(4n)) of it) plus noise, the SD that timing adds to each
+	// leg (a tenth of a millisecond measured here; twice that allowed).
+	t.Run("jitter", func(t *testing.T) {
+		const n = 250
+		const noise = 200 * time.Microsecond
+		for _, c := range []struct {
+			dist         string
+			jitter       time.Duration
+			sd, kurtosis float64 // of the added delay
+			lo, hi       time.Duration
+		}{
+			{scenario.JitterUniform, 2 * time.Millisecond, 2 * ms / math.Sqrt(3), 1.8, latency - 2*time.Millisecond, latency + 2*time.Millisecond},
+			{scenario.JitterNormal, time.Millisecond, ms, 3, 0, latency * 2},
+		} {
+			d := start(t, node, Rule{Veth: web.Veth, Direction: faults.To, Latency: latency, Jitter: c.jitter, Distribution: c.dist})
+			_, _, raw := p.legs(t, n)
+			stop(t, d)
+			var sum, sumSq float64
+			var outside []time.Duration
+			for _, r := range raw {
+				added := r[1] - baseBack
+				if added < c.lo-slack || added > c.hi+late {
+					outside = append(outside, added)
+					continue
+				}
+				sum += float64(added)
+				sumSq += float64(added) * float64(added)
+			}
+			k := float64(n - len(outside))
+			mean := sum / k
+			sd := math.Sqrt(max(sumSq/k-mean*mean, 0))
+			t.Logf("%s: added %.3f ms mean, %.3f ms SD; outside [%v, %v]: %v", c.dist, mean/ms, sd/ms, c.lo, c.hi, outside)
+			if len(outside) > n/10 {
+				t.Fatalf("%s: %d of %d legs outside [%v, %v] (-%v, +%v)", c.dist, len(outside), n, c.lo, c.hi, slack, late)
+			}
+			if tol := 5*c.sd/math.Sqrt(k) + float64(late); math.Abs(mean-float64(latency)) > tol {
+				t.Errorf("%s: mean %.3f ms, want %.3f ± %.3f ms", c.dist, mean/ms, float64(latency)/ms, tol/ms)
+			}
+			if tol := 5*c.sd*math.Sqrt((c.kurtosis-1)/(4*k)) + float64(noise); math.Abs(sd-c.sd) > tol {
+				t.Errorf("%s: SD %.3f ms, want %.3f ± %.3f ms", c.dist, sd/ms, c.sd/ms, tol/ms)
+			}
+		}
+	})
+}

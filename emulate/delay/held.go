@@ -1,0 +1,53 @@
+package delay
+
+import "time"
+
+// packet is one queued packet: its nfqueue id and when its verdict is due, as time
+// since the Delayer's epoch on the monotonic clock.
+type packet struct {
+	due time.Duration
+	id  uint32
+}
+
+// held is a binary min-heap of packets by due time. It is written out rather than
+// built on container/heap, whose Push boxes every value in an interface: one
+// allocation per packet on the hot path.
+type held []packet
+
+func (h *held) push(p packet) {
+	*h = append(*h, p)
+	s := *h
+	for i := len(s) - 1; i > 0; {
+		parent := (i - 1) / 2
+		if s[parent].due <= s[i].due {
+			break
+		}
+		s[parent], s[i] = s[i], s[parent]
+		i = parent
+	}
+}
+
+// pop removes and returns the packet due first; h must not be empty.
+func (h *held) pop() packet {
+	s := *h
+	top := s[0]
+	last := len(s) - 1
+	s[0] = s[last]
+	s = s[:last]
+	for i := 0; ; {
+		small, l, r := i, 2*i+1, 2*i+2
+		if l < len(s) && s[l].due < s[small].due {
+			small = l
+		}
+		if r < len(s) && s[r].due < s[small].due {
+			small = r
+		}
+		if small == i {
+			break
+		}
+		s[i], s[small] = s[small], s[i]
+		i = small
+	}
+	*h = s
+	return top
+}
