@@ -3,8 +3,8 @@
 // (emulate/proxyrules) or its userspace proxy (emulate/userspace), every service pod
 // a `trafficlab serve` process under the CPU limit its spec gives (emulate/cgroup),
 // every client pod a load generator dialling from inside its namespace
-// (emulate/load), and the scenario's packet loss on the pods' veths
-// (emulate/faults). Pods are placed where a simulation of the scenario places them
+// (emulate/load), and the scenario's packet loss and delay on the pods' veths
+// (emulate/faults, emulate/delay). Pods are placed where a simulation of the scenario places them
 // (simulate.InitialLayout). The run fills the same result.Result as simulate, with
 // engine "emulate", so every report and compare read it.
 //
@@ -14,6 +14,7 @@
 package emulate
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -22,7 +23,10 @@ import (
 	"sync"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"trafficlab/emulate/cgroup"
+	"trafficlab/emulate/delay"
 	"trafficlab/emulate/faults"
 	"trafficlab/emulate/load"
 	"trafficlab/emulate/topo"
@@ -107,6 +111,7 @@ type cluster struct {
 	servers []*server
 	proxy   *kubeProxy
 	clients []*clientPod
+	delays  []*delay.Delayer
 	// start is when the load began; ran how long it ran.
 	start time.Time
 	ran   time.Duration
@@ -170,7 +175,10 @@ func (c *cluster) build(ctx context.Context) (err error) {
 		cp.cfg.OnInterval = c.tl.adder(i)
 	}
 	c.logf("client pods ready: %d", len(c.clients))
-	return c.applyLoss(ctx)
+	if err := c.applyLoss(ctx); err != nil {
+		return err
+	}
+	return c.applyDelay(ctx)
 }
 
 func serviceIndex(sc *scenario.Scenario, name string) int {
@@ -238,10 +246,7 @@ func (c *cluster) applyLoss(ctx context.Context) error {
 		add(s.net, faults.Both, n.Loss)
 	}
 	for _, l := range n.Links {
-		dir := l.Direction
-		if dir == "" {
-			dir = faults.Both
-		}
+		dir := cmp.Or(l.Direction, faults.Both)
 		for _, s := range c.servers {
 			if selects(&l.Target, s.name, s.service, s.node) {
 				add(s.net, dir, l.Link.Loss)
@@ -257,6 +262,58 @@ func (c *cluster) applyLoss(ctx context.Context) error {
 		if err := faults.Apply(ctx, c.net.NodeNS(node), losses); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// applyDelay delays packets on the pods' veths as applyLoss drops them: the
+// cluster's latency and jitter on every service pod's, both ways, a link
+// override's on its target's pods, where delayed says emulate adds them.
+func (c *cluster) applyDelay(ctx context.Context) error {
+	n := &c.sc.Spec.Cluster.Network
+	byNode := map[string][]delay.Rule{}
+	add := func(p *topo.Pod, dir string, latency time.Duration, jitter *metav1.Duration, dist string) {
+		if !delayed(latency, jitter) {
+			return
+		}
+		r := delay.Rule{Veth: p.Veth, Direction: dir, Latency: latency, Distribution: dist}
+		if jitter != nil {
+			r.Jitter = jitter.Duration
+		}
+		byNode[p.Node] = append(byNode[p.Node], r)
+	}
+	for _, s := range c.servers {
+		add(s.net, faults.Both, n.Latency.Duration, n.Jitter, n.JitterDistribution)
+	}
+	for _, l := range n.Links {
+		if l.Link.Latency == nil && l.Link.Jitter == nil {
+			continue
+		}
+		latency := n.Latency.Duration // what the override leaves out comes from below
+		if l.Link.Latency != nil {
+			latency = l.Link.Latency.Duration
+		}
+		dir := cmp.Or(l.Direction, faults.Both)
+		for _, s := range c.servers {
+			if selects(&l.Target, s.name, s.service, s.node) {
+				add(s.net, dir, latency, l.Link.Jitter, l.Link.JitterDistribution)
+			}
+		}
+		for _, cp := range c.clients {
+			if selects(&l.Target, cp.placed.Name, "client/"+cp.placed.Owner, cp.placed.Node) {
+				add(cp.net, dir, latency, l.Link.Jitter, l.Link.JitterDistribution)
+			}
+		}
+	}
+	for _, node := range c.layout.Nodes {
+		if len(byNode[node]) == 0 {
+			continue
+		}
+		d, err := delay.Start(ctx, delay.Config{NS: c.net.NodeNS(node), Seed: c.sc.Spec.Seed, Rules: byNode[node]})
+		if err != nil {
+			return err
+		}
+		c.delays = append(c.delays, d)
 	}
 	return nil
 }
@@ -286,6 +343,9 @@ func (c *cluster) teardown() error {
 	}
 	if c.proxy != nil {
 		errs = append(errs, c.proxy.close())
+	}
+	for _, d := range c.delays {
+		errs = append(errs, d.Close())
 	}
 	for _, s := range c.servers {
 		errs = append(errs, s.kill())

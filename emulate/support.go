@@ -68,7 +68,7 @@ func unsupportedNetwork(n *scenario.Network) error {
 	not := func(path, what string) error {
 		return &simulate.FieldError{Path: "spec.cluster.network." + path, Err: fmt.Errorf("%s not emulated yet; `trafficlab simulate` runs it", what)}
 	}
-	if err := unsupportedLink(n.Jitter, n.Bandwidth, n.Correlation, n.GilbertElliott, "", not); err != nil {
+	if err := unsupportedLink(n.Bandwidth, n.Correlation, n.GilbertElliott, "", not); err != nil {
 		return err
 	}
 	for i := range n.Links {
@@ -79,18 +79,18 @@ func unsupportedNetwork(n *scenario.Network) error {
 			return not(path+".peer", "a link between two sets of pods is")
 		case n.Loss != nil && l.Link.Loss != nil:
 			return not(path+".link.loss", "a link's loss over the cluster's is")
+		case delayed(n.Latency.Duration, n.Jitter) && (l.Link.Latency != nil || l.Link.Jitter != nil):
+			return not(path+".link.latency", "a link's delay over the cluster's is")
 		}
-		if err := unsupportedLink(l.Link.Jitter, l.Link.Bandwidth, l.Link.Correlation, l.Link.GilbertElliott, path+".link.", not); err != nil {
+		if err := unsupportedLink(l.Link.Bandwidth, l.Link.Correlation, l.Link.GilbertElliott, path+".link.", not); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func unsupportedLink(jitter *metav1.Duration, bw *scenario.Bandwidth, corr *scenario.Percent, ge *scenario.GilbertElliott, path string, not func(path, what string) error) error {
+func unsupportedLink(bw *scenario.Bandwidth, corr *scenario.Percent, ge *scenario.GilbertElliott, path string, not func(path, what string) error) error {
 	switch {
-	case jitter != nil:
-		return not(path+"jitter", "jitter is")
 	case bw != nil:
 		return not(path+"bandwidth", "a bandwidth limit is")
 	case corr != nil:
@@ -106,12 +106,12 @@ func unsupportedLink(jitter *metav1.Duration, bw *scenario.Bandwidth, corr *scen
 func warnings(sc *scenario.Scenario) []string {
 	var out []string
 	n := &sc.Spec.Cluster.Network
-	if n.Latency.Duration > 0 {
-		out = append(out, fmt.Sprintf("spec.cluster.network.latency %v is not added: packets between emulated pods cross veths and the kernel's forwarding, about 10-30us a hop", n.Latency.Duration))
+	if d := n.Latency.Duration; d > 0 && !delayed(d, n.Jitter) {
+		out = append(out, fmt.Sprintf("spec.cluster.network.latency %v is not added: under %v, the userspace relay that delays packets (emulate/delay) would add about as much error as delay; veths and the kernel's forwarding take about 10-30us a hop", d, minDelay))
 	}
 	for i, l := range n.Links {
-		if l.Link.Latency != nil {
-			out = append(out, fmt.Sprintf("spec.cluster.network.links[%d].link.latency %v is not added", i, l.Link.Latency.Duration))
+		if l.Link.Latency != nil && !delayed(l.Link.Latency.Duration, l.Link.Jitter) {
+			out = append(out, fmt.Sprintf("spec.cluster.network.links[%d].link.latency %v is not added: under %v", i, l.Link.Latency.Duration, minDelay))
 		}
 	}
 	cores := 0.0
@@ -128,6 +128,17 @@ func warnings(sc *scenario.Scenario) []string {
 		out = append(out, fmt.Sprintf("simulate has the pods using %.1f cores; this machine has %d, shared with the load generator: the run will measure this machine's CPU, and get less throughput and more latency than simulate (--scale or fewer threads fit it)", used, runtime.NumCPU()))
 	}
 	return out
+}
+
+// minDelay is the smallest latency emulate adds. The userspace relay that delays
+// packets (emulate/delay) is itself late by about 0.3 ms a packet; below 1 ms that
+// error is as large as the delay.
+const minDelay = time.Millisecond
+
+// delayed tells whether a link's latency and jitter are emulated: any jitter, or a
+// latency of at least minDelay.
+func delayed(latency time.Duration, jitter *metav1.Duration) bool {
+	return latency >= minDelay || jitter != nil
 }
 
 // machineShare is the share of this machine's cores the pods may use before the

@@ -37,7 +37,8 @@ iptables or nftables rules (or its userspace proxy) run in every node, each serv
 pod runs ` + "`trafficlab serve`" + ` under the CPU limit of its spec (a CFS quota in a cgroup),
 and each client pod's load comes from inside its namespace (` + "`trafficlab load`" + `'s
 generator). Pods start where simulate places them. Loss on the cluster network or a
-link override becomes nftables drop rules on the pods' veths.
+link override becomes nftables drop rules on the pods' veths; latency of 1ms or more,
+and jitter, a userspace relay (NFQUEUE) that holds each packet for its delay.
 
 The result has the same form as simulate's, with "engine": "emulate": every -o
 format, --html and ` + "`trafficlab compare`" + ` work on it. Its numbers are measured, not
@@ -50,7 +51,8 @@ on Ctrl-C. --cleanup removes what a crashed run (kill -9) left behind.
 
 Not emulated yet (emulate says so, at the scenario line): IPVS (this kernel has no
 ip_vs), sidecars, autoscalers, rollouts, timed faults, background workloads, node
-disks and bandwidth, jitter. Network latency is not added yet: a warning says so.
+disks and bandwidth. Latency under 1ms is not added (the relay's own error is about
+0.3ms a packet): a warning says so.
 A scenario larger than one machine runs for real (over ` + fmt.Sprintf("%d pods, %d open-loop requests/s or %d\nthreads", emulate.MaxPods, emulate.MaxRate, emulate.MaxThreads) + `) is refused with a --scale that fits; --scale 0.5 halves nodes,
 replicas and client pods, keeping the load per pod.`,
 		Example: `  sudo trafficlab emulate examples/r1-curl-loop.yaml
