@@ -38,7 +38,7 @@ func TestUnsupportedNamesThePath(t *testing.T) {
 		{"r5-sidecar-concurrency.yaml", nil, "spec.services[0].sidecar"},
 		{"r2-rapid-scaling.yaml", nil, "spec.services[0].autoscaler"},
 		{"r3-noisy-neighbour.yaml", nil, "spec.cluster.nodes[0].disk"},
-		{"r1-curl-loop.yaml", []string{"spec.cluster.network.jitter=1ms"}, "spec.cluster.network.jitter"},
+		{"r1-curl-loop.yaml", []string{"spec.cluster.network.bandwidth=1gbit"}, "spec.cluster.network.bandwidth"},
 		{"r1-curl-loop.yaml", []string{"faults"}, "spec.faults"},
 	} {
 		var sc *scenario.Scenario
