@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"trafficlab/model/kubelet"
 	"trafficlab/scenario"
 	"trafficlab/sim"
 )
@@ -25,11 +26,6 @@ const (
 	// podGone: the IP is released; packets to it get no answer.
 	podGone
 )
-
-// minimumGracePeriod is what the kubelet still allows the app after a preStop hook
-// that used up the grace period (pkg/kubelet/kuberuntime/kuberuntime_container.go,
-// minimumGracePeriodInSeconds).
-const minimumGracePeriod = 2 * time.Second
 
 // pendingPod is a service pod no node could take yet. It exists, counts as a
 // replica and has its name; it waits in the scheduler's queue for room.
@@ -244,7 +240,7 @@ func (e *Engine) setReady(id int32, ready bool) {
 // the deletionTimestamp turns its endpoint terminating (not ready) while, in parallel,
 // the kubelet runs preStop, then sends SIGTERM, and SIGKILL at the end of the grace
 // period (kuberuntime_container.go killContainer: the hook's time is taken from the
-// grace period, but the app always gets at least minimumGracePeriod after SIGTERM).
+// grace period, but the app always gets at least 2 s after SIGTERM: kubelet.Termination).
 func (e *Engine) deletePod(id int32) {
 	p := &e.pods[id]
 	if p.deleting {
@@ -257,27 +253,9 @@ func (e *Engine) deletePod(id int32) {
 		e.exit(id)
 		return
 	}
-	spec := &e.services[p.svc].spec.Pod
-	grace := sim.Time(*spec.TerminationGracePeriodSeconds) * sim.Time(time.Second)
-	preStop := min(sim.Duration(preStopDuration(spec)), grace)
-	kill := max(grace-preStop, sim.Duration(minimumGracePeriod))
-	e.k.After(preStop, e.evSigterm, id, 0)
-	e.k.After(preStop+kill, e.evKill, id, 0)
-}
-
-// preStopDuration is how long the pod's preStop hook runs.
-func preStopDuration(spec *scenario.Pod) time.Duration {
-	if spec.Lifecycle == nil || spec.Lifecycle.PreStop == nil {
-		return 0
-	}
-	h := spec.Lifecycle.PreStop
-	if h.Sleep != nil {
-		return time.Duration(h.Sleep.Seconds) * time.Second
-	}
-	if h.Exec != nil && h.Exec.Duration != nil {
-		return h.Exec.Duration.Duration
-	}
-	return 0
+	sigterm, sigkill := kubelet.Termination(&e.services[p.svc].spec.Pod)
+	e.k.After(sim.Duration(sigterm), e.evSigterm, id, 0)
+	e.k.After(sim.Duration(sigkill), e.evKill, id, 0)
 }
 
 // onSigterm: the app either exits at once or drains.

@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"trafficlab/model/dist"
+	"trafficlab/model/kubelet"
 	"trafficlab/scenario"
 	"trafficlab/sim"
 )
@@ -51,11 +52,6 @@ const (
 	// contention is not the point, or the machine is too small to burn for real.
 	Sleep = "sleep"
 )
-
-// minimumGracePeriod is what the kubelet still allows the app after SIGTERM when the
-// preStop hook used up the grace period (pkg/kubelet/kuberuntime/
-// kuberuntime_container.go, minimumGracePeriodInSeconds; simulate/lifecycle.go).
-const minimumGracePeriod = 2 * time.Second
 
 // logFlushInterval is how often a buffered access log is written out: zap's
 // BufferedWriteSyncer default FlushInterval (zapcore/buffered_write_syncer.go), the
@@ -271,33 +267,15 @@ func (s *Server) Terminate() {
 	})
 }
 
-// drainLimit is how long a drain may last after SIGTERM: until SIGKILL at the end of
-// the grace period, which the preStop hook shares but which leaves the app at least
-// minimumGracePeriod (simulate/lifecycle.go deletePod; kuberuntime_container.go
-// killContainer), or the app's own drainTimeout if sooner.
+// drainLimit is how long a drain may last after SIGTERM: until the kubelet's
+// SIGKILL (kubelet.Termination), or the app's own drainTimeout if sooner.
 func drainLimit(p *scenario.Pod) time.Duration {
-	grace := time.Duration(*p.TerminationGracePeriodSeconds) * time.Second
-	limit := max(grace-min(preStopDuration(p), grace), minimumGracePeriod)
+	sigterm, sigkill := kubelet.Termination(p)
+	limit := sigkill - sigterm
 	if d := p.OnSigterm.DrainTimeout; d != nil {
 		limit = min(limit, d.Duration)
 	}
 	return limit
-}
-
-// preStopDuration is how long the pod's preStop hook runs, as the simulator reads it
-// (simulate/lifecycle.go preStopDuration).
-func preStopDuration(p *scenario.Pod) time.Duration {
-	if p.Lifecycle == nil || p.Lifecycle.PreStop == nil {
-		return 0
-	}
-	h := p.Lifecycle.PreStop
-	if h.Sleep != nil {
-		return time.Duration(h.Sleep.Seconds) * time.Second
-	}
-	if h.Exec != nil && h.Exec.Duration != nil {
-		return h.Exec.Duration.Duration
-	}
-	return 0
 }
 
 // cut ends the process: what the kernel does to its sockets when it exits.

@@ -490,8 +490,8 @@ func TestDrainLimit(t *testing.T) {
 		{"terminationGracePeriodSeconds: 60", 60 * time.Second},
 		{"lifecycle: {preStop: {sleep: {seconds: 10}}}", 20 * time.Second},
 		{"lifecycle: {preStop: {exec: {command: [sh, -c, sleep 5]}}}", 25 * time.Second},
-		{"terminationGracePeriodSeconds: 10\nlifecycle: {preStop: {sleep: {seconds: 10}}}", minimumGracePeriod},
-		{"terminationGracePeriodSeconds: 0", minimumGracePeriod},
+		{"terminationGracePeriodSeconds: 10\nlifecycle: {preStop: {sleep: {seconds: 10}}}", 2 * time.Second},
+		{"terminationGracePeriodSeconds: 0", 2 * time.Second},
 		{"onSigterm: {action: drain, drainTimeout: 5s}", 5 * time.Second},
 		{"terminationGracePeriodSeconds: 3\nonSigterm: {action: drain, drainTimeout: 5s}", 3 * time.Second},
 	} {
