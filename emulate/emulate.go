@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -90,6 +91,13 @@ func Run(ctx context.Context, sc *scenario.Scenario, opt Options) (res *result.R
 		return nil, err
 	}
 	c := &cluster{sc: sc, opt: opt, layout: layout}
+	if c.replay, err = simulatePods(sc); err != nil {
+		return nil, err
+	}
+	if len(c.replay.events) > 0 && c.delayed() {
+		return nil, &simulate.FieldError{Path: "spec.cluster.network", Err: errors.New(
+			"delay together with pods created or deleted during the run is not emulated yet; `trafficlab simulate` runs it")}
+	}
 	defer func() {
 		if e := c.teardown(); e != nil {
 			err = errors.Join(err, fmt.Errorf("tearing down: %w (`trafficlab emulate --cleanup` removes what is left)", e))
@@ -99,7 +107,10 @@ func Run(ctx context.Context, sc *scenario.Scenario, opt Options) (res *result.R
 		return nil, err
 	}
 	c.run(ctx)
-	return c.result(), nil
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.errs = append(c.errs, c.endpoints.errs...)
+	return c.result(), errors.Join(c.errs...)
 }
 
 // cluster is one emulated run.
@@ -112,10 +123,19 @@ type cluster struct {
 	proxy   *kubeProxy
 	clients []*clientPod
 	delays  []*delay.Delayer
+	// replay is the pod changes the run makes; endpoints carries them to the
+	// nodes' kube-proxies.
+	replay    *replay
+	endpoints *endpoints
 	// start is when the load began; ran how long it ran.
 	start time.Time
 	ran   time.Duration
 	tl    *timeline
+
+	// mu guards servers, their state, errs and closing once the run has begun.
+	mu      sync.Mutex
+	errs    []error
+	closing bool
 }
 
 // clientPod is one pod of a client Deployment: its namespace, the dialer that opens
@@ -142,14 +162,16 @@ func (c *cluster) build(ctx context.Context) (err error) {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		s, err := startServer(c.net, c.opt.Exe, p.Name, p.Owner, p.Node, &spec.Services[p.Index].Pod, spec.Seed)
+		s, err := startServer(c.net, c.opt.Exe, p.Name, p.Owner, p.Node, &spec.Services[p.Index].Pod, spec.Seed, c.exited)
 		if err != nil {
 			return err
 		}
+		s.ready, s.readyAt = true, 0 // a run starts from a settled cluster
 		c.servers = append(c.servers, s)
 	}
 	c.logf("service pods serving on :%d: %d", podPort, len(c.servers))
-	services := serviceIPs(c.sc, c.servers)
+	services := usableServices(c.sc, c.podStates())
+	c.endpoints = newEndpoints(c, services)
 	if c.proxy, err = startKubeProxy(ctx, spec.Cluster.ProxyMode, c.net, c.layout.Nodes, services, spec.Seed); err != nil {
 		return err
 	}
@@ -198,6 +220,9 @@ func (c *cluster) run(ctx context.Context) {
 		s.cpuAtStart, _ = s.group.Usage()
 		s.bandwidthAtStart, _ = s.group.Stat()
 	}
+	replayCtx, stopReplay := context.WithCancel(ctx)
+	defer stopReplay()
+	go c.runReplay(replayCtx)
 	var wg sync.WaitGroup
 	for i, cp := range c.clients {
 		cp.cfg.Start = c.start
@@ -242,12 +267,17 @@ func (c *cluster) applyLoss(ctx context.Context) error {
 			byNode[p.Node] = append(byNode[p.Node], faults.Loss{Veth: p.Veth, Direction: dir, Fraction: loss.Fraction})
 		}
 	}
-	for _, s := range c.servers {
-		add(s.net, faults.Both, n.Loss)
+	c.mu.Lock()
+	servers := slices.Clone(c.servers)
+	c.mu.Unlock()
+	for _, s := range servers {
+		if !s.gone {
+			add(s.net, faults.Both, n.Loss)
+		}
 	}
 	for _, l := range n.Links {
 		dir := cmp.Or(l.Direction, faults.Both)
-		for _, s := range c.servers {
+		for _, s := range servers {
 			if selects(&l.Target, s.name, s.service, s.node) {
 				add(s.net, dir, l.Link.Loss)
 			}
@@ -318,6 +348,20 @@ func (c *cluster) applyDelay(ctx context.Context) error {
 	return nil
 }
 
+// delayed tells whether the run delays any packets.
+func (c *cluster) delayed() bool {
+	n := &c.sc.Spec.Cluster.Network
+	if delayed(n.Latency.Duration, n.Jitter) {
+		return true
+	}
+	for _, l := range n.Links {
+		if l.Link.Latency != nil && delayed(l.Link.Latency.Duration, l.Link.Jitter) || l.Link.Jitter != nil {
+			return true
+		}
+	}
+	return false
+}
+
 // selects tells whether a selector picks a pod; owner is a service's name, or
 // "client/" and a client Deployment's.
 func selects(sel *scenario.Selector, pod, owner, node string) bool {
@@ -335,6 +379,10 @@ func selects(sel *scenario.Selector, pod, owner, node string) bool {
 
 // teardown removes everything the run made, going on past errors.
 func (c *cluster) teardown() error {
+	c.mu.Lock()
+	c.closing = true
+	servers := c.servers
+	c.mu.Unlock()
 	var errs []error
 	for _, cp := range c.clients {
 		if cp.dialer != nil {
@@ -347,7 +395,7 @@ func (c *cluster) teardown() error {
 	for _, d := range c.delays {
 		errs = append(errs, d.Close())
 	}
-	for _, s := range c.servers {
+	for _, s := range servers {
 		errs = append(errs, s.kill())
 	}
 	if c.net != nil {

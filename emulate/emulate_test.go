@@ -36,15 +36,15 @@ func TestUnsupportedNamesThePath(t *testing.T) {
 	}{
 		{"r1-curl-loop.yaml", []string{"spec.cluster.proxyMode=ipvs"}, "spec.cluster.proxyMode"},
 		{"r5-sidecar-concurrency.yaml", nil, "spec.services[0].sidecar"},
-		{"r2-rapid-scaling.yaml", nil, "spec.services[0].autoscaler"},
 		{"r3-noisy-neighbour.yaml", nil, "spec.cluster.nodes[0].disk"},
 		{"r1-curl-loop.yaml", []string{"spec.cluster.network.bandwidth=1gbit"}, "spec.cluster.network.bandwidth"},
-		{"r1-curl-loop.yaml", []string{"faults"}, "spec.faults"},
+		{"r1-curl-loop.yaml", []string{"faults"}, "spec.faults[1]"},
 	} {
 		var sc *scenario.Scenario
 		if slices.Equal(tc.sets, []string{"faults"}) {
 			data, _ := examples.Get(tc.name)
-			data = append(data, "  faults: [{kind: pod-kill, start: 1s, target: {pod: webapp1-0}}]\n"...)
+			// A pod-kill is emulated (replayed); a timed loss is not yet.
+			data = append(data, "  faults: [{kind: pod-kill, start: 1s, target: {pod: webapp1-0}}, {kind: loss, start: 2s, loss: 1%, target: {service: webapp1}}]\n"...)
 			var diags scenario.Diagnostics
 			if sc, _, diags = scenario.Load(tc.name, data, nil); diags.HasErrors() {
 				t.Fatal(diags)

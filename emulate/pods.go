@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/netip"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -37,16 +38,25 @@ type server struct {
 	stderr              *tail
 	exited              chan struct{} // closed once the process has ended and been waited for
 	// cpuAtStart and bandwidthAtStart are the group's CPU use and throttling when
-	// the load started.
+	// the load started (or the pod did, if later).
 	cpuAtStart       time.Duration
 	bandwidthAtStart cgroup.Bandwidth
+
+	// State as the API server and kubelet would have it, and when it changed
+	// (since the run's start), guarded by the cluster's lock.
+	ready, deleting, gone              bool
+	created, readyAt, deletedAt, ended time.Duration
 }
+
+// addr is the pod's endpoint.
+func (s *server) addr() netip.AddrPort { return netip.AddrPortFrom(s.net.IP, podPort) }
 
 // startServer starts a service pod on its node: its namespace, a control group
 // with the CPU limit the kubelet would set (model/node.MilliCPUToQuota, through
 // emulate/cgroup), and its app listening on podPort.
-func startServer(net *topo.Topology, exe, name, service, nodeName string, pod *scenario.Pod, seed int64) (s *server, err error) {
-	s = &server{name: name, service: service, node: nodeName, stderr: &tail{}, exited: make(chan struct{})}
+// exited is called once the app has ended, for whatever reason.
+func startServer(net *topo.Topology, exe, name, service, nodeName string, pod *scenario.Pod, seed int64, exited func(*server)) (s *server, err error) {
+	s = &server{name: name, service: service, node: nodeName, stderr: &tail{}, exited: make(chan struct{}), readyAt: -1}
 	if s.net, err = net.AddPod(name, nodeName); err != nil {
 		return nil, err
 	}
@@ -90,6 +100,12 @@ func startServer(net *topo.Topology, exe, name, service, nodeName string, pod *s
 	}()
 	select {
 	case <-listening:
+		s.cpuAtStart, _ = s.group.Usage()
+		s.bandwidthAtStart, _ = s.group.Stat()
+		go func() {
+			<-s.exited
+			exited(s)
+		}()
 		return s, nil
 	case <-s.exited:
 		return nil, fmt.Errorf("pod %s exited before listening: %s", name, s.stderr)

@@ -16,22 +16,22 @@ import (
 // writes, in each node's namespace, or in userspace mode a proxy process (here, a
 // goroutine per Service) in each.
 type kubeProxy struct {
-	mode     string
-	nodeNS   []string
-	services []proxyrules.Service
-	procs    []*userspace.Proxy // userspace mode, per node
+	mode   string
+	config proxyrules.Config
+	nodeNS []string
+	procs  []*userspace.Proxy // userspace mode, per node
 }
 
 // startKubeProxy programs every node for services, whose Endpoints are the ready
 // pods' addresses, as a settled cluster has them when a run starts.
 func startKubeProxy(ctx context.Context, mode string, net *topo.Topology, nodes []string, services []proxyrules.Service, seed int64) (*kubeProxy, error) {
-	kp := &kubeProxy{mode: mode, services: services}
+	kp := &kubeProxy{mode: mode, config: proxyrules.Config{Prefix: net.Prefix()}}
 	for _, n := range nodes {
 		kp.nodeNS = append(kp.nodeNS, net.NodeNS(n))
 	}
 	for _, ns := range kp.nodeNS {
 		if mode != scenario.ProxyUserspace {
-			rules := proxyrules.Rules{Config: proxyrules.Config{Prefix: net.Prefix()}, Services: services}
+			rules := proxyrules.Rules{Config: kp.config, Services: services}
 			if err := proxyrules.Apply(ctx, ns, proxyrules.Mode(mode), rules); err != nil {
 				return kp, fmt.Errorf("kube-proxy (%s) in %s: %w", mode, ns, err)
 			}
@@ -64,19 +64,19 @@ func (kp *kubeProxy) close() error {
 	return errors.Join(errs...)
 }
 
-// serviceIPs are the Services of sc as kube-proxy sees them: ClusterIP, port and the
-// endpoints of its pods.
-func serviceIPs(sc *scenario.Scenario, servers []*server) []proxyrules.Service {
-	var out []proxyrules.Service
-	for i := range sc.Spec.Services {
-		name := sc.Spec.Services[i].Name
-		s := proxyrules.Service{Name: name, ClusterIP: topo.ServiceIP(i), Port: servicePort}
-		for _, p := range servers {
-			if p.service == name {
-				s.Endpoints = append(s.Endpoints, netip.AddrPortFrom(p.net.IP, podPort))
-			}
-		}
-		out = append(out, s)
+// program makes node i's kube-proxy hold these Services' endpoints: a full sync of
+// its rules, or its userspace proxy's endpoint lists.
+func (kp *kubeProxy) program(ctx context.Context, i int, services []proxyrules.Service) error {
+	if kp.mode != scenario.ProxyUserspace {
+		return proxyrules.Apply(ctx, kp.nodeNS[i], proxyrules.Mode(kp.mode), proxyrules.Rules{Config: kp.config, Services: services})
 	}
-	return out
+	for _, s := range services {
+		if err := kp.procs[i].SetEndpoints(s.Name, s.Endpoints); err != nil {
+			return err
+		}
+	}
+	return nil
 }
+
+// serviceIP is the ClusterIP of the i-th Service.
+func serviceIP(i int) netip.Addr { return topo.ServiceIP(i) }

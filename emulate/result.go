@@ -59,6 +59,7 @@ func (c *cluster) result() *result.Result {
 	r.Pods, r.Nodes = c.podResults(perPod, dur)
 	r.Clients = c.clientResults()
 	r.Timeline = c.timelineResult()
+	r.ScaleEvents, r.Rollouts = c.replay.scaleEvents, c.replay.rollouts
 	return r
 }
 
@@ -103,21 +104,32 @@ func (c *cluster) podResults(perPod map[string]load.Pod, dur float64) ([]result.
 	for _, s := range c.servers {
 		spec := &c.sc.Spec.Services[serviceIndex(c.sc, s.service)].Pod
 		counted := perPod[s.name]
-		zero := 0.0
 		rp := result.Pod{
-			Name: s.name, Service: s.service, Node: s.node,
-			Requests: counted.Requests, Connections: counted.Connections, ReadyS: &zero,
+			Name: s.name, Service: s.service, Node: s.node, StartS: result.Round(s.created.Seconds(), 6),
+			Requests: counted.Requests, Connections: counted.Connections,
 			QoSClass: string(node.QOSClass(spec.Resources.Requests, spec.Resources.Limits)),
 		}
+		if s.readyAt >= 0 {
+			rp.ReadyS = secondsPtr(s.readyAt)
+		}
+		if s.deleting {
+			rp.DeletedS = secondsPtr(s.deletedAt)
+		}
+		// CPU figures are over the pod's life within the run, as simulate's.
+		life := dur - s.created.Seconds()
+		if s.gone {
+			rp.EndS = secondsPtr(s.ended)
+			life = (s.ended - s.created).Seconds()
+		}
 		used, err := s.cpu()
-		if err == nil && dur > 0 {
-			rp.CPUCores = result.Round(used.Seconds()/dur, 4)
+		if err == nil && life > 0 {
+			rp.CPUCores = result.Round(used.Seconds()/life, 4)
 			capacity := cores[s.node]
 			if spec.CPU != nil {
 				capacity = spec.CPU.AsApproximateFloat64()
 			}
 			if capacity > 0 {
-				rp.CPUUtilization = result.Round(used.Seconds()/(capacity*dur), 4)
+				rp.CPUUtilization = result.Round(used.Seconds()/(capacity*life), 4)
 			}
 			nodeUsed[s.node] += used.Seconds()
 		}
@@ -139,6 +151,11 @@ func (c *cluster) podResults(perPod map[string]load.Pod, dur float64) ([]result.
 		nodes = append(nodes, rn)
 	}
 	return pods, nodes
+}
+
+func secondsPtr(d time.Duration) *float64 {
+	s := result.Round(d.Seconds(), 6)
+	return &s
 }
 
 func since(now, start cgroup.Bandwidth) cgroup.Bandwidth {
@@ -209,10 +226,6 @@ func (c *cluster) clientResults() []result.Client {
 // percentiles from their merged histograms.
 func (c *cluster) timelineResult() []result.Point {
 	var out []result.Point
-	replicas := map[string]int{}
-	for _, s := range c.servers {
-		replicas[s.service]++
-	}
 	for i := 0; ; i++ {
 		var pt *result.Point
 		for _, cp := range c.clients {
@@ -221,7 +234,9 @@ func (c *cluster) timelineResult() []result.Point {
 			}
 			lp := cp.report.Timeline[i]
 			if pt == nil {
-				pt = &result.Point{TS: lp.TS, Replicas: replicas, DesiredReplicas: replicas, ReadyEndpoints: replicas}
+				pt = &result.Point{TS: lp.TS}
+				pt.Replicas, pt.ReadyEndpoints = c.replicasAt(time.Duration((lp.TS + c.tlStep()) * 1e9))
+				pt.DesiredReplicas = pt.Replicas
 			}
 			pt.Requests += lp.Requests
 			pt.Errors += lp.Errors
@@ -245,6 +260,36 @@ func (c *cluster) timelineResult() []result.Point {
 		pt.P50MS, pt.P90MS, pt.P99MS, pt.P999MS = p[0], p[1], p[2], p[3]
 		out = append(out, *pt)
 	}
+}
+
+// tlStep is the timeline's interval in seconds.
+func (c *cluster) tlStep() float64 {
+	for _, cp := range c.clients {
+		if cp.report != nil {
+			return cp.report.TimelineIntervalS
+		}
+	}
+	return 1
+}
+
+// replicasAt counts each service's pods at time t since the start: those created
+// and not yet deleting, and of them the ready endpoints.
+func (c *cluster) replicasAt(t time.Duration) (replicas, ready map[string]int) {
+	replicas, ready = map[string]int{}, map[string]int{}
+	for i := range c.sc.Spec.Services {
+		name := c.sc.Spec.Services[i].Name
+		replicas[name], ready[name] = 0, 0
+	}
+	for _, s := range c.servers {
+		if s.created > t || s.deleting && s.deletedAt <= t {
+			continue
+		}
+		replicas[s.service]++
+		if s.readyAt >= 0 && s.readyAt <= t && !(s.gone && s.ended <= t) {
+			ready[s.service]++
+		}
+	}
+	return replicas, ready
 }
 
 // errorsNamed is n errors of the kind load names so.

@@ -42,10 +42,6 @@ func unsupported(sc *scenario.Scenario) error {
 		switch {
 		case s.Sidecar != nil:
 			return not(path+".sidecar", "an Envoy sidecar is")
-		case s.Autoscaler != nil:
-			return not(path+".autoscaler", "the HPA is")
-		case len(s.Rollouts) > 0:
-			return not(path+".rollouts", "a rollout is")
 		}
 	}
 	for i := range spec.Clients {
@@ -53,8 +49,10 @@ func unsupported(sc *scenario.Scenario) error {
 			return not(fmt.Sprintf("spec.clients[%d].sidecar", i), "an Envoy sidecar is")
 		}
 	}
-	if len(spec.Faults) > 0 {
-		return not("spec.faults", "a timed fault is")
+	for i, f := range spec.Faults {
+		if f.Kind != scenario.FaultPodKill {
+			return not(fmt.Sprintf("spec.faults[%d]", i), "a timed "+f.Kind+" fault is")
+		}
 	}
 	if len(spec.Background) > 0 {
 		return not("spec.background", "a background workload is")
@@ -112,6 +110,11 @@ func warnings(sc *scenario.Scenario) []string {
 	for i, l := range n.Links {
 		if l.Link.Latency != nil && !delayed(l.Link.Latency.Duration, l.Link.Jitter) {
 			out = append(out, fmt.Sprintf("spec.cluster.network.links[%d].link.latency %v is not added: under %v", i, l.Link.Latency.Duration, minDelay))
+		}
+	}
+	for i := range sc.Spec.Services {
+		if sc.Spec.Services[i].Autoscaler != nil {
+			out = append(out, fmt.Sprintf("spec.services[%d].autoscaler: the HPA's decisions are replayed from a simulation of the scenario (from its simulated CPU, not this machine's); what follows them runs for real", i))
 		}
 	}
 	cores := 0.0

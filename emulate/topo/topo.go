@@ -105,7 +105,10 @@ func Build(nodes []string) (t *Topology, err error) {
 		// A node's own connections to a ClusterIP are routed before nat output
 		// rewrites them, so the Service CIDR needs a route, as a real node's default
 		// route gives it.
-		routes := []string{fmt.Sprintf("route add %s dev eth0", serviceNet)}
+		// Addresses of the node's pod range that no pod holds are dropped without an
+		// answer, as Calico's blackhole route for its local IPAM blocks does: a
+		// packet to a deleted pod's address gets no reply once its veth is gone.
+		routes := []string{fmt.Sprintf("route add %s dev eth0", serviceNet), fmt.Sprintf("route add blackhole %s", podCIDR(i))}
 		for j := range t.nodes {
 			if j != i {
 				routes = append(routes, fmt.Sprintf("route add %s via %s dev eth0", podCIDR(j), nodeAddr(j)))

@@ -1,0 +1,205 @@
+package emulate
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"syscall"
+	"time"
+
+	"trafficlab/model/kubelet"
+	"trafficlab/result"
+	"trafficlab/scenario"
+	"trafficlab/simulate"
+)
+
+// Pods created, made ready and deleted during a run come from a simulation of the
+// scenario, replayed on the wall clock: the same scheduler placing new pods, the
+// same ReplicaSet choosing which to delete, the same rollouts and pod-kill faults,
+// and the HPA deciding from the simulated pods' CPU. What follows a decision is
+// real: the app's start, the endpoint change reaching each node's kube-proxy late,
+// preStop, SIGTERM and the app's own exit or drain, SIGKILL, and the pod's network
+// going away.
+
+type eventKind int
+
+const (
+	podCreated eventKind = iota
+	podReady
+	podDeleted
+)
+
+// podEvent is one change of a service pod, at a time since the run's start.
+type podEvent struct {
+	at      time.Duration
+	kind    eventKind
+	pod     string
+	service string
+	node    string
+	index   int  // the service's index in spec.services
+	kill    bool // podDeleted by a pod-kill fault: SIGKILL, no preStop or SIGTERM
+}
+
+// replay is the simulation's pod changes after the start, in time order, and the
+// scale events and rollouts behind them.
+type replay struct {
+	events      []podEvent
+	scaleEvents []result.ScaleEvent
+	rollouts    []result.Rollout
+}
+
+// simulatePods simulates sc and returns the pod changes emulate replays.
+func simulatePods(sc *scenario.Scenario) (*replay, error) {
+	e, err := simulate.New(sc)
+	if err != nil {
+		return nil, err
+	}
+	e.Run(nil)
+	r := e.Result()
+	rp := &replay{scaleEvents: r.ScaleEvents, rollouts: r.Rollouts}
+	at := func(s float64) time.Duration { return time.Duration(math.Round(s * 1e9)) }
+	for _, p := range r.Pods {
+		ev := podEvent{pod: p.Name, service: p.Service, node: p.Node, index: serviceIndex(sc, p.Service)}
+		if p.StartS > 0 {
+			ev.kind, ev.at = podCreated, at(p.StartS+p.PendingS)
+			rp.events = append(rp.events, ev)
+		}
+		if p.ReadyS != nil && *p.ReadyS > 0 {
+			ev.kind, ev.at = podReady, at(*p.ReadyS)
+			rp.events = append(rp.events, ev)
+		}
+		if p.DeletedS != nil {
+			ev.kind, ev.at = podDeleted, at(*p.DeletedS)
+			ev.kill = killedAt(sc, p.Name, p.Service, p.Node, ev.at)
+			rp.events = append(rp.events, ev)
+		}
+	}
+	slices.SortStableFunc(rp.events, func(a, b podEvent) int {
+		if a.at != b.at {
+			return int(a.at - b.at)
+		}
+		return int(a.kind - b.kind)
+	})
+	return rp, nil
+}
+
+// killedAt tells whether a pod-kill fault deleted the pod at this time.
+func killedAt(sc *scenario.Scenario, pod, service, node string, at time.Duration) bool {
+	for _, f := range sc.Spec.Faults {
+		if f.Kind == scenario.FaultPodKill && (f.Start.Duration-at).Abs() < time.Microsecond && selects(&f.Target, pod, service, node) {
+			return true
+		}
+	}
+	return false
+}
+
+// runReplay carries out the events on the wall clock from the run's start until ctx
+// ends.
+func (c *cluster) runReplay(ctx context.Context) {
+	for _, ev := range c.replay.events {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(time.Until(c.start.Add(ev.at))):
+		}
+		if err := c.apply(ctx, ev); err != nil {
+			c.fail(err)
+		}
+	}
+}
+
+func (c *cluster) apply(ctx context.Context, ev podEvent) error {
+	switch ev.kind {
+	case podCreated:
+		s, err := startServer(c.net, c.opt.Exe, ev.pod, ev.service, ev.node, &c.sc.Spec.Services[ev.index].Pod, c.sc.Spec.Seed, c.exited)
+		if err != nil {
+			return err
+		}
+		c.mu.Lock()
+		s.created = time.Since(c.start)
+		c.servers = append(c.servers, s)
+		c.mu.Unlock()
+		return c.applyLoss(ctx) // the new pod's veth too
+	case podReady:
+		if s := c.server(ev.pod); s != nil {
+			c.mu.Lock()
+			s.ready, s.readyAt = true, time.Since(c.start)
+			c.mu.Unlock()
+			c.endpoints.changed()
+		}
+		return nil
+	}
+	s := c.server(ev.pod)
+	if s == nil {
+		return nil
+	}
+	c.mu.Lock()
+	s.deleting, s.deletedAt = true, time.Since(c.start)
+	c.mu.Unlock()
+	c.endpoints.changed()
+	if ev.kill {
+		return s.cmd.Process.Kill()
+	}
+	sigterm, sigkill := kubelet.Termination(&c.sc.Spec.Services[ev.index].Pod)
+	time.AfterFunc(sigterm, func() { _ = s.cmd.Process.Signal(syscall.SIGTERM) })
+	time.AfterFunc(sigkill, func() { _ = s.cmd.Process.Kill() })
+	return nil
+}
+
+// exited is called when a pod's app has ended: its endpoint stops serving, and
+// after the sandbox's teardown (spec.cluster.podNetworkTeardown) its address goes:
+// until then a packet to it meets a closed port (a reset), afterwards the node's
+// blackhole for its pod range (no answer).
+func (c *cluster) exited(s *server) {
+	c.mu.Lock()
+	s.ready, s.gone, s.ended = false, true, time.Since(c.start)
+	closing := c.closing
+	c.mu.Unlock()
+	if closing || c.endpoints == nil {
+		return
+	}
+	c.endpoints.changed()
+	time.AfterFunc(c.sc.Spec.Cluster.PodNetworkTeardown.Duration, func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if c.closing {
+			return
+		}
+		if err := c.net.RemovePod(s.name); err != nil {
+			c.errs = append(c.errs, fmt.Errorf("pod %s: removing its network: %w", s.name, err))
+		}
+	})
+}
+
+// server is the named service pod; nil if it never started.
+func (c *cluster) server(name string) *server {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, s := range c.servers {
+		if s.name == name {
+			return s
+		}
+	}
+	return nil
+}
+
+// podStates are the service pods as the EndpointSlice controller sees them.
+func (c *cluster) podStates() []podState {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []podState
+	for _, s := range c.servers {
+		if s.gone && s.deleting {
+			continue // the pod object is gone
+		}
+		out = append(out, podState{service: s.service, addr: s.addr(), ready: s.ready && !s.gone, terminating: s.deleting})
+	}
+	return out
+}
+
+func (c *cluster) fail(err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.errs = append(c.errs, err)
+}
