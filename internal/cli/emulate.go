@@ -49,10 +49,16 @@ tl-PID-..., control groups under trafficlab/, and addresses in 198.18.0.0/15, an
 sends traffic only inside them; everything is removed at the end, on an error, and
 on Ctrl-C. --cleanup removes what a crashed run (kill -9) left behind.
 
+Pods created and deleted during the run (rollouts, pod-kill faults, the HPA) follow a
+simulation of the scenario, replayed on the clock: the HPA's decisions are therefore
+the simulation's, from simulated CPU. What follows each change is real: the app
+starting, each node's kube-proxy learning of it late, preStop, SIGTERM and the app's
+exit or drain, SIGKILL, the pod's address going away.
+
 Not emulated yet (emulate says so, at the scenario line): IPVS (this kernel has no
-ip_vs), sidecars, autoscalers, rollouts, timed faults, background workloads, node
-disks and bandwidth. Latency under 1ms is not added (the relay's own error is about
-0.3ms a packet): a warning says so.
+ip_vs), sidecars, timed network faults, background workloads, node disks and
+bandwidth, delay together with pods changing during the run. Latency under 1ms is
+not added (the relay's own error is about 0.3ms a packet): a warning says so.
 A scenario larger than one machine runs for real (over ` + fmt.Sprintf("%d pods, %d open-loop requests/s or %d\nthreads", emulate.MaxPods, emulate.MaxRate, emulate.MaxThreads) + `) is refused with a --scale that fits; --scale 0.5 halves nodes,
 replicas and client pods, keeping the load per pod.`,
 		Example: `  sudo trafficlab emulate examples/r1-curl-loop.yaml
