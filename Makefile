@@ -1,9 +1,10 @@
 # trafficlab: `make test` is what CI runs; `make bench` prints simulated requests per
 # wall second and peak memory for the reference scenarios on one core, then a 20-point
-# sweep's wall time run by run and on every core.
+# sweep's wall time run by run and on every core. `make fidelity` (root) runs a fixed set
+# of scenarios in simulate and emulate and prints how far apart they are.
 GO ?= go
 
-.PHONY: test bench build
+.PHONY: test bench build fidelity
 
 build:
 	$(GO) build -o bin/trafficlab ./cmd/trafficlab
@@ -19,3 +20,6 @@ test:
 bench:
 	GOMAXPROCS=1 $(GO) test -run '^$$' -bench . -benchtime 1x ./simulate/ | grep -E "^Benchmark|^cpu"
 	$(GO) test -run '^$$' -bench Sweep -benchtime 1x ./sweep/ | grep -E "^Benchmark"
+
+fidelity: build
+	$(GO) run ./cmd/fidelity -markdown

@@ -1,0 +1,228 @@
+// Package fidelity measures how far simulate is from emulate: a fixed set of
+// scenarios (R1's rows, R2's scale-in under iptables and userspace, R4's loss case)
+// runs in both engines with the same seeds, and a table sets the two side by side.
+// `make fidelity` prints it; the README keeps a copy.
+package fidelity
+
+import (
+	"context"
+	"embed"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"trafficlab/emulate"
+	"trafficlab/examples"
+	"trafficlab/result"
+	"trafficlab/scenario"
+	"trafficlab/simulate"
+)
+
+//go:embed scenarios/*.yaml
+var scenarios embed.FS
+
+// Case is one row: a scenario (an example, or one of this package's) with overrides.
+type Case struct {
+	Name, File string
+	Sets       []string
+}
+
+// Cases are the rows `make fidelity` runs.
+var Cases = []Case{
+	{"R1 curl loop", "r1-curl-loop.yaml", nil},
+	{"R1 new client per request", "r1-new-client-per-request.yaml", nil},
+	{"R1 reused client, 1 thread", "r1-reused-client-1-thread.yaml", nil},
+	{"R1 client per thread, 5 threads", "r1-client-per-thread-5-threads.yaml", nil},
+	{"R1 shared client, 5 threads", "r1-shared-client-5-threads.yaml", nil},
+	{"R1 shared client, 20 threads", "r1-shared-client-20-threads.yaml", nil},
+	{"R1 7 callers × 3 threads", "r1-7-callers-3-threads.yaml", nil},
+	{"R2 scale-in, iptables", "r2-scale-in.yaml", nil},
+	{"R2 scale-in, userspace", "r2-scale-in.yaml", []string{"spec.cluster.proxyMode=userspace"}},
+	{"R4 3% loss, HTTP/1.1", "r4-loss.yaml", []string{"spec.clients[0].connections.protocol=http1"}},
+	{"R4 3% loss, HTTP/2", "r4-loss.yaml", []string{"spec.clients[0].connections.protocol=http2"}},
+}
+
+// Row is one case's runs, one per seed in each engine.
+type Row struct {
+	Case     Case
+	Sim, Emu []*result.Result
+}
+
+// Load reads a case's scenario with its overrides, the seed and the duration.
+func Load(c Case, seed int64, duration time.Duration) (*scenario.Scenario, error) {
+	data, err := examples.Get(c.File)
+	if err != nil {
+		if data, err = scenarios.ReadFile("scenarios/" + c.File); err != nil {
+			return nil, fmt.Errorf("no scenario %s", c.File)
+		}
+	}
+	sets := append(slices.Clone(c.Sets), fmt.Sprintf("spec.seed=%d", seed), "spec.duration="+duration.String())
+	sc, _, diags := scenario.Load(c.File, data, sets)
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	return sc, nil
+}
+
+// Run runs every case with every seed in both engines, saying what it does on log.
+func Run(ctx context.Context, cases []Case, seeds []int64, duration time.Duration, opt emulate.Options, log io.Writer) ([]Row, error) {
+	var rows []Row
+	for _, c := range cases {
+		row := Row{Case: c}
+		for _, seed := range seeds {
+			sc, err := Load(c, seed, duration)
+			if err != nil {
+				return rows, err
+			}
+			e, err := simulate.New(sc)
+			if err != nil {
+				return rows, fmt.Errorf("%s: %w", c.Name, err)
+			}
+			e.Run(nil)
+			row.Sim = append(row.Sim, e.Result())
+			if sc, err = Load(c, seed, duration); err != nil {
+				return rows, err
+			}
+			fmt.Fprintf(log, "fidelity: %s, seed %d: emulating %v\n", c.Name, seed, duration)
+			r, err := emulate.Run(ctx, sc, opt)
+			if err != nil {
+				return rows, fmt.Errorf("%s, seed %d: %w", c.Name, seed, err)
+			}
+			row.Emu = append(row.Emu, r)
+		}
+		rows = append(rows, row)
+	}
+	return rows, nil
+}
+
+// Table writes the rows side by side: simulate, emulate, and emulate's difference
+// relative to simulate, each a mean over the seeds. The share error is the largest
+// gap between the two engines' pod shares, pods ranked by share (which pod is the
+// busy one is chance); idle pods are those that served nothing.
+func Table(w io.Writer, rows []Row, markdown bool) error {
+	head := []string{"scenario", "share error", "idle pods sim / emu", "throughput sim / emu", "p50 sim / emu", "p99 sim / emu", "errors sim / emu"}
+	var lines [][]string
+	for _, r := range rows {
+		lines = append(lines, []string{
+			r.Case.Name,
+			fmt.Sprintf("%.1f pts", 100*shareError(r.Sim, r.Emu)),
+			fmt.Sprintf("%.2g / %.2g", mean(r.Sim, idle), mean(r.Emu, idle)),
+			pair(mean(r.Sim, throughput), mean(r.Emu, throughput), "%.0f/s"),
+			pair(mean(r.Sim, p50), mean(r.Emu, p50), "%.3gms"),
+			pair(mean(r.Sim, p99), mean(r.Emu, p99), "%.3gms"),
+			fmt.Sprintf("%.0f / %.0f", mean(r.Sim, errorCount), mean(r.Emu, errorCount)),
+		})
+	}
+	if markdown {
+		fmt.Fprintf(w, "| %s |\n|%s\n", strings.Join(head, " | "), strings.Repeat("---|", len(head)))
+		for _, l := range lines {
+			fmt.Fprintf(w, "| %s |\n", strings.Join(l, " | "))
+		}
+		return nil
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, strings.Join(head, "\t"))
+	for _, l := range lines {
+		fmt.Fprintln(tw, strings.Join(l, "\t"))
+	}
+	return tw.Flush()
+}
+
+// pair writes two values and the second's difference relative to the first.
+func pair(sim, emu float64, format string) string {
+	diff := "="
+	if sim != 0 {
+		diff = fmt.Sprintf("%+.0f%%", 100*(emu-sim)/sim)
+	} else if emu != 0 {
+		diff = "from 0"
+	}
+	return fmt.Sprintf(format+" / "+format+" (%s)", sim, emu, diff)
+}
+
+func throughput(r *result.Result) float64 { return r.ThroughputRPS }
+func p50(r *result.Result) float64        { return r.LatencyMS.P50 }
+func p99(r *result.Result) float64        { return r.LatencyMS.P99 }
+func errorCount(r *result.Result) float64 { return float64(r.Errors.Total()) }
+
+// idle is how many of the pods present from the start served nothing.
+func idle(r *result.Result) float64 {
+	n := 0
+	for _, p := range r.Pods {
+		if p.StartS == 0 && p.Requests == 0 {
+			n++
+		}
+	}
+	return float64(n)
+}
+
+func mean(rs []*result.Result, f func(*result.Result) float64) float64 {
+	sum := 0.0
+	for _, r := range rs {
+		sum += f(r)
+	}
+	return sum / float64(max(len(rs), 1))
+}
+
+// shares are a run's pod shares of all answers, largest first.
+func shares(r *result.Result) []float64 {
+	var total int64
+	for _, p := range r.Pods {
+		total += p.Requests
+	}
+	var out []float64
+	for _, p := range r.Pods {
+		if total > 0 {
+			out = append(out, float64(p.Requests)/float64(total))
+		}
+	}
+	slices.SortFunc(out, func(a, b float64) int { return cmpDesc(a, b) })
+	return out
+}
+
+func cmpDesc(a, b float64) int {
+	switch {
+	case a > b:
+		return -1
+	case a < b:
+		return 1
+	}
+	return 0
+}
+
+// meanShares averages the ranked shares over runs.
+func meanShares(rs []*result.Result) []float64 {
+	var sum []float64
+	for _, r := range rs {
+		for i, s := range shares(r) {
+			if i == len(sum) {
+				sum = append(sum, 0)
+			}
+			sum[i] += s
+		}
+	}
+	for i := range sum {
+		sum[i] /= float64(len(rs))
+	}
+	return sum
+}
+
+// shareError is the largest gap between the engines' mean ranked pod shares.
+func shareError(sim, emu []*result.Result) float64 {
+	a, b := meanShares(sim), meanShares(emu)
+	worst := 0.0
+	for i := range max(len(a), len(b)) {
+		var x, y float64
+		if i < len(a) {
+			x = a[i]
+		}
+		if i < len(b) {
+			y = b[i]
+		}
+		worst = math.Max(worst, math.Abs(x-y))
+	}
+	return worst
+}

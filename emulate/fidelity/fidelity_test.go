@@ -1,0 +1,52 @@
+package fidelity
+
+import (
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"trafficlab/result"
+)
+
+func run(requests ...int64) *result.Result {
+	r := &result.Result{}
+	for _, n := range requests {
+		r.Pods = append(r.Pods, result.Pod{Requests: n})
+	}
+	return r
+}
+
+// Shares are compared by rank: which pod is busy is chance, how busy is not.
+func TestShareErrorComparesRankedShares(t *testing.T) {
+	sim := []*result.Result{run(50, 50, 0), run(0, 50, 50)} // 50 %, 50 %, 0 by rank
+	emu := []*result.Result{run(60, 40, 0), run(40, 0, 60)} // 60 %, 40 %, 0 by rank
+	if got := shareError(sim, emu); math.Abs(got-0.10) > 1e-9 {
+		t.Errorf("share error %g, want 0.10", got)
+	}
+	if got := shareError(sim, sim); got != 0 {
+		t.Errorf("a run against itself: %g", got)
+	}
+}
+
+func TestEveryCaseLoads(t *testing.T) {
+	for _, c := range Cases {
+		if _, err := Load(c, 2, 5*time.Second); err != nil {
+			t.Errorf("%s: %v", c.Name, err)
+		}
+	}
+}
+
+func TestTableShowsRelativeDifferences(t *testing.T) {
+	sim := &result.Result{ThroughputRPS: 100, LatencyMS: result.Latency{P50: 1, P99: 2}}
+	emu := &result.Result{ThroughputRPS: 90, LatencyMS: result.Latency{P50: 1.5, P99: 2}}
+	var b strings.Builder
+	if err := Table(&b, []Row{{Case: Case{Name: "x"}, Sim: []*result.Result{sim}, Emu: []*result.Result{emu}}}, true); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| x | 0.0 pts | 0 / 0 | 100/s / 90/s (-10%) | 1ms / 1.5ms (+50%) | 2ms / 2ms (+0%) | 0 / 0 |"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, b.String())
+		}
+	}
+}
