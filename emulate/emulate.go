@@ -20,7 +20,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"sync"
 	"time"
 
@@ -53,17 +52,32 @@ type Options struct {
 // a *simulate.FieldError for a part emulate does not run, a *SizeError for a
 // scenario too large. It returns the warnings a run would print.
 func Check(sc *scenario.Scenario) ([]string, error) {
+	_, _, warns, err := check(sc)
+	return warns, err
+}
+
+// check is Check, with the layout and the pod changes a run replays.
+func check(sc *scenario.Scenario) (*simulate.Layout, *replay, []string, error) {
 	if err := unsupported(sc); err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
 	l, err := simulate.InitialLayout(sc)
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
 	if len(l.Pending) > 0 {
-		return nil, fmt.Errorf("pods %v cannot be scheduled at the start; emulate starts from a settled cluster", l.Pending)
+		return nil, nil, nil, &simulate.FieldError{Path: "spec.services", Err: fmt.Errorf(
+			"pods %v cannot be scheduled at the start; emulate starts from a settled cluster", l.Pending)}
 	}
-	return warnings(sc), checkSize(sc, l)
+	rp, err := simulatePods(sc, l)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if len(rp.events) > 0 && delays(sc) {
+		return nil, nil, nil, &simulate.FieldError{Path: "spec.cluster.network", Err: errors.New(
+			"delay together with pods created or deleted during the run is not emulated yet; `trafficlab simulate` runs it")}
+	}
+	return l, rp, warnings(sc), checkSize(sc, l, rp.peakPods)
 }
 
 // Run builds the cluster of sc, runs its load for spec.duration, and tears every
@@ -71,7 +85,7 @@ func Check(sc *scenario.Scenario) ([]string, error) {
 // is cancelled (the CLI cancels it on SIGINT and SIGTERM). A result is returned
 // with the teardown's error, if any; a cancelled run returns what it measured.
 func Run(ctx context.Context, sc *scenario.Scenario, opt Options) (res *result.Result, err error) {
-	warns, err := Check(sc)
+	layout, rp, warns, err := check(sc)
 	if err != nil {
 		return nil, err
 	}
@@ -86,18 +100,7 @@ func Run(ctx context.Context, sc *scenario.Scenario, opt Options) (res *result.R
 			return nil, err
 		}
 	}
-	layout, err := simulate.InitialLayout(sc)
-	if err != nil {
-		return nil, err
-	}
-	c := &cluster{sc: sc, opt: opt, layout: layout}
-	if c.replay, err = simulatePods(sc); err != nil {
-		return nil, err
-	}
-	if len(c.replay.events) > 0 && c.delayed() {
-		return nil, &simulate.FieldError{Path: "spec.cluster.network", Err: errors.New(
-			"delay together with pods created or deleted during the run is not emulated yet; `trafficlab simulate` runs it")}
-	}
+	c := &cluster{sc: sc, opt: opt, layout: layout, replay: rp, spawner: newSpawner()}
 	defer func() {
 		if e := c.teardown(); e != nil {
 			err = errors.Join(err, fmt.Errorf("tearing down: %w (`trafficlab emulate --cleanup` removes what is left)", e))
@@ -107,9 +110,10 @@ func Run(ctx context.Context, sc *scenario.Scenario, opt Options) (res *result.R
 		return nil, err
 	}
 	c.run(ctx)
+	syncErrs := c.endpoints.stop() // before c.mu: a change takes c.mu, then the endpoints' lock
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.errs = append(c.errs, c.endpoints.errs...)
+	c.errs = append(c.errs, syncErrs...)
 	return c.result(), errors.Join(c.errs...)
 }
 
@@ -125,8 +129,11 @@ type cluster struct {
 	delays  []*delay.Delayer
 	// replay is the pod changes the run makes; endpoints carries them to the
 	// nodes' kube-proxies.
-	replay    *replay
-	endpoints *endpoints
+	replay     *replay
+	replayDone sync.WaitGroup
+	endpoints  *endpoints
+	spawner    *spawner
+	timers     []*time.Timer // the kubelet's SIGTERMs and SIGKILLs to come
 	// start is when the load began; ran how long it ran.
 	start time.Time
 	ran   time.Duration
@@ -162,19 +169,23 @@ func (c *cluster) build(ctx context.Context) (err error) {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		s, err := startServer(c.net, c.opt.Exe, p.Name, p.Owner, p.Node, &spec.Services[p.Index].Pod, spec.Seed, c.exited)
+		s, err := startServer(ctx, c.spawner.start, c.net, c.opt.Exe, p.Name, p.Owner, p.Node, &spec.Services[p.Index].Pod, spec.Seed, c.exited)
 		if err != nil {
 			return err
 		}
+		c.mu.Lock()
 		s.ready, s.readyAt = true, 0 // a run starts from a settled cluster
 		c.servers = append(c.servers, s)
+		c.mu.Unlock()
 	}
 	c.logf("service pods serving on :%d: %d", podPort, len(c.servers))
 	services := usableServices(c.sc, c.podStates())
-	c.endpoints = newEndpoints(c, services)
 	if c.proxy, err = startKubeProxy(ctx, spec.Cluster.ProxyMode, c.net, c.layout.Nodes, services, spec.Seed); err != nil {
 		return err
 	}
+	c.mu.Lock()
+	c.endpoints = newEndpoints(c, services)
+	c.mu.Unlock()
 	c.logf("kube-proxy (%s) programmed on every node", spec.Cluster.ProxyMode)
 	c.tl = newTimeline(len(c.layout.Clients))
 	for i, p := range c.layout.Clients {
@@ -215,14 +226,23 @@ func serviceIndex(sc *scenario.Scenario, name string) int {
 // run starts every client pod's load at one instant and waits for all of them.
 func (c *cluster) run(ctx context.Context) {
 	total := c.sc.Spec.Duration.Duration
+	c.mu.Lock()
 	c.start = time.Now().Add(100 * time.Millisecond)
 	for _, s := range c.servers {
 		s.cpuAtStart, _ = s.group.Usage()
 		s.bandwidthAtStart, _ = s.group.Stat()
 	}
+	c.mu.Unlock()
 	replayCtx, stopReplay := context.WithCancel(ctx)
-	defer stopReplay()
-	go c.runReplay(replayCtx)
+	c.replayDone.Add(1)
+	go func() {
+		defer c.replayDone.Done()
+		c.runReplay(replayCtx)
+	}()
+	defer func() {
+		stopReplay()
+		c.replayDone.Wait() // a pod it is starting is in c.servers, or killed, before teardown
+	}()
 	var wg sync.WaitGroup
 	for i, cp := range c.clients {
 		cp.cfg.Start = c.start
@@ -267,13 +287,16 @@ func (c *cluster) applyLoss(ctx context.Context) error {
 			byNode[p.Node] = append(byNode[p.Node], faults.Loss{Veth: p.Veth, Direction: dir, Fraction: loss.Fraction})
 		}
 	}
+	var servers []*server // those still running
 	c.mu.Lock()
-	servers := slices.Clone(c.servers)
+	for _, s := range c.servers {
+		if !s.gone {
+			servers = append(servers, s)
+		}
+	}
 	c.mu.Unlock()
 	for _, s := range servers {
-		if !s.gone {
-			add(s.net, faults.Both, n.Loss)
-		}
+		add(s.net, faults.Both, n.Loss)
 	}
 	for _, l := range n.Links {
 		dir := cmp.Or(l.Direction, faults.Both)
@@ -288,12 +311,30 @@ func (c *cluster) applyLoss(ctx context.Context) error {
 			}
 		}
 	}
-	for node, losses := range byNode {
-		if err := faults.Apply(ctx, c.net.NodeNS(node), losses); err != nil {
+	if !lossy(n) {
+		return nil // no nft needed
+	}
+	// Every node, even one left without losses: a veth name freed by a gone pod
+	// goes to the next pod on its node, which must not inherit its rules.
+	for _, node := range c.layout.Nodes {
+		if err := faults.Apply(ctx, c.net.NodeNS(node), byNode[node]); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// lossy tells whether the network loses packets anywhere.
+func lossy(n *scenario.Network) bool {
+	if n.Loss != nil && n.Loss.Fraction > 0 {
+		return true
+	}
+	for _, l := range n.Links {
+		if l.Link.Loss != nil && l.Link.Loss.Fraction > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // applyDelay delays packets on the pods' veths as applyLoss drops them: the
@@ -348,9 +389,9 @@ func (c *cluster) applyDelay(ctx context.Context) error {
 	return nil
 }
 
-// delayed tells whether the run delays any packets.
-func (c *cluster) delayed() bool {
-	n := &c.sc.Spec.Cluster.Network
+// delays tells whether a run of sc delays any packets.
+func delays(sc *scenario.Scenario) bool {
+	n := &sc.Spec.Cluster.Network
 	if delayed(n.Latency.Duration, n.Jitter) {
 		return true
 	}
@@ -382,8 +423,15 @@ func (c *cluster) teardown() error {
 	c.mu.Lock()
 	c.closing = true
 	servers := c.servers
+	for _, t := range c.timers {
+		t.Stop()
+	}
+	ep := c.endpoints
 	c.mu.Unlock()
 	var errs []error
+	if ep != nil {
+		ep.stop() // again after a run, whose syncs' errors Run reported; at once after a failed build
+	}
 	for _, cp := range c.clients {
 		if cp.dialer != nil {
 			cp.dialer.Close()
@@ -398,6 +446,7 @@ func (c *cluster) teardown() error {
 	for _, s := range servers {
 		errs = append(errs, s.kill())
 	}
+	c.spawner.close()
 	if c.net != nil {
 		errs = append(errs, c.net.Close())
 	}

@@ -74,6 +74,7 @@ func TestSizeLimitSuggestsAScale(t *testing.T) {
 		{[]string{"spec.clients[0].threads=1000"}, "closed-loop threads", 0.25},                    // 1000 threads
 		{[]string{"spec.clients[0].threads=0", "spec.clients[0].rate=20000/s"}, "open-loop", 0.25}, // 20,000/s
 	} {
+		tc.sets = append(tc.sets, "spec.duration=5s")
 		_, err := Check(example(t, "r1-curl-loop.yaml", tc.sets...))
 		var se *SizeError
 		if !errors.As(err, &se) || !strings.Contains(se.What, tc.what) || se.Scale != tc.scale {
@@ -137,5 +138,20 @@ func TestTimelineMergesLoads(t *testing.T) {
 	tl.ended(1) // load 1 ends early: interval 1 is final as soon as load 0 is past it
 	if p := tl.percentiles(1); !near(p[0], 2) || len(tl.open) != 0 || len(tl.pct) != 2 {
 		t.Errorf("interval 1: %v, %d open, %d settled; want p50 2, none open, 2 settled", p, len(tl.open), len(tl.pct))
+	}
+}
+
+// Versions due at one instant are delivered in any order; a node keeps the newest,
+// as a watch never goes back (a rollout's new pod ready and old pod deleted at
+// once must not leave the deleted pod in a node's rules).
+func TestNodeKeepsTheNewestEndpoints(t *testing.T) {
+	ep := &endpoints{}
+	n := &nodeProxy{pending: true} // a sync is already waiting: delivery only records
+	ep.nodes = []*nodeProxy{n}
+	newer, older := version{seq: 2}, version{seq: 1}
+	ep.deliver(n, newer)
+	ep.deliver(n, older)
+	if n.delivered.seq != 2 {
+		t.Errorf("node holds version %d after 2 then 1 arrived; want 2", n.delivered.seq)
 	}
 }

@@ -26,26 +26,38 @@ import (
 type endpoints struct {
 	c      *cluster
 	mu     sync.Mutex
-	latest []proxyrules.Service // newest version
+	latest version
 	nodes  []*nodeProxy
 	spread *rand.Rand
 	errs   []error
+	// timers and syncs still to come; stop ends them before the cluster goes.
+	timers  []*time.Timer
+	syncs   sync.WaitGroup
+	stopped bool
+	// origin is the rate limiters' zero.
+	origin time.Time
+}
+
+// version is one version of every Service's endpoints; seq orders them.
+type version struct {
+	seq      int
+	services []proxyrules.Service
 }
 
 // nodeProxy is one node's kube-proxy as it learns of versions.
 type nodeProxy struct {
 	index     int
 	runner    *kubeproxy.SyncRunner
-	delivered []proxyrules.Service // newest version its watch delivered
-	deliverAt time.Time            // when the newest delivery lands
-	pending   bool                 // a sync is waiting for the rate limit
-	applying  sync.Mutex           // syncs of one node never overlap
+	delivered version   // newest version its watch delivered
+	deliverAt time.Time // when the newest delivery lands
+	pending   bool      // a sync is waiting for the rate limit
+	applying  sync.Mutex
 }
 
 func newEndpoints(c *cluster, initial []proxyrules.Service) *endpoints {
-	ep := &endpoints{c: c, latest: initial, spread: sim.Stream(c.sc.Spec.Seed, "emulate/endpoint-propagation")}
+	ep := &endpoints{c: c, latest: version{services: initial}, origin: time.Now(), spread: sim.Stream(c.sc.Spec.Seed, "emulate/endpoint-propagation")}
 	for i := range c.layout.Nodes {
-		ep.nodes = append(ep.nodes, &nodeProxy{index: i, runner: kubeproxy.NewSyncRunner(c.sc.Spec.Cluster.MinSyncPeriod.Duration), delivered: initial})
+		ep.nodes = append(ep.nodes, &nodeProxy{index: i, runner: kubeproxy.NewSyncRunner(c.sc.Spec.Cluster.MinSyncPeriod.Duration), delivered: ep.latest})
 	}
 	return ep
 }
@@ -53,13 +65,14 @@ func newEndpoints(c *cluster, initial []proxyrules.Service) *endpoints {
 // changed recomputes every Service's endpoints from the pods' state and, if kube-proxy
 // would program something else, sends the new version on its way to every node.
 func (ep *endpoints) changed() {
+	services := usableServices(ep.c.sc, ep.c.podStates())
 	ep.mu.Lock()
 	defer ep.mu.Unlock()
-	next := usableServices(ep.c.sc, ep.c.podStates())
-	if equalServices(next, ep.latest) {
+	if ep.stopped || equalServices(services, ep.latest.services) {
 		return // conditions moved, the rules would not
 	}
-	ep.latest = next
+	ep.latest = version{seq: ep.latest.seq + 1, services: services}
+	next := ep.latest
 	prop := &ep.c.sc.Spec.Cluster.EndpointPropagation
 	now := time.Now()
 	for _, n := range ep.nodes {
@@ -71,51 +84,78 @@ func (ep *endpoints) changed() {
 			at = n.deliverAt // a watch delivers in order
 		}
 		n.deliverAt = at
-		time.AfterFunc(time.Until(at), func() { ep.deliver(n, next) })
+		ep.timers = append(ep.timers, time.AfterFunc(time.Until(at), func() { ep.deliver(n, next) }))
 	}
 }
 
 // deliver: node n's kube-proxy hears of a version and syncs, now or when its rate
-// limit allows.
-func (ep *endpoints) deliver(n *nodeProxy, version []proxyrules.Service) {
+// limit allows. Deliveries due at one instant may run in any order: an older
+// version than the node has is dropped, as a watch never goes back.
+func (ep *endpoints) deliver(n *nodeProxy, v version) {
 	ep.mu.Lock()
 	defer ep.mu.Unlock()
-	n.delivered = version
-	if n.pending {
-		return // the waiting sync will read this version
+	if ep.stopped || v.seq <= n.delivered.seq {
+		return
 	}
-	since := time.Since(ep.c.start)
+	n.delivered = v
+	if !n.pending {
+		ep.trySync(n)
+	}
+}
+
+// trySync syncs node n now if its rate limit allows, else once it does. ep.mu is held.
+func (ep *endpoints) trySync(n *nodeProxy) {
+	since := time.Since(ep.origin)
 	if n.runner.TryRun(since) {
+		n.pending = false
+		ep.syncs.Add(1)
 		go ep.sync(n)
 		return
 	}
 	n.pending = true
-	time.AfterFunc(n.runner.RetryAt()-since, func() {
+	ep.timers = append(ep.timers, time.AfterFunc(n.runner.RetryAt()-since, func() {
 		ep.mu.Lock()
-		n.pending = false
-		if !n.runner.TryRun(time.Since(ep.c.start)) {
-			panic("emulate: kube-proxy sync refused at its retry time")
+		defer ep.mu.Unlock()
+		if !ep.stopped {
+			ep.trySync(n)
 		}
-		ep.mu.Unlock()
-		ep.sync(n)
-	})
+	}))
 }
 
 // sync rewrites node n's rules (or its userspace proxy's endpoints) from the newest
 // version it has.
 func (ep *endpoints) sync(n *nodeProxy) {
+	defer ep.syncs.Done()
 	n.applying.Lock()
 	defer n.applying.Unlock()
 	ep.mu.Lock()
-	version := n.delivered
+	v, stopped := n.delivered, ep.stopped
 	ep.mu.Unlock()
+	if stopped {
+		return
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := ep.c.proxy.program(ctx, n.index, version); err != nil {
+	if err := ep.c.proxy.program(ctx, n.index, v.services); err != nil {
 		ep.mu.Lock()
 		ep.errs = append(ep.errs, fmt.Errorf("kube-proxy sync on %s: %w", ep.c.layout.Nodes[n.index], err))
 		ep.mu.Unlock()
 	}
+}
+
+// stop ends every delivery and sync still to come, waits for those under way, and
+// returns the syncs' errors.
+func (ep *endpoints) stop() []error {
+	ep.mu.Lock()
+	ep.stopped = true
+	for _, t := range ep.timers {
+		t.Stop()
+	}
+	ep.mu.Unlock()
+	ep.syncs.Wait()
+	ep.mu.Lock()
+	defer ep.mu.Unlock()
+	return ep.errs
 }
 
 // podState is what the EndpointSlice controller reads of a service pod.

@@ -1,9 +1,12 @@
 package emulate
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"math"
+	"os"
 	"slices"
 	"syscall"
 	"time"
@@ -47,10 +50,14 @@ type replay struct {
 	events      []podEvent
 	scaleEvents []result.ScaleEvent
 	rollouts    []result.Rollout
+	// peakPods is the most service pods that exist at once (deleted ones counted
+	// until their process ends).
+	peakPods int
 }
 
-// simulatePods simulates sc and returns the pod changes emulate replays.
-func simulatePods(sc *scenario.Scenario) (*replay, error) {
+// simulatePods simulates sc and returns the pod changes emulate replays on top of
+// layout, the pods it starts with.
+func simulatePods(sc *scenario.Scenario, layout *simulate.Layout) (*replay, error) {
 	e, err := simulate.New(sc)
 	if err != nil {
 		return nil, err
@@ -59,39 +66,71 @@ func simulatePods(sc *scenario.Scenario) (*replay, error) {
 	r := e.Result()
 	rp := &replay{scaleEvents: r.ScaleEvents, rollouts: r.Rollouts}
 	at := func(s float64) time.Duration { return time.Duration(math.Round(s * 1e9)) }
+	initial := map[string]bool{}
+	for _, p := range layout.Pods {
+		initial[p.Name] = true
+	}
+	type change struct {
+		at    time.Duration
+		delta int
+	}
+	var live []change
 	for _, p := range r.Pods {
 		ev := podEvent{pod: p.Name, service: p.Service, node: p.Node, index: serviceIndex(sc, p.Service)}
-		if p.StartS > 0 {
+		if !initial[p.Name] {
 			ev.kind, ev.at = podCreated, at(p.StartS+p.PendingS)
 			rp.events = append(rp.events, ev)
+			live = append(live, change{ev.at, 1})
 		}
-		if p.ReadyS != nil && *p.ReadyS > 0 {
+		if p.EndS != nil {
+			live = append(live, change{at(*p.EndS), -1})
+		}
+		if p.ReadyS != nil && !initial[p.Name] {
 			ev.kind, ev.at = podReady, at(*p.ReadyS)
 			rp.events = append(rp.events, ev)
 		}
-		if p.DeletedS != nil {
+		kill := killedAt(sc, &p)
+		if p.DeletedS != nil && (kill < 0 || at(*p.DeletedS) < kill) {
 			ev.kind, ev.at = podDeleted, at(*p.DeletedS)
-			ev.kill = killedAt(sc, p.Name, p.Service, p.Node, ev.at)
+			rp.events = append(rp.events, ev)
+		}
+		if kill >= 0 {
+			ev.kind, ev.at, ev.kill = podDeleted, kill, true
 			rp.events = append(rp.events, ev)
 		}
 	}
 	slices.SortStableFunc(rp.events, func(a, b podEvent) int {
 		if a.at != b.at {
-			return int(a.at - b.at)
+			return cmp.Compare(a.at, b.at)
 		}
-		return int(a.kind - b.kind)
+		return cmp.Compare(a.kind, b.kind)
 	})
+	// Ends before starts at one instant: a pod gone as another comes is not two.
+	slices.SortFunc(live, func(a, b change) int { return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.delta, b.delta)) })
+	n := len(layout.Pods)
+	rp.peakPods = n
+	for _, ch := range live {
+		n += ch.delta
+		rp.peakPods = max(rp.peakPods, n)
+	}
 	return rp, nil
 }
 
-// killedAt tells whether a pod-kill fault deleted the pod at this time.
-func killedAt(sc *scenario.Scenario, pod, service, node string, at time.Duration) bool {
+// killedAt is when a pod-kill fault killed the pod (simulate's killPod: a pod
+// already terminating is killed too), or -1.
+func killedAt(sc *scenario.Scenario, p *result.Pod) time.Duration {
 	for _, f := range sc.Spec.Faults {
-		if f.Kind == scenario.FaultPodKill && (f.Start.Duration-at).Abs() < time.Microsecond && selects(&f.Target, pod, service, node) {
-			return true
+		start := f.Start.Duration
+		if f.Kind != scenario.FaultPodKill || !selects(&f.Target, p.Name, p.Service, p.Node) {
+			continue
+		}
+		created := time.Duration(math.Round(p.StartS * 1e9))
+		ended := p.EndS == nil || time.Duration(math.Round(*p.EndS*1e9)) >= start
+		if created <= start && ended {
+			return start
 		}
 	}
-	return false
+	return -1
 }
 
 // runReplay carries out the events on the wall clock from the run's start until ctx
@@ -112,7 +151,7 @@ func (c *cluster) runReplay(ctx context.Context) {
 func (c *cluster) apply(ctx context.Context, ev podEvent) error {
 	switch ev.kind {
 	case podCreated:
-		s, err := startServer(c.net, c.opt.Exe, ev.pod, ev.service, ev.node, &c.sc.Spec.Services[ev.index].Pod, c.sc.Spec.Seed, c.exited)
+		s, err := startServer(ctx, c.spawner.start, c.net, c.opt.Exe, ev.pod, ev.service, ev.node, &c.sc.Spec.Services[ev.index].Pod, c.sc.Spec.Seed, c.exited)
 		if err != nil {
 			return err
 		}
@@ -139,11 +178,17 @@ func (c *cluster) apply(ctx context.Context, ev podEvent) error {
 	c.mu.Unlock()
 	c.endpoints.changed()
 	if ev.kill {
-		return s.cmd.Process.Kill()
+		if err := s.cmd.Process.Kill(); err != nil && !errors.Is(err, os.ErrProcessDone) {
+			return err
+		}
+		return nil
 	}
 	sigterm, sigkill := kubelet.Termination(&c.sc.Spec.Services[ev.index].Pod)
-	time.AfterFunc(sigterm, func() { _ = s.cmd.Process.Signal(syscall.SIGTERM) })
-	time.AfterFunc(sigkill, func() { _ = s.cmd.Process.Kill() })
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.timers = append(c.timers,
+		time.AfterFunc(sigterm, func() { _ = s.cmd.Process.Signal(syscall.SIGTERM) }),
+		time.AfterFunc(sigkill, func() { _ = s.cmd.Process.Kill() }))
 	return nil
 }
 
@@ -153,13 +198,16 @@ func (c *cluster) apply(ctx context.Context, ev podEvent) error {
 // blackhole for its pod range (no answer).
 func (c *cluster) exited(s *server) {
 	c.mu.Lock()
-	s.ready, s.gone, s.ended = false, true, time.Since(c.start)
-	closing := c.closing
-	c.mu.Unlock()
-	if closing || c.endpoints == nil {
-		return
+	s.ready, s.gone = false, true
+	if !c.start.IsZero() {
+		s.ended = time.Since(c.start)
 	}
-	c.endpoints.changed()
+	closing, ep := c.closing, c.endpoints
+	c.mu.Unlock()
+	if closing || ep == nil {
+		return // torn down, or still being built (whose error says so)
+	}
+	ep.changed()
 	time.AfterFunc(c.sc.Spec.Cluster.PodNetworkTeardown.Duration, func() {
 		c.mu.Lock()
 		defer c.mu.Unlock()

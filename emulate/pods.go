@@ -2,11 +2,13 @@ package emulate
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/netip"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -54,8 +56,9 @@ func (s *server) addr() netip.AddrPort { return netip.AddrPortFrom(s.net.IP, pod
 // startServer starts a service pod on its node: its namespace, a control group
 // with the CPU limit the kubelet would set (model/node.MilliCPUToQuota, through
 // emulate/cgroup), and its app listening on podPort.
-// exited is called once the app has ended, for whatever reason.
-func startServer(net *topo.Topology, exe, name, service, nodeName string, pod *scenario.Pod, seed int64, exited func(*server)) (s *server, err error) {
+// spawn starts the process (spawner.start); exited is called once the app has
+// ended, for whatever reason, if it got as far as listening.
+func startServer(ctx context.Context, spawn func(*exec.Cmd) error, net *topo.Topology, exe, name, service, nodeName string, pod *scenario.Pod, seed int64, exited func(*server)) (s *server, err error) {
 	s = &server{name: name, service: service, node: nodeName, stderr: &tail{}, exited: make(chan struct{}), readyAt: -1}
 	if s.net, err = net.AddPod(name, nodeName); err != nil {
 		return nil, err
@@ -82,15 +85,9 @@ func startServer(net *topo.Topology, exe, name, service, nodeName string, pod *s
 		s.group.Remove()
 		return nil, err
 	}
-	if err := s.cmd.Start(); err != nil {
+	if err := spawn(s.cmd); err != nil {
 		s.group.Remove()
 		return nil, fmt.Errorf("pod %s: %w", name, err)
-	}
-	// ip netns exec execs the app in place, so this is the app's pid. It runs
-	// unlimited for the few milliseconds until here, before it listens.
-	if err := s.group.Add(s.cmd.Process.Pid); err != nil {
-		s.kill()
-		return nil, err
 	}
 	listening := make(chan struct{})
 	go s.readStderr(errPipe, listening)
@@ -98,6 +95,12 @@ func startServer(net *topo.Topology, exe, name, service, nodeName string, pod *s
 		_ = s.cmd.Wait()
 		close(s.exited)
 	}()
+	// ip netns exec execs the app in place, so this is the app's pid. It runs
+	// unlimited for the few milliseconds until here, before it listens.
+	if err := s.group.Add(s.cmd.Process.Pid); err != nil {
+		s.kill()
+		return nil, err
+	}
 	select {
 	case <-listening:
 		s.cpuAtStart, _ = s.group.Usage()
@@ -108,11 +111,50 @@ func startServer(net *topo.Topology, exe, name, service, nodeName string, pod *s
 		}()
 		return s, nil
 	case <-s.exited:
+		s.group.Remove()
 		return nil, fmt.Errorf("pod %s exited before listening: %s", name, s.stderr)
+	case <-ctx.Done():
+		s.kill()
+		return nil, ctx.Err()
 	case <-time.After(startTimeout):
 		s.kill()
 		return nil, fmt.Errorf("pod %s did not listen within %v: %s", name, startTimeout, s.stderr)
 	}
+}
+
+// spawner starts processes from one OS thread that lives as long as the run. The
+// kernel sends a child its parent-death signal (Pdeathsig) when the thread that
+// forked it exits, not the process (prctl(2) PR_SET_PDEATHSIG; golang/go#27505),
+// and Go ends the threads that locked goroutines leave behind, as topo.InNetns's
+// do: a pod started from one of those would be killed mid-run.
+type spawner struct {
+	reqs chan func()
+	done chan struct{}
+}
+
+func newSpawner() *spawner {
+	sp := &spawner{reqs: make(chan func()), done: make(chan struct{})}
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread ends with the goroutine
+		for f := range sp.reqs {
+			f()
+		}
+		close(sp.done)
+	}()
+	return sp
+}
+
+// start starts cmd from the spawner's thread.
+func (sp *spawner) start(cmd *exec.Cmd) error {
+	errc := make(chan error, 1)
+	sp.reqs <- func() { errc <- cmd.Start() }
+	return <-errc
+}
+
+// close ends the thread, after every process it started has been killed.
+func (sp *spawner) close() {
+	close(sp.reqs)
+	<-sp.done
 }
 
 // readStderr keeps the app's last lines for errors and says when it listens (serve

@@ -59,7 +59,7 @@ func (c *cluster) result() *result.Result {
 	r.Pods, r.Nodes = c.podResults(perPod, dur)
 	r.Clients = c.clientResults()
 	r.Timeline = c.timelineResult()
-	r.ScaleEvents, r.Rollouts = c.replay.scaleEvents, c.replay.rollouts
+	r.ScaleEvents, r.Rollouts = c.replayedUntil(c.ran)
 	return r
 }
 
@@ -139,7 +139,9 @@ func (c *cluster) podResults(perPod map[string]load.Pod, dur float64) ([]result.
 				rp.Throttling = &result.Throttling{Periods: st.Periods, ThrottledPeriods: st.Throttled, ThrottledS: result.Round(st.ThrottledTime.Seconds(), 6)}
 			}
 		}
-		nodePods[s.node]++
+		if !s.gone {
+			nodePods[s.node]++ // as simulate counts them: those running at the end
+		}
 		pods = append(pods, rp)
 	}
 	var nodes []result.Node
@@ -260,6 +262,29 @@ func (c *cluster) timelineResult() []result.Point {
 		pt.P50MS, pt.P90MS, pt.P99MS, pt.P999MS = p[0], p[1], p[2], p[3]
 		out = append(out, *pt)
 	}
+}
+
+// replayedUntil is the simulation's scale events and rollouts that began before
+// the run ended (all of them, unless it was interrupted); a rollout not done by
+// then is not done.
+func (c *cluster) replayedUntil(ran time.Duration) ([]result.ScaleEvent, []result.Rollout) {
+	end := ran.Seconds()
+	var events []result.ScaleEvent
+	for _, e := range c.replay.scaleEvents {
+		if e.TS <= end {
+			events = append(events, e)
+		}
+	}
+	var rollouts []result.Rollout
+	for _, r := range c.replay.rollouts {
+		if r.StartS <= end {
+			if r.DoneS != nil && *r.DoneS > end {
+				r.DoneS = nil
+			}
+			rollouts = append(rollouts, r)
+		}
+	}
+	return events, rollouts
 }
 
 // tlStep is the timeline's interval in seconds.

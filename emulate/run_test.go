@@ -13,6 +13,7 @@ import (
 
 	"trafficlab/emulate/cgroup"
 	"trafficlab/emulate/emutest"
+	"trafficlab/result"
 	"trafficlab/scenario"
 )
 
@@ -76,7 +77,6 @@ spec:
 // simulate fills it, and nothing of the run is left afterwards.
 func TestRunsAScenarioForReal(t *testing.T) {
 	emutest.NeedRoot(t, "ip", "iptables-restore", "nft")
-	bin := trafficlab(t)
 	for _, tc := range []struct{ mode, reuse string }{
 		{scenario.ProxyIptables, scenario.ReuseNone},
 		{scenario.ProxyNftables, scenario.ReuseNone},
@@ -84,18 +84,7 @@ func TestRunsAScenarioForReal(t *testing.T) {
 		{scenario.ProxyIptables, scenario.ReusePerThread},
 	} {
 		t.Run(tc.mode+"-"+tc.reuse, func(t *testing.T) {
-			sc, _, diags := scenario.Load("small.yaml", []byte(fmt.Sprintf(smallCluster, tc.mode, tc.reuse)), nil)
-			if diags.HasErrors() {
-				t.Fatal(diags)
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-			defer cancel()
-			var log strings.Builder
-			r, err := Run(ctx, sc, Options{Exe: bin, Log: &log})
-			if err != nil {
-				t.Fatalf("%v\n%s", err, log.String())
-			}
-			checkNothingLeft(t)
+			r := emulateDoc(t, "small.yaml", fmt.Sprintf(smallCluster, tc.mode, tc.reuse))
 			if r.Engine != "emulate" || r.Requests.OK < 500 || r.Requests.Failed != 0 || r.DurationS != 3 {
 				t.Fatalf("engine %q, requests %+v in %gs; want hundreds answered, none failed, in 3s", r.Engine, r.Requests, r.DurationS)
 			}
@@ -143,17 +132,7 @@ func TestLatencyIsAddedPerHop(t *testing.T) {
 	emutest.NeedRoot(t, "ip", "iptables-restore", "iptables")
 	doc := fmt.Sprintf(smallCluster, scenario.ProxyIptables, scenario.ReusePerThread)
 	doc = strings.Replace(doc, "    nodes: [{name: node, count: 2}]\n", "    nodes: [{name: node, count: 2}]\n    network: {latency: 5ms}\n", 1)
-	sc, _, diags := scenario.Load("latency.yaml", []byte(doc), nil)
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	r, err := Run(ctx, sc, Options{Exe: trafficlab(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkNothingLeft(t)
+	r := emulateDoc(t, "latency.yaml", doc)
 	if p50 := r.LatencyMS.P50; p50 < 10 || p50 > 12.5 || r.Requests.Failed != 0 {
 		t.Errorf("p50 %.3f ms, %d failed; want 10-12.5 ms and none", p50, r.Requests.Failed)
 	}
@@ -190,17 +169,7 @@ func TestScaleInResetsUnderIptablesNotUserspace(t *testing.T) {
 	emutest.NeedRoot(t, "ip", "iptables-restore", "nft")
 	for _, mode := range []string{scenario.ProxyIptables, scenario.ProxyUserspace} {
 		t.Run(mode, func(t *testing.T) {
-			sc, _, diags := scenario.Load("rollout.yaml", []byte(fmt.Sprintf(rollout, mode)), nil)
-			if diags.HasErrors() {
-				t.Fatal(diags)
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-			defer cancel()
-			r, err := Run(ctx, sc, Options{Exe: trafficlab(t)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkNothingLeft(t)
+			r := emulateDoc(t, "rollout.yaml", fmt.Sprintf(rollout, mode))
 			deleted := 0
 			for _, p := range r.Pods {
 				if p.DeletedS != nil && p.EndS != nil && *p.EndS >= *p.DeletedS {
@@ -216,6 +185,24 @@ func TestScaleInResetsUnderIptablesNotUserspace(t *testing.T) {
 			}
 		})
 	}
+}
+
+// emulateDoc runs a scenario document for real, and checks nothing is left after.
+func emulateDoc(t *testing.T, name, doc string) *result.Result {
+	t.Helper()
+	sc, _, diags := scenario.Load(name, []byte(doc), nil)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var log strings.Builder
+	r, err := Run(ctx, sc, Options{Exe: trafficlab(t), Log: &log})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	checkNothingLeft(t)
+	return r
 }
 
 // checkNothingLeft: no namespace, control group or process of this test process's

@@ -3,6 +3,7 @@ package emulate
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 
 	"trafficlab/scenario"
@@ -36,9 +37,10 @@ func (e *SizeError) Error() string {
 
 func num(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
-// checkSize refuses a scenario too large to run here.
-func checkSize(sc *scenario.Scenario, l *simulate.Layout) error {
-	pods := float64(len(l.Pods) + len(l.Clients))
+// checkSize refuses a scenario too large to run here; peakPods is the most service
+// pods it has at once.
+func checkSize(sc *scenario.Scenario, l *simulate.Layout, peakPods int) error {
+	pods := float64(peakPods + len(l.Clients))
 	rate, threads := 0.0, 0.0
 	for i := range sc.Spec.Clients {
 		c := &sc.Spec.Clients[i]
@@ -56,10 +58,69 @@ func checkSize(sc *scenario.Scenario, l *simulate.Layout) error {
 	} {
 		if over.have > over.limit {
 			scale := math.Floor(over.limit/over.have*100) / 100
-			return &SizeError{What: over.what, Have: over.have, Limit: over.limit, Scale: scale, ScaleFitting: scale > 0}
+			return &SizeError{What: over.what, Have: over.have, Limit: over.limit, Scale: scale, ScaleFitting: scale > 0 && fits(sc, scale)}
 		}
 	}
 	return nil
+}
+
+// fits tells whether sc at this scale is within every limit: rounding counts up
+// to 1 can keep a scenario of many small Deployments over one.
+func fits(sc *scenario.Scenario, scale float64) bool {
+	scaled := *sc
+	scaled.Spec = cloneSpec(&sc.Spec)
+	Scale(&scaled, scale)
+	l, err := simulate.InitialLayout(&scaled)
+	return err == nil && checkSize(&scaled, l, len(l.Pods)) == nil
+}
+
+// cloneSpec copies what Scale changes: node pools, services with their
+// autoscalers, clients with their rates and phases.
+func cloneSpec(spec *scenario.Spec) scenario.Spec {
+	out := *spec
+	out.Cluster.Nodes = slices.Clone(spec.Cluster.Nodes)
+	out.Services = slices.Clone(spec.Services)
+	for i := range out.Services {
+		if a := out.Services[i].Autoscaler; a != nil {
+			c := *a
+			if a.MinReplicas != nil {
+				m := *a.MinReplicas
+				c.MinReplicas = &m
+			}
+			out.Services[i].Autoscaler = &c
+		}
+	}
+	out.Clients = slices.Clone(spec.Clients)
+	for i := range out.Clients {
+		c := &out.Clients[i]
+		c.Rate = cloneRate(c.Rate)
+		c.Phases = slices.Clone(c.Phases)
+		for j := range c.Phases {
+			c.Phases[j].Rate, c.Phases[j].RampTo = cloneRate(c.Phases[j].Rate), cloneRate(c.Phases[j].RampTo)
+		}
+		if rc := c.RateCurve; rc != nil {
+			curve := *rc
+			curve.Points = slices.Clone(rc.Points)
+			for j := range curve.Points {
+				curve.Points[j].Rate = cloneRate(curve.Points[j].Rate)
+			}
+			if rc.Diurnal != nil {
+				d := *rc.Diurnal
+				d.Min, d.Max = cloneRate(d.Min), cloneRate(d.Max)
+				curve.Diurnal = &d
+			}
+			c.RateCurve = &curve
+		}
+	}
+	return out
+}
+
+func cloneRate(r *scenario.Rate) *scenario.Rate {
+	if r == nil {
+		return nil
+	}
+	c := *r
+	return &c
 }
 
 // peakLoad is a client pod's highest open-loop rate and most closed-loop threads

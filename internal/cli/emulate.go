@@ -116,7 +116,8 @@ replicas and client pods, keeping the load per pod.`,
 				return err
 			}
 			if ctx.Err() != nil {
-				fmt.Fprintln(stderr, "emulate: interrupted; the result covers what ran")
+				// The result is still written, and the exit says it is partial.
+				err = errors.Join(err, errors.New("emulate: interrupted; the result covers what ran"))
 			}
 			if f.timeline != "" {
 				if werr := writeFile(f.timeline, r, report.TimelineCSV); werr != nil {
