@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"sync"
 	"time"
@@ -100,7 +101,8 @@ func Run(ctx context.Context, sc *scenario.Scenario, opt Options) (res *result.R
 			return nil, err
 		}
 	}
-	c := &cluster{sc: sc, opt: opt, layout: layout, replay: rp, spawner: newSpawner()}
+	c := &cluster{sc: sc, opt: opt, layout: layout, replay: rp, spawner: newSpawner(),
+		activeFaults: map[int]bool{}, faultDelays: map[int][]*delay.Delayer{}}
 	defer func() {
 		if e := c.teardown(); e != nil {
 			err = errors.Join(err, fmt.Errorf("tearing down: %w (`trafficlab emulate --cleanup` removes what is left)", e))
@@ -134,6 +136,10 @@ type cluster struct {
 	endpoints  *endpoints
 	spawner    *spawner
 	timers     []*time.Timer // the kubelet's SIGTERMs and SIGKILLs to come
+	// activeFaults are the timed network faults on now, by index in spec.faults;
+	// faultDelays the Delayers of the delay faults on now.
+	activeFaults map[int]bool
+	faultDelays  map[int][]*delay.Delayer
 	// start is when the load began; ran how long it ran.
 	start time.Time
 	ran   time.Duration
@@ -234,10 +240,14 @@ func (c *cluster) run(ctx context.Context) {
 	}
 	c.mu.Unlock()
 	replayCtx, stopReplay := context.WithCancel(ctx)
-	c.replayDone.Add(1)
+	c.replayDone.Add(2)
 	go func() {
 		defer c.replayDone.Done()
 		c.runReplay(replayCtx)
+	}()
+	go func() {
+		defer c.replayDone.Done()
+		c.runFaults(replayCtx)
 	}()
 	defer func() {
 		stopReplay()
@@ -294,9 +304,18 @@ func (c *cluster) applyLoss(ctx context.Context) error {
 			servers = append(servers, s)
 		}
 	}
+	active := maps.Clone(c.activeFaults)
 	c.mu.Unlock()
 	for _, s := range servers {
 		add(s.net, faults.Both, n.Loss)
+		for _, l := range c.faultLosses(s.net, s.name, s.service, active) {
+			byNode[s.net.Node] = append(byNode[s.net.Node], l)
+		}
+	}
+	for _, cp := range c.clients {
+		for _, l := range c.faultLosses(cp.net, cp.placed.Name, "client/"+cp.placed.Owner, active) {
+			byNode[cp.net.Node] = append(byNode[cp.net.Node], l)
+		}
 	}
 	for _, l := range n.Links {
 		dir := cmp.Or(l.Direction, faults.Both)
@@ -311,7 +330,7 @@ func (c *cluster) applyLoss(ctx context.Context) error {
 			}
 		}
 	}
-	if !lossy(n) {
+	if !lossy(c.sc) {
 		return nil // no nft needed
 	}
 	// Every node, even one left without losses: a veth name freed by a gone pod
@@ -324,8 +343,14 @@ func (c *cluster) applyLoss(ctx context.Context) error {
 	return nil
 }
 
-// lossy tells whether the network loses packets anywhere.
-func lossy(n *scenario.Network) bool {
+// lossy tells whether the network loses packets anywhere, ever.
+func lossy(sc *scenario.Scenario) bool {
+	for _, f := range sc.Spec.Faults {
+		if f.Kind == scenario.FaultLoss || f.Kind == scenario.FaultPartition {
+			return true
+		}
+	}
+	n := &sc.Spec.Cluster.Network
 	if n.Loss != nil && n.Loss.Fraction > 0 {
 		return true
 	}
@@ -391,6 +416,16 @@ func (c *cluster) applyDelay(ctx context.Context) error {
 
 // delays tells whether a run of sc delays any packets.
 func delays(sc *scenario.Scenario) bool {
+	for _, f := range sc.Spec.Faults {
+		if f.Kind == scenario.FaultDelay {
+			return true
+		}
+	}
+	return staticDelay(sc)
+}
+
+// staticDelay tells whether the network delays packets from start to end.
+func staticDelay(sc *scenario.Scenario) bool {
 	n := &sc.Spec.Cluster.Network
 	if delayed(n.Latency.Duration, n.Jitter) {
 		return true
@@ -442,6 +477,11 @@ func (c *cluster) teardown() error {
 	}
 	for _, d := range c.delays {
 		errs = append(errs, d.Close())
+	}
+	for _, ds := range c.faultDelays {
+		for _, d := range ds {
+			errs = append(errs, d.Close())
+		}
 	}
 	for _, s := range servers {
 		errs = append(errs, s.kill())

@@ -38,13 +38,13 @@ func TestUnsupportedNamesThePath(t *testing.T) {
 		{"r5-sidecar-concurrency.yaml", nil, "spec.services[0].sidecar"},
 		{"r3-noisy-neighbour.yaml", nil, "spec.cluster.nodes[0].disk"},
 		{"r1-curl-loop.yaml", []string{"spec.cluster.network.bandwidth=1gbit"}, "spec.cluster.network.bandwidth"},
-		{"r1-curl-loop.yaml", []string{"faults"}, "spec.faults[1]"},
+		{"r1-curl-loop.yaml", []string{"faults"}, "spec.faults[1].kind"},
 	} {
 		var sc *scenario.Scenario
 		if slices.Equal(tc.sets, []string{"faults"}) {
 			data, _ := examples.Get(tc.name)
-			// A pod-kill is emulated (replayed); a timed loss is not yet.
-			data = append(data, "  faults: [{kind: pod-kill, start: 1s, target: {pod: webapp1-0}}, {kind: loss, start: 2s, loss: 1%, target: {service: webapp1}}]\n"...)
+			// A pod-kill is emulated (replayed); a bandwidth fault is not yet.
+			data = append(data, "  faults: [{kind: pod-kill, start: 1s, target: {pod: webapp1-0}}, {kind: bandwidth, start: 2s, rate: 1mbit, target: {service: webapp1}}]\n"...)
 			var diags scenario.Diagnostics
 			if sc, _, diags = scenario.Load(tc.name, data, nil); diags.HasErrors() {
 				t.Fatal(diags)

@@ -187,6 +187,33 @@ func TestScaleInResetsUnderIptablesNotUserspace(t *testing.T) {
 	}
 }
 
+// A timed loss fault is on from its start to its end only: while it is, a lost
+// segment costs at least TCP's 200 ms minimum RTO (include/net/tcp.h), and with
+// 5 % of packets lost both ways more than 1 % of exchanges lose one, so those
+// seconds' p99 is over 200 ms; before, well under half that (the pods' 500m CPU
+// limit alone can stall a request for most of a 100 ms CFS period). After it, a connection
+// may still be in RTO backoff for a while, so the last second is checked for
+// recovery: a p50 of a fraction of a millisecond and five times the requests.
+func TestTimedLossFault(t *testing.T) {
+	emutest.NeedRoot(t, "ip", "iptables-restore", "nft")
+	doc := strings.Replace(fmt.Sprintf(smallCluster, scenario.ProxyIptables, scenario.ReusePerThread), "duration: 3s", "duration: 4s", 1) +
+		"  faults: [{kind: loss, start: 1s, end: 3s, loss: \"5%\", direction: both, target: {service: web}}]\n"
+	r := emulateDoc(t, "loss-fault.yaml", doc)
+	tl := r.Timeline
+	if len(tl) != 4 {
+		t.Fatalf("%d timeline intervals, want 4", len(tl))
+	}
+	for i, pt := range tl {
+		t.Logf("second %d: %d requests, p50 %.2f ms, p99 %.1f ms", i, pt.Requests, pt.P50MS, pt.P99MS)
+	}
+	if tl[0].P99MS > 100 || tl[1].P99MS < 200 || tl[2].P99MS < 200 {
+		t.Errorf("p99 by second %.1f, %.1f, %.1f ms: want under 100 ms before the fault, over 200 ms during it", tl[0].P99MS, tl[1].P99MS, tl[2].P99MS)
+	}
+	if tl[3].P50MS > 2 || tl[3].Requests < 5*tl[2].Requests {
+		t.Errorf("after the fault: p50 %.2f ms, %d requests against %d during it; want recovered", tl[3].P50MS, tl[3].Requests, tl[2].Requests)
+	}
+}
+
 // emulateDoc runs a scenario document for real, and checks nothing is left after.
 func emulateDoc(t *testing.T, name, doc string) *result.Result {
 	t.Helper()

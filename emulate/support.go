@@ -49,10 +49,8 @@ func unsupported(sc *scenario.Scenario) error {
 			return not(fmt.Sprintf("spec.clients[%d].sidecar", i), "an Envoy sidecar is")
 		}
 	}
-	for i, f := range spec.Faults {
-		if f.Kind != scenario.FaultPodKill {
-			return not(fmt.Sprintf("spec.faults[%d]", i), "a timed "+f.Kind+" fault is")
-		}
+	if err := unsupportedFaults(sc); err != nil {
+		return err
 	}
 	if len(spec.Background) > 0 {
 		return not("spec.background", "a background workload is")

@@ -55,9 +55,13 @@ the simulation's, from simulated CPU. What follows each change is real: the app
 starting, each node's kube-proxy learning of it late, preStop, SIGTERM and the app's
 exit or drain, SIGKILL, the pod's address going away.
 
+Timed faults of kind loss, partition and delay act on their target's veths from
+start to end, in series with the network's own loss and delay, as in simulate.
+
 Not emulated yet (emulate says so, at the scenario line): IPVS (this kernel has no
-ip_vs), sidecars, timed network faults, background workloads, node disks and
-bandwidth, delay together with pods changing during the run. Latency under 1ms is
+ip_vs), sidecars, bandwidth faults and limits, faults or links between two sets of
+pods (peer), loss correlation, background workloads, node disks, delay together with
+pods changing during the run, a delay fault over another delay. Latency under 1ms is
 not added (the relay's own error is about 0.3ms a packet): a warning says so.
 A scenario larger than one machine runs for real (over ` + fmt.Sprintf("%d pods, %d open-loop requests/s or %d\nthreads", emulate.MaxPods, emulate.MaxRate, emulate.MaxThreads) + `) is refused with a --scale that fits; --scale 0.5 halves nodes,
 replicas and client pods, keeping the load per pod.`,
