@@ -136,7 +136,6 @@ type service struct {
 	windows   [2]int64 // the app's HTTP/2 receive windows: stream, connection
 	limit     float64  // CPU limit per pod, cores
 	weight    float64  // CFS weight per pod
-	labels    map[string]string
 	logCPU    time.Duration // CPU to encode an access-log line
 	// revision is the pod template's: a rollout makes a new one, whose pods form
 	// the Deployment's new ReplicaSet. rolling is set while a rollout is under way.
@@ -557,7 +556,6 @@ func (e *Engine) addService(si int32, s *scenario.Service) error {
 	svc.respBytes = int(*s.Pod.ResponseBytes)
 	svc.streams = *s.Pod.MaxConcurrentStreams
 	svc.windows = [2]int64{*s.Pod.HTTP2.StreamWindowBytes, *s.Pod.HTTP2.ConnectionWindowBytes}
-	svc.labels = withApp(s.Name, s.Pod.Labels)
 	if a := s.Pod.AccessLog; a != nil {
 		svc.logCPU = a.CPU.Duration
 	}
@@ -640,7 +638,7 @@ func (e *Engine) addClient(di int32, c *scenario.Client) error {
 	dep := &e.deps[di]
 	for r := 0; r < c.Replicas; r++ {
 		name := fmt.Sprintf("%s-%d", c.Name, r)
-		node, err := e.sched.Schedule(scheduler.Pod{Name: "client/" + name, Owner: "client/" + c.Name, Labels: withApp(c.Name, nil)})
+		node, err := e.sched.Schedule(ClientPod(c.Name, name))
 		if err != nil {
 			return fieldError(fmt.Sprintf("spec.clients[%d].replicas", di), unschedulable(name, err))
 		}

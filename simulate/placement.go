@@ -54,12 +54,25 @@ func cpuRequest(r *corev1.ResourceRequirements) float64 {
 
 // servicePod is the scheduler's view of a new pod of service si.
 func (e *Engine) servicePod(si int32, name string) scheduler.Pod {
-	svc := &e.services[si]
-	pod := &svc.spec.Pod
-	p := schedulerPod("service/"+name, "service/"+svc.name, svc.labels, &pod.Resources)
+	return ServicePod(e.services[si].spec, name)
+}
+
+// ServicePod is the scheduler's view of a pod of svc named name, as a run places
+// it; emulate's autoscaled services place their new pods with it.
+func ServicePod(svc *scenario.Service, name string) scheduler.Pod {
+	pod := &svc.Pod
+	p := schedulerPod("service/"+name, "service/"+svc.Name, withApp(svc.Name, pod.Labels), &pod.Resources)
 	p.NodeName, p.NodeSelector, p.Affinity, p.Tolerations = pod.NodeName, pod.NodeSelector, pod.Affinity, pod.Tolerations
 	return p
 }
+
+// ClientPod is the scheduler's view of a client pod named name of Deployment client.
+func ClientPod(client, name string) scheduler.Pod {
+	return scheduler.Pod{Name: "client/" + name, Owner: "client/" + client, Labels: withApp(client, nil)}
+}
+
+// NewScheduler is the scheduler a run of sc starts with, no pod bound yet.
+func NewScheduler(sc *scenario.Scenario) *scheduler.Scheduler { return newScheduler(&sc.Spec) }
 
 // unschedulable explains a pod the scheduler could not place.
 func unschedulable(pod string, err error) error {
