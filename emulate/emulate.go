@@ -31,6 +31,7 @@ import (
 	"trafficlab/emulate/faults"
 	"trafficlab/emulate/load"
 	"trafficlab/emulate/topo"
+	"trafficlab/model/scheduler"
 	"trafficlab/result"
 	"trafficlab/scenario"
 	"trafficlab/simulate"
@@ -101,8 +102,12 @@ func Run(ctx context.Context, sc *scenario.Scenario, opt Options) (res *result.R
 			return nil, err
 		}
 	}
-	c := &cluster{sc: sc, opt: opt, layout: layout, replay: rp, spawner: newSpawner(),
-		activeFaults: map[int]bool{}, faultDelays: map[int][]*delay.Delayer{}}
+	autoscalers, sched, err := newAutoscalers(sc, layout)
+	if err != nil {
+		return nil, err
+	}
+	c := &cluster{sc: sc, opt: opt, layout: layout, replay: rp, spawner: newSpawner(), autoscalers: autoscalers, sched: sched,
+		activeFaults: map[int]bool{}, faultDelays: map[int][]*delay.Delayer{}, starting: map[int][]string{}, cancelled: map[string]bool{}}
 	defer func() {
 		if e := c.teardown(); e != nil {
 			err = errors.Join(err, fmt.Errorf("tearing down: %w (`trafficlab emulate --cleanup` removes what is left)", e))
@@ -136,6 +141,14 @@ type cluster struct {
 	endpoints  *endpoints
 	spawner    *spawner
 	timers     []*time.Timer // the kubelet's SIGTERMs and SIGKILLs to come
+	// autoscalers are the services scaled for real, by index; sched places their new
+	// pods; starting are the pods in their startup delay, by service; cancelled those
+	// a scale-in deleted before they started; scaleEvents what the HPAs did.
+	autoscalers map[int]*autoscaled
+	sched       *scheduler.Scheduler
+	starting    map[int][]string
+	cancelled   map[string]bool
+	scaleEvents []result.ScaleEvent
 	// activeFaults are the timed network faults on now, by index in spec.faults;
 	// faultDelays the Delayers of the delay faults on now.
 	activeFaults map[int]bool
@@ -249,6 +262,13 @@ func (c *cluster) run(ctx context.Context) {
 		defer c.replayDone.Done()
 		c.runFaults(replayCtx)
 	}()
+	for _, a := range c.autoscalers {
+		c.replayDone.Add(1)
+		go func() {
+			defer c.replayDone.Done()
+			c.runAutoscaler(replayCtx, a)
+		}()
+	}
 	defer func() {
 		stopReplay()
 		c.replayDone.Wait() // a pod it is starting is in c.servers, or killed, before teardown

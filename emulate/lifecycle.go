@@ -47,11 +47,10 @@ type podEvent struct {
 // replay is the simulation's pod changes after the start, in time order, and the
 // scale events and rollouts behind them.
 type replay struct {
-	events      []podEvent
-	scaleEvents []result.ScaleEvent
-	rollouts    []result.Rollout
+	events   []podEvent
+	rollouts []result.Rollout
 	// peakPods is the most service pods that exist at once (deleted ones counted
-	// until their process ends).
+	// until their process ends), autoscaled services counted at their maximum.
 	peakPods int
 }
 
@@ -64,7 +63,7 @@ func simulatePods(sc *scenario.Scenario, layout *simulate.Layout) (*replay, erro
 	}
 	e.Run(nil)
 	r := e.Result()
-	rp := &replay{scaleEvents: r.ScaleEvents, rollouts: r.Rollouts}
+	rp := &replay{rollouts: r.Rollouts} // scale events are the live HPAs' (autoscale.go)
 	at := func(s float64) time.Duration { return time.Duration(math.Round(s * 1e9)) }
 	initial := map[string]bool{}
 	for _, p := range layout.Pods {
@@ -77,6 +76,9 @@ func simulatePods(sc *scenario.Scenario, layout *simulate.Layout) (*replay, erro
 	var live []change
 	for _, p := range r.Pods {
 		ev := podEvent{pod: p.Name, service: p.Service, node: p.Node, index: serviceIndex(sc, p.Service)}
+		if sc.Spec.Services[ev.index].Autoscaler != nil {
+			continue // scaled for real (autoscale.go)
+		}
 		if !initial[p.Name] {
 			ev.kind, ev.at = podCreated, at(p.StartS+p.PendingS)
 			rp.events = append(rp.events, ev)
@@ -109,6 +111,13 @@ func simulatePods(sc *scenario.Scenario, layout *simulate.Layout) (*replay, erro
 	slices.SortFunc(live, func(a, b change) int { return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.delta, b.delta)) })
 	n := len(layout.Pods)
 	rp.peakPods = n
+	defer func() {
+		for i := range sc.Spec.Services {
+			if a := sc.Spec.Services[i].Autoscaler; a != nil {
+				rp.peakPods += max(0, int(a.MaxReplicas)-sc.Spec.Services[i].Replicas)
+			}
+		}
+	}()
 	for _, ch := range live {
 		n += ch.delta
 		rp.peakPods = max(rp.peakPods, n)
@@ -173,17 +182,24 @@ func (c *cluster) apply(ctx context.Context, ev podEvent) error {
 	if s == nil {
 		return nil
 	}
+	return c.deletePod(s, ev.kill, &c.sc.Spec.Services[ev.index].Pod)
+}
+
+// deletePod deletes a pod: its endpoint turns terminating at once; then the kubelet
+// sends SIGTERM once preStop is over and SIGKILL at the end of the grace period
+// (kubelet.Termination), or SIGKILL at once for a kill (grace period 0).
+func (c *cluster) deletePod(s *server, kill bool, spec *scenario.Pod) error {
 	c.mu.Lock()
 	s.deleting, s.deletedAt = true, time.Since(c.start)
 	c.mu.Unlock()
 	c.endpoints.changed()
-	if ev.kill {
+	if kill {
 		if err := s.cmd.Process.Kill(); err != nil && !errors.Is(err, os.ErrProcessDone) {
 			return err
 		}
 		return nil
 	}
-	sigterm, sigkill := kubelet.Termination(&c.sc.Spec.Services[ev.index].Pod)
+	sigterm, sigkill := kubelet.Termination(spec)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.timers = append(c.timers,

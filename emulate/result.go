@@ -264,17 +264,12 @@ func (c *cluster) timelineResult() []result.Point {
 	}
 }
 
-// replayedUntil is the simulation's scale events and rollouts that began before
-// the run ended (all of them, unless it was interrupted); a rollout not done by
-// then is not done.
+// replayedUntil is the scale events, and the simulation's rollouts that began
+// before the run ended (all of them, unless it was interrupted); a rollout not done
+// by then is not done.
 func (c *cluster) replayedUntil(ran time.Duration) ([]result.ScaleEvent, []result.Rollout) {
 	end := ran.Seconds()
-	var events []result.ScaleEvent
-	for _, e := range c.replay.scaleEvents {
-		if e.TS <= end {
-			events = append(events, e)
-		}
-	}
+	events := c.scaleEvents // the live HPAs', made during the run
 	var rollouts []result.Rollout
 	for _, r := range c.replay.rollouts {
 		if r.StartS <= end {

@@ -214,6 +214,58 @@ func TestTimedLossFault(t *testing.T) {
 	}
 }
 
+const autoscaledDoc = `apiVersion: trafficlab/v1alpha1
+kind: Scenario
+metadata: {name: hpa}
+spec:
+  duration: 10s
+  seed: 1
+  cluster:
+    nodes: [{name: node, count: 2}]
+  services:
+  - name: web
+    replicas: 1
+    pod:
+      serviceTime: {distribution: constant, value: 2ms}
+      startupDelay: {distribution: constant, value: 500ms}
+      resources: {requests: {cpu: 250m}, limits: {cpu: "1"}}
+    autoscaler:
+      minReplicas: 1
+      maxReplicas: 3
+      metrics: [{type: Resource, resource: {name: cpu, target: {type: AverageValue, averageValue: 100m}}}]
+      controller: {syncPeriod: 2s, metricResolution: 1s}
+  clients:
+  - name: caller
+    target: web
+    threads: 4
+    connections: {reuse: none}
+`
+
+// The HPA scales from the pods' real CPU: four threads keep the one pod near its
+// 1-CPU limit, ten times the 100m target, so the first pass with a reading (the
+// controller syncs every 2 s, metrics-server scrapes every 1 s) scales to the
+// maximum, 3 (without behavior rules a scale-up may reach max(2×1, 4)); the new
+// pods start 0.5 s later and take new connections.
+func TestAutoscalerScalesOnRealCPU(t *testing.T) {
+	emutest.NeedRoot(t, "ip", "iptables-restore")
+	r := emulateDoc(t, "hpa.yaml", autoscaledDoc)
+	if len(r.ScaleEvents) == 0 {
+		t.Fatal("no scale event")
+	}
+	ev := r.ScaleEvents[0]
+	if ev.From != 1 || ev.To != 3 || len(ev.Created) != 2 || ev.TS > 5 || !strings.Contains(ev.Reason, "cpu") {
+		t.Errorf("first scale event %+v; want 1 → 3 by CPU, two pods created, within 5 s", ev)
+	}
+	if len(r.Pods) != 3 {
+		t.Fatalf("%d pods, want 3", len(r.Pods))
+	}
+	for _, p := range r.Pods[1:] {
+		if p.Requests == 0 || p.StartS < ev.TS {
+			t.Errorf("new pod %s: %d requests, started at %.2fs; want requests after the scale event at %.2fs", p.Name, p.Requests, p.StartS, ev.TS)
+		}
+	}
+}
+
 // emulateDoc runs a scenario document for real, and checks nothing is left after.
 func emulateDoc(t *testing.T, name, doc string) *result.Result {
 	t.Helper()

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -42,11 +43,18 @@ func unsupported(sc *scenario.Scenario) error {
 		switch {
 		case s.Sidecar != nil:
 			return not(path+".sidecar", "an Envoy sidecar is")
+		case s.Autoscaler != nil && len(s.Rollouts) > 0:
+			return not(path+".rollouts", "a rollout of an autoscaled service is")
 		}
 	}
 	for i := range spec.Clients {
 		if spec.Clients[i].Sidecar != nil {
 			return not(fmt.Sprintf("spec.clients[%d].sidecar", i), "an Envoy sidecar is")
+		}
+	}
+	for i, f := range spec.Faults {
+		if f.Kind == scenario.FaultPodKill && killsAutoscaled(sc, &f.Target) {
+			return not(fmt.Sprintf("spec.faults[%d].target", i), "a pod-kill of an autoscaled service's pods is")
 		}
 	}
 	if err := unsupportedFaults(sc); err != nil {
@@ -110,11 +118,6 @@ func warnings(sc *scenario.Scenario) []string {
 			out = append(out, fmt.Sprintf("spec.cluster.network.links[%d].link.latency %v is not added: under %v", i, l.Link.Latency.Duration, minDelay))
 		}
 	}
-	for i := range sc.Spec.Services {
-		if sc.Spec.Services[i].Autoscaler != nil {
-			out = append(out, fmt.Sprintf("spec.services[%d].autoscaler: the HPA's decisions are replayed from a simulation of the scenario (from its simulated CPU, not this machine's); what follows them runs for real", i))
-		}
-	}
 	cores := 0.0
 	for _, pool := range sc.Spec.Cluster.Nodes {
 		if pool.CPU == nil {
@@ -163,4 +166,19 @@ func simulatedCores(sc *scenario.Scenario) float64 {
 		used += p.CPUCores
 	}
 	return used
+}
+
+// killsAutoscaled tells whether a pod-kill's target may hold pods of a service
+// with an autoscaler, whose ReplicaSet emulate runs live without replacing killed
+// pods yet.
+func killsAutoscaled(sc *scenario.Scenario, t *scenario.Selector) bool {
+	for _, s := range sc.Spec.Services {
+		if s.Autoscaler == nil {
+			continue
+		}
+		if t.Node != "" || t.Service == s.Name || strings.HasPrefix(t.Pod, s.Name+"-") {
+			return true
+		}
+	}
+	return false
 }

@@ -49,11 +49,14 @@ tl-PID-..., control groups under trafficlab/, and addresses in 198.18.0.0/15, an
 sends traffic only inside them; everything is removed at the end, on an error, and
 on Ctrl-C. --cleanup removes what a crashed run (kill -9) left behind.
 
-Pods created and deleted during the run (rollouts, pod-kill faults, the HPA) follow a
-simulation of the scenario, replayed on the clock: the HPA's decisions are therefore
-the simulation's, from simulated CPU. What follows each change is real: the app
-starting, each node's kube-proxy learning of it late, preStop, SIGTERM and the app's
-exit or drain, SIGKILL, the pod's address going away.
+An autoscaled service is scaled for real: metrics-server's readings come from the
+pods' cgroups, the HPA's algorithm decides every sync period, and the ReplicaSet
+controller adds pods (placed by the same scheduler as simulate's, started after
+their startupDelay) or deletes those it ranks first. Other pod changes (rollouts,
+pod-kill faults) follow a simulation of the scenario, replayed on the clock. What
+follows each change is real: the app starting, each node's kube-proxy learning of
+it late, preStop, SIGTERM and the app's exit or drain, SIGKILL, the pod's address
+going away.
 
 Timed faults of kind loss, partition and delay act on their target's veths from
 start to end, in series with the network's own loss and delay, as in simulate.
@@ -61,7 +64,8 @@ start to end, in series with the network's own loss and delay, as in simulate.
 Not emulated yet (emulate says so, at the scenario line): IPVS (this kernel has no
 ip_vs), sidecars, bandwidth faults and limits, faults or links between two sets of
 pods (peer), loss correlation, background workloads, node disks, delay together with
-pods changing during the run, a delay fault over another delay. Latency under 1ms is
+pods changing during the run, a delay fault over another delay, rollouts and
+pod-kills of an autoscaled service. Latency under 1ms is
 not added (the relay's own error is about 0.3ms a packet): a warning says so.
 A scenario larger than one machine runs for real (over ` + fmt.Sprintf("%d pods, %d open-loop requests/s or %d\nthreads", emulate.MaxPods, emulate.MaxRate, emulate.MaxThreads) + `) is refused with a --scale that fits; --scale 0.5 halves nodes,
 replicas and client pods, keeping the load per pod.`,
