@@ -50,11 +50,12 @@ func TestLimitCapsABusyProcess(t *testing.T) {
 	if used := end - start; used < 160*time.Millisecond || used > 240*time.Millisecond {
 		t.Errorf("used %v of CPU in 1 s under 200m, want 200ms ± 40ms", used)
 	}
-	// Each period the loop runs 20 ms and stalls 80 ms: about 800 ms throttled
-	// since it started, a period's worth either way.
+	// Each period the loop runs its 20 ms and is stalled until the next: at most
+	// 80 ms a throttled period, less when other processes kept it off the CPU
+	// before it had spent its quota (CI runs other tests beside this one).
 	b, err := g.Stat()
-	if err != nil || b.Periods < 10 || b.Throttled < 8 || b.ThrottledTime < 700*time.Millisecond || b.ThrottledTime > 1100*time.Millisecond {
-		t.Errorf("cpu.stat %+v (%v): want nearly all of 10+ periods throttled, 800ms ± 100ms in all", b, err)
+	if err != nil || b.Periods < 10 || b.Throttled < 8 || b.ThrottledTime <= 0 || b.ThrottledTime > time.Duration(b.Throttled)*80*time.Millisecond+10*time.Millisecond {
+		t.Errorf("cpu.stat %+v (%v): want nearly all of 10+ periods throttled, up to 80ms each", b, err)
 	}
 }
 
