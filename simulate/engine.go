@@ -133,9 +133,9 @@ type service struct {
 	// respBytes is the size of an answer; streams the app's HTTP/2 stream limit.
 	respBytes int
 	streams   int
-	windows   [2]int64 // the app's HTTP/2 receive windows: stream, connection
-	limit     float64  // CPU limit per pod, cores
-	weight    float64  // CFS weight per pod
+	windows   [2]int64      // the app's HTTP/2 receive windows: stream, connection
+	limit     float64       // CPU limit per pod, cores
+	weight    float64       // CFS weight per pod
 	logCPU    time.Duration // CPU to encode an access-log line
 	// revision is the pod template's: a rollout makes a new one, whose pods form
 	// the Deployment's new ReplicaSet. rolling is set while a rollout is under way.
