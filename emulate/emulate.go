@@ -308,50 +308,41 @@ func (c *cluster) run(ctx context.Context) {
 // applyLoss puts the scenario's packet loss on the pods' veths: the cluster's on
 // every service pod's, both ways (every request and answer crosses one, so each
 // packet between pods is lost once with the given chance, one hop as simulate
-// counts it), and a link override's on its target's pods in its direction.
+// counts it), a link override's and an active loss or partition fault's on their
+// target's pods in their direction.
 func (c *cluster) applyLoss(ctx context.Context) error {
-	n := &c.sc.Spec.Cluster.Network
-	byNode := map[string][]faults.Loss{}
-	add := func(p *topo.Pod, dir string, loss *scenario.Percent) {
-		if loss != nil && loss.Fraction > 0 {
-			byNode[p.Node] = append(byNode[p.Node], faults.Loss{Veth: p.Veth, Direction: dir, Fraction: loss.Fraction})
-		}
-	}
-	var servers []*server // those still running
-	c.mu.Lock()
-	for _, s := range c.servers {
-		if !s.gone {
-			servers = append(servers, s)
-		}
-	}
-	active := maps.Clone(c.activeFaults)
-	c.mu.Unlock()
-	for _, s := range servers {
-		add(s.net, faults.Both, n.Loss)
-		for _, l := range c.faultLosses(s.net, s.name, s.service, active) {
-			byNode[s.net.Node] = append(byNode[s.net.Node], l)
-		}
-	}
-	for _, cp := range c.clients {
-		for _, l := range c.faultLosses(cp.net, cp.placed.Name, "client/"+cp.placed.Owner, active) {
-			byNode[cp.net.Node] = append(byNode[cp.net.Node], l)
-		}
-	}
-	for _, l := range n.Links {
-		dir := cmp.Or(l.Direction, faults.Both)
-		for _, s := range servers {
-			if selects(&l.Target, s.name, s.service, s.node) {
-				add(s.net, dir, l.Link.Loss)
-			}
-		}
-		for _, cp := range c.clients {
-			if selects(&l.Target, cp.placed.Name, "client/"+cp.placed.Owner, cp.placed.Node) {
-				add(cp.net, dir, l.Link.Loss)
-			}
-		}
-	}
 	if !lossy(c.sc) {
 		return nil // no nft needed
+	}
+	byNode := map[string][]faults.Loss{}
+	add := func(pods []*topo.Pod, dir string, fraction float64) {
+		if fraction <= 0 {
+			return
+		}
+		for _, p := range pods {
+			byNode[p.Node] = append(byNode[p.Node], faults.Loss{Veth: p.Veth, Direction: dir, Fraction: fraction})
+		}
+	}
+	n := &c.sc.Spec.Cluster.Network
+	if n.Loss != nil {
+		add(c.servicePods(), faults.Both, n.Loss.Fraction)
+	}
+	for _, l := range n.Links {
+		if l.Link.Loss != nil {
+			add(c.targets(&l.Target), cmp.Or(l.Direction, faults.Both), l.Link.Loss.Fraction)
+		}
+	}
+	c.mu.Lock()
+	active := maps.Clone(c.activeFaults)
+	c.mu.Unlock()
+	for i, f := range c.sc.Spec.Faults {
+		switch {
+		case !active[i]:
+		case f.Kind == scenario.FaultLoss:
+			add(c.targets(&f.Target), cmp.Or(f.Direction, faults.To), f.Loss.Fraction)
+		case f.Kind == scenario.FaultPartition:
+			add(c.targets(&f.Target), cmp.Or(f.Direction, faults.To), 1)
+		}
 	}
 	// Every node, even one left without losses: a veth name freed by a gone pod
 	// goes to the next pod on its node, which must not inherit its rules.
@@ -388,50 +379,49 @@ func lossy(sc *scenario.Scenario) bool {
 func (c *cluster) applyDelay(ctx context.Context) error {
 	n := &c.sc.Spec.Cluster.Network
 	byNode := map[string][]delay.Rule{}
-	add := func(p *topo.Pod, dir string, latency time.Duration, jitter *metav1.Duration, dist string) {
-		if !delayed(latency, jitter) {
-			return
+	if delayed(n.Latency.Duration, n.Jitter) {
+		addDelay(byNode, c.servicePods(), faults.Both, n.Latency.Duration, n.Jitter, n.JitterDistribution)
+	}
+	for _, l := range n.Links {
+		latency := n.Latency.Duration // what the override leaves out comes from below
+		if l.Link.Latency != nil {
+			latency = l.Link.Latency.Duration
 		}
+		if (l.Link.Latency != nil || l.Link.Jitter != nil) && delayed(latency, l.Link.Jitter) {
+			addDelay(byNode, c.targets(&l.Target), cmp.Or(l.Direction, faults.Both), latency, l.Link.Jitter, l.Link.JitterDistribution)
+		}
+	}
+	started, err := c.startDelayers(ctx, byNode)
+	c.delays = append(c.delays, started...)
+	return err
+}
+
+// addDelay adds to byNode a rule delaying packets on each pod's veth.
+func addDelay(byNode map[string][]delay.Rule, pods []*topo.Pod, dir string, latency time.Duration, jitter *metav1.Duration, dist string) {
+	for _, p := range pods {
 		r := delay.Rule{Veth: p.Veth, Direction: dir, Latency: latency, Distribution: dist}
 		if jitter != nil {
 			r.Jitter = jitter.Duration
 		}
 		byNode[p.Node] = append(byNode[p.Node], r)
 	}
-	for _, s := range c.servers {
-		add(s.net, faults.Both, n.Latency.Duration, n.Jitter, n.JitterDistribution)
-	}
-	for _, l := range n.Links {
-		if l.Link.Latency == nil && l.Link.Jitter == nil {
-			continue
-		}
-		latency := n.Latency.Duration // what the override leaves out comes from below
-		if l.Link.Latency != nil {
-			latency = l.Link.Latency.Duration
-		}
-		dir := cmp.Or(l.Direction, faults.Both)
-		for _, s := range c.servers {
-			if selects(&l.Target, s.name, s.service, s.node) {
-				add(s.net, dir, latency, l.Link.Jitter, l.Link.JitterDistribution)
-			}
-		}
-		for _, cp := range c.clients {
-			if selects(&l.Target, cp.placed.Name, "client/"+cp.placed.Owner, cp.placed.Node) {
-				add(cp.net, dir, latency, l.Link.Jitter, l.Link.JitterDistribution)
-			}
-		}
-	}
+}
+
+// startDelayers starts a Delayer for each node's rules; on an error it returns
+// those it started, for the caller to close.
+func (c *cluster) startDelayers(ctx context.Context, byNode map[string][]delay.Rule) ([]*delay.Delayer, error) {
+	var started []*delay.Delayer
 	for _, node := range c.layout.Nodes {
 		if len(byNode[node]) == 0 {
 			continue
 		}
 		d, err := delay.Start(ctx, delay.Config{NS: c.net.NodeNS(node), Seed: c.sc.Spec.Seed, Rules: byNode[node]})
 		if err != nil {
-			return err
+			return started, err
 		}
-		c.delays = append(c.delays, d)
+		started = append(started, d)
 	}
-	return nil
+	return started, nil
 }
 
 // delays tells whether a run of sc delays any packets.

@@ -95,28 +95,6 @@ func (c *cluster) runFaults(ctx context.Context) {
 	}
 }
 
-// faultLosses are the drops the active loss and partition faults put on pod p
-// (named name, of owner, on node).
-func (c *cluster) faultLosses(p *topo.Pod, name, owner string, active map[int]bool) []faults.Loss {
-	var out []faults.Loss
-	for i, f := range c.sc.Spec.Faults {
-		if !active[i] || !selects(&f.Target, name, owner, p.Node) {
-			continue
-		}
-		l := faults.Loss{Veth: p.Veth, Direction: cmp.Or(f.Direction, faults.To)}
-		switch f.Kind {
-		case scenario.FaultLoss:
-			l.Fraction = f.Loss.Fraction
-		case scenario.FaultPartition:
-			l.Fraction = 1
-		default:
-			continue
-		}
-		out = append(out, l)
-	}
-	return out
-}
-
 // toggleDelayFault starts or stops delay fault i's Delayers, one per node with a
 // target pod.
 func (c *cluster) toggleDelayFault(ctx context.Context, i int, on bool) error {
@@ -134,28 +112,25 @@ func (c *cluster) toggleDelayFault(ctx context.Context, i int, on bool) error {
 	}
 	f := &c.sc.Spec.Faults[i]
 	byNode := map[string][]delay.Rule{}
-	for _, t := range c.targets(&f.Target) {
-		r := delay.Rule{Veth: t.Veth, Direction: cmp.Or(f.Direction, faults.To), Latency: f.Latency.Duration}
-		if f.Jitter != nil {
-			r.Jitter = f.Jitter.Duration
-		}
-		byNode[t.Node] = append(byNode[t.Node], r)
-	}
-	var started []*delay.Delayer
-	for _, node := range c.layout.Nodes {
-		if len(byNode[node]) == 0 {
-			continue
-		}
-		d, err := delay.Start(ctx, delay.Config{NS: c.net.NodeNS(node), Seed: c.sc.Spec.Seed, Rules: byNode[node]})
-		if err != nil {
-			return err
-		}
-		started = append(started, d)
-	}
+	addDelay(byNode, c.targets(&f.Target), cmp.Or(f.Direction, faults.To), f.Latency.Duration, f.Jitter, "")
+	started, err := c.startDelayers(ctx, byNode)
 	c.mu.Lock()
-	c.faultDelays[i] = started
+	c.faultDelays[i] = started // teardown closes them, also after an error
 	c.mu.Unlock()
-	return nil
+	return err
+}
+
+// servicePods are the running service pods.
+func (c *cluster) servicePods() []*topo.Pod {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []*topo.Pod
+	for _, s := range c.servers {
+		if !s.gone {
+			out = append(out, s.net)
+		}
+	}
+	return out
 }
 
 // targets are the running pods (service and client) a selector picks.
