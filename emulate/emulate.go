@@ -50,51 +50,56 @@ type Options struct {
 	Progress func(elapsed, total time.Duration)
 }
 
-// Check tells whether sc can be emulated on this machine, without building anything:
-// a *simulate.FieldError for a part emulate does not run, a *SizeError for a
-// scenario too large. It returns the warnings a run would print.
-func Check(sc *scenario.Scenario) ([]string, error) {
-	_, _, warns, err := check(sc)
-	return warns, err
+// Plan is a scenario checked for emulation: where its pods start, the pod changes
+// a run replays, and what the run would warn of. Check makes it; Run runs it.
+type Plan struct {
+	Scenario *scenario.Scenario
+	Layout   *simulate.Layout
+	// Warnings are the differences between what the scenario asks for and what
+	// emulate runs that do not stop a run but change what it measures.
+	Warnings []string
+	replay   *replay
 }
 
-// check is Check, with the layout and the pod changes a run replays.
-func check(sc *scenario.Scenario) (*simulate.Layout, *replay, []string, error) {
+// Check tells whether sc can be emulated on this machine, without building anything:
+// a *simulate.FieldError for a part emulate does not run, a *SizeError for a
+// scenario too large.
+func Check(sc *scenario.Scenario) (*Plan, error) {
 	if err := unsupported(sc); err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
 	l, err := simulate.InitialLayout(sc)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
 	if len(l.Pending) > 0 {
-		return nil, nil, nil, &simulate.FieldError{Path: "spec.services", Err: fmt.Errorf(
+		return nil, &simulate.FieldError{Path: "spec.services", Err: fmt.Errorf(
 			"pods %v cannot be scheduled at the start; emulate starts from a settled cluster", l.Pending)}
 	}
 	rp, err := simulatePods(sc, l)
 	if err != nil {
-		return nil, nil, nil, err
-	}
-	if len(rp.events) > 0 && delays(sc) {
-		return nil, nil, nil, &simulate.FieldError{Path: "spec.cluster.network", Err: errors.New(
-			"delay together with pods created or deleted during the run is not emulated yet; `trafficlab simulate` runs it")}
-	}
-	return l, rp, warnings(sc), checkSize(sc, l, rp.peakPods)
-}
-
-// Run builds the cluster of sc, runs its load for spec.duration, and tears every
-// part of it down again, whatever happens: on success, on an error, and when ctx
-// is cancelled (the CLI cancels it on SIGINT and SIGTERM). A result is returned
-// with the teardown's error, if any; a cancelled run returns what it measured.
-func Run(ctx context.Context, sc *scenario.Scenario, opt Options) (res *result.Result, err error) {
-	layout, rp, warns, err := check(sc)
-	if err != nil {
 		return nil, err
 	}
+	if len(rp.events) > 0 && delays(sc) {
+		return nil, &simulate.FieldError{Path: "spec.cluster.network", Err: errors.New(
+			"delay together with pods created or deleted during the run is not emulated yet; `trafficlab simulate` runs it")}
+	}
+	if err := checkSize(sc, l, rp.peakPods); err != nil {
+		return nil, err
+	}
+	return &Plan{Scenario: sc, Layout: l, Warnings: warnings(sc), replay: rp}, nil
+}
+
+// Run builds the cluster of a plan, runs its load for spec.duration, and tears
+// every part of it down again, whatever happens: on success, on an error, and when
+// ctx is cancelled (the CLI cancels it on SIGINT and SIGTERM). A result is returned
+// with the teardown's error, if any; a cancelled run returns what it measured.
+func Run(ctx context.Context, p *Plan, opt Options) (res *result.Result, err error) {
+	sc, layout, rp := p.Scenario, p.Layout, p.replay
 	if opt.Log == nil {
 		opt.Log = io.Discard
 	}
-	for _, w := range warns {
+	for _, w := range p.Warnings {
 		fmt.Fprintf(opt.Log, "emulate: warning: %s\n", w)
 	}
 	if opt.Exe == "" {

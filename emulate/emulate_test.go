@@ -58,8 +58,8 @@ func TestUnsupportedNamesThePath(t *testing.T) {
 			t.Errorf("%s %v: %v, want a refusal at %s pointing to simulate", tc.name, tc.sets, err, tc.path)
 		}
 	}
-	if warns, err := Check(example(t, "r1-curl-loop.yaml")); err != nil || len(warns) != 2 {
-		t.Errorf("r1-curl-loop: %v, warnings %q; want it accepted with the latency and cores warnings", err, warns)
+	if plan, err := Check(example(t, "r1-curl-loop.yaml")); err != nil || len(plan.Warnings) != 2 {
+		t.Errorf("r1-curl-loop: %v, plan %+v; want it accepted with the latency and cores warnings", err, plan)
 	}
 }
 

@@ -276,7 +276,11 @@ func emulateDoc(t *testing.T, name, doc string) *result.Result {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	var log strings.Builder
-	r, err := Run(ctx, sc, Options{Exe: trafficlab(t), Log: &log})
+	plan, err := Check(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Run(ctx, plan, Options{Exe: trafficlab(t), Log: &log})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, log.String())
 	}

@@ -84,11 +84,12 @@ func Run(ctx context.Context, cases []Case, seeds []int64, duration time.Duratio
 			}
 			e.Run(nil)
 			row.Sim = append(row.Sim, e.Result())
-			if sc, err = Load(c, seed, duration); err != nil {
-				return rows, err
+			plan, err := emulate.Check(sc)
+			if err != nil {
+				return rows, fmt.Errorf("%s, seed %d: %w", c.Name, seed, err)
 			}
 			fmt.Fprintf(log, "fidelity: %s, seed %d: emulating %v\n", c.Name, seed, duration)
-			r, err := emulate.Run(ctx, sc, opt)
+			r, err := emulate.Run(ctx, plan, opt)
 			if err != nil {
 				return rows, fmt.Errorf("%s, seed %d: %w", c.Name, seed, err)
 			}

@@ -104,11 +104,13 @@ replicas and client pods, keeping the load per pod.`,
 					fmt.Fprintf(stderr, "emulate: --scale %g: %s\n", f.scale, change)
 				}
 			}
-			if _, err := emulate.Check(sc); err != nil {
+			plan, err := emulate.Check(sc)
+			if err != nil {
 				return emulateInputError(err, pos)
 			}
 			if f.dryRun {
-				return printPlan(stdout, sc)
+				printPlan(stdout, plan)
+				return nil
 			}
 			if os.Geteuid() != 0 {
 				return errors.New("emulate needs root: it creates network namespaces, iptables or nftables rules and cgroups (try sudo; --dry-run shows the plan without root)")
@@ -116,7 +118,7 @@ replicas and client pods, keeping the load per pod.`,
 			ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			bar := newProgress(stderr, f.quiet)
-			r, err := emulate.Run(ctx, sc, emulate.Options{Log: stderr, Progress: func(done, total time.Duration) {
+			r, err := emulate.Run(ctx, plan, emulate.Options{Log: stderr, Progress: func(done, total time.Duration) {
 				bar.update(done, total, -1, fmt.Sprintf("%s of %s emulated", done.Round(time.Second), total.Round(time.Second)))
 			}})
 			bar.done()
@@ -162,12 +164,8 @@ func emulateInputError(err error, pos scenario.Positions) error {
 }
 
 // printPlan shows where each pod would run and what emulate would not model.
-func printPlan(w io.Writer, sc *scenario.Scenario) error {
-	l, err := simulate.InitialLayout(sc)
-	if err != nil {
-		return err
-	}
-	warns, _ := emulate.Check(sc)
+func printPlan(w io.Writer, p *emulate.Plan) {
+	l, sc := p.Layout, p.Scenario
 	fmt.Fprintf(w, "%s: %d nodes, %d service pods, %d client pods, kube-proxy %s\n",
 		sc.Metadata.Name, len(l.Nodes), len(l.Pods), len(l.Clients), sc.Spec.Cluster.ProxyMode)
 	for _, n := range l.Nodes {
@@ -179,10 +177,9 @@ func printPlan(w io.Writer, sc *scenario.Scenario) error {
 		}
 		fmt.Fprintf(w, "  %-12s %s\n", n, strings.Join(pods, ", "))
 	}
-	for _, warn := range warns {
+	for _, warn := range p.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", warn)
 	}
-	return nil
 }
 
 // runCleanup removes crashed runs' leftovers.
