@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"trafficlab/emulate/proxyrules"
+	"trafficlab/emulate/topo"
 	"trafficlab/model/kubeproxy"
 	"trafficlab/scenario"
 	"trafficlab/sim"
@@ -180,7 +181,7 @@ func usableServices(sc *scenario.Scenario, pods []podState) []proxyrules.Service
 				addrs = append(addrs, p.addr)
 			}
 		}
-		s := proxyrules.Service{Name: name, ClusterIP: serviceIP(i), Port: servicePort}
+		s := proxyrules.Service{Name: name, ClusterIP: topo.ServiceIP(i), Port: servicePort}
 		for _, e := range kubeproxy.Usable(states, nil) {
 			s.Endpoints = append(s.Endpoints, addrs[e])
 		}

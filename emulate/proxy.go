@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/netip"
 
 	"trafficlab/emulate/proxyrules"
 	"trafficlab/emulate/topo"
@@ -29,27 +28,20 @@ func startKubeProxy(ctx context.Context, mode string, net *topo.Topology, nodes 
 	for _, n := range nodes {
 		kp.nodeNS = append(kp.nodeNS, net.NodeNS(n))
 	}
-	for _, ns := range kp.nodeNS {
-		if mode != scenario.ProxyUserspace {
-			rules := proxyrules.Rules{Config: kp.config, Services: services}
-			if err := proxyrules.Apply(ctx, ns, proxyrules.Mode(mode), rules); err != nil {
-				return kp, fmt.Errorf("kube-proxy (%s) in %s: %w", mode, ns, err)
+	for i, ns := range kp.nodeNS {
+		if mode == scenario.ProxyUserspace {
+			cfg := userspace.Config{NS: ns, Seed: uint64(seed)}
+			for _, s := range services {
+				cfg.Services = append(cfg.Services, userspace.Service{Name: s.Name, ClusterIP: s.ClusterIP, Port: s.Port})
 			}
-			continue
-		}
-		cfg := userspace.Config{NS: ns, Seed: uint64(seed)}
-		for _, s := range services {
-			cfg.Services = append(cfg.Services, userspace.Service{Name: s.Name, ClusterIP: s.ClusterIP, Port: s.Port})
-		}
-		p, err := userspace.New(ctx, cfg)
-		if err != nil {
-			return kp, fmt.Errorf("kube-proxy (userspace) in %s: %w", ns, err)
-		}
-		kp.procs = append(kp.procs, p)
-		for _, s := range services {
-			if err := p.SetEndpoints(s.Name, s.Endpoints); err != nil {
-				return kp, err
+			p, err := userspace.New(ctx, cfg)
+			if err != nil {
+				return kp, fmt.Errorf("kube-proxy (userspace) in %s: %w", ns, err)
 			}
+			kp.procs = append(kp.procs, p)
+		}
+		if err := kp.program(ctx, i, services); err != nil {
+			return kp, fmt.Errorf("kube-proxy (%s) in %s: %w", mode, ns, err)
 		}
 	}
 	return kp, nil
@@ -77,6 +69,3 @@ func (kp *kubeProxy) program(ctx context.Context, i int, services []proxyrules.S
 	}
 	return nil
 }
-
-// serviceIP is the ClusterIP of the i-th Service.
-func serviceIP(i int) netip.Addr { return topo.ServiceIP(i) }
