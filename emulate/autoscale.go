@@ -25,12 +25,6 @@ import (
 // ones it ranks first (model/replicaset). simulate/autoscale.go runs the same loop
 // on simulated CPU.
 
-// freshContainerWindow: metrics-server reports a container younger than its
-// resolution but at least this old from a single scrape, as if it had a zero sample
-// at its start (kubernetes-sigs/metrics-server pkg/storage/pod.go,
-// freshContainerMinMetricsResolution; simulate/autoscale.go).
-const freshContainerWindow = 10 * time.Second
-
 // autoscaled is one service's HPA and the state of its Deployment.
 type autoscaled struct {
 	index      int
@@ -142,7 +136,7 @@ func (c *cluster) scrape(a *autoscaled) {
 		}
 		prev, ok := a.samples[s.name]
 		if !ok {
-			if age := now.Sub(started); age >= freshContainerWindow && age < a.resolution {
+			if age := now.Sub(started); age >= hpa.FreshContainerWindow && age < a.resolution {
 				prev, ok = cpuSample{at: started}, true
 			}
 		}
@@ -176,14 +170,7 @@ func (c *cluster) reconcile(ctx context.Context, a *autoscaled) error {
 	if int(d.Desired) == a.replicas {
 		return nil
 	}
-	reason := d.Metric
-	if d.RescaleReason != "" {
-		reason = d.RescaleReason + ": " + d.Metric
-	}
-	if d.Reason != "SucceededRescale" {
-		reason += " (" + d.Reason + ")"
-	}
-	return c.scaleTo(ctx, a, int(d.Desired), reason)
+	return c.scaleTo(ctx, a, int(d.Desired), d.Explain())
 }
 
 // scaleTo sets a's Deployment to n replicas: the ReplicaSet controller creates

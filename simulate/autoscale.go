@@ -49,12 +49,6 @@ type autoscaler struct {
 	resolution sim.Time // metrics-server's scrape interval
 }
 
-// freshContainerWindow: metrics-server reports a container younger than its
-// resolution but at least this old from a single scrape, as if it had a zero sample
-// at its start (kubernetes-sigs/metrics-server pkg/storage/pod.go,
-// freshContainerMinMetricsResolution).
-const freshContainerWindow = 10 * time.Second
-
 func (e *Engine) addAutoscaler(si int32) error {
 	svc := &e.services[si]
 	a := svc.spec.Autoscaler
@@ -98,7 +92,7 @@ func (e *Engine) onScrape(ev sim.Event) {
 		used := p.grp.Used(now)
 		prevAt, prev := p.sampledAt, p.sampled
 		if prevAt < 0 {
-			if age := now - p.started; age >= sim.Duration(freshContainerWindow) && age < svc.autoscaler.resolution {
+			if age := now - p.started; age >= sim.Duration(hpa.FreshContainerWindow) && age < svc.autoscaler.resolution {
 				prevAt, prev = p.started, 0
 			}
 		}
@@ -147,13 +141,6 @@ func (e *Engine) onHPA(ev sim.Event) {
 	}
 	d := a.hpa.Reconcile(clock(now), int32(svc.replicas), pods, metrics)
 	if int(d.Desired) != svc.replicas {
-		reason := d.Metric
-		if d.RescaleReason != "" {
-			reason = d.RescaleReason + ": " + d.Metric
-		}
-		if d.Reason != "SucceededRescale" {
-			reason += " (" + d.Reason + ")"
-		}
-		e.scaleTo(si, int(d.Desired), reason)
+		e.scaleTo(si, int(d.Desired), d.Explain())
 	}
 }

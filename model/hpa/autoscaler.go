@@ -78,6 +78,25 @@ type Decision struct {
 	Err error
 }
 
+// Explain is the decision in one line, as a scale event records it: the rescale
+// reason and the metric, and the condition reason unless it is SucceededRescale.
+func (d Decision) Explain() string {
+	out := d.Metric
+	if d.RescaleReason != "" {
+		out = d.RescaleReason + ": " + d.Metric
+	}
+	if d.Reason != "SucceededRescale" {
+		out += " (" + d.Reason + ")"
+	}
+	return out
+}
+
+// FreshContainerWindow: metrics-server reports a container younger than its
+// resolution but at least this old from a single scrape, as if it had a zero
+// sample at its start (kubernetes-sigs/metrics-server pkg/storage/pod.go,
+// freshContainerMinMetricsResolution).
+const FreshContainerWindow = 10 * time.Second
+
 // Reconcile mirrors horizontal.go, reconcileAutoscaler for a scale target whose
 // spec.replicas is currentReplicas, given its pods and their metrics; now stands for
 // the controller's time.Now(). Scaling always succeeds: Desired is taken as written.

@@ -345,3 +345,20 @@ func TestReconcileAverageValue(t *testing.T) {
 		t.Errorf("desired %d, metric %q, rescale reason %q", d.Desired, d.Metric, d.RescaleReason)
 	}
 }
+
+func TestDecisionExplain(t *testing.T) {
+	for _, tc := range []struct {
+		d    Decision
+		want string
+	}{
+		{Decision{Metric: "cpu 310m per pod (target 250m)", RescaleReason: "cpu resource above target", Reason: "SucceededRescale"},
+			"cpu resource above target: cpu 310m per pod (target 250m)"},
+		{Decision{Metric: "cpu 1100m per pod (target 100m)", RescaleReason: "cpu resource above target", Reason: "TooManyReplicas"},
+			"cpu resource above target: cpu 1100m per pod (target 100m) (TooManyReplicas)"},
+		{Decision{Metric: "cpu utilization 20% (target 50%)", Reason: "ScaleDownStabilized"}, "cpu utilization 20% (target 50%) (ScaleDownStabilized)"},
+	} {
+		if got := tc.d.Explain(); got != tc.want {
+			t.Errorf("Explain() = %q, want %q", got, tc.want)
+		}
+	}
+}
