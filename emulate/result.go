@@ -58,7 +58,7 @@ func (c *cluster) result() *result.Result {
 	}
 	r.Pods, r.Nodes = c.podResults(perPod, dur)
 	r.Clients = c.clientResults()
-	r.Timeline = c.timelineResult()
+	r.Timeline = c.timelineResult(r.TimelineIntervalS)
 	r.ScaleEvents, r.Rollouts = c.replayedUntil(c.ran)
 	return r
 }
@@ -226,7 +226,7 @@ func (c *cluster) clientResults() []result.Client {
 
 // timelineResult adds up the client pods' timelines, interval by interval, with
 // percentiles from their merged histograms.
-func (c *cluster) timelineResult() []result.Point {
+func (c *cluster) timelineResult(step float64) []result.Point {
 	var out []result.Point
 	for i := 0; ; i++ {
 		var pt *result.Point
@@ -237,7 +237,7 @@ func (c *cluster) timelineResult() []result.Point {
 			lp := cp.report.Timeline[i]
 			if pt == nil {
 				pt = &result.Point{TS: lp.TS}
-				pt.Replicas, pt.ReadyEndpoints = c.replicasAt(time.Duration((lp.TS + c.tlStep()) * 1e9))
+				pt.Replicas, pt.ReadyEndpoints = c.replicasAt(time.Duration((lp.TS + step) * 1e9))
 				pt.DesiredReplicas = pt.Replicas
 			}
 			pt.Requests += lp.Requests
@@ -280,16 +280,6 @@ func (c *cluster) replayedUntil(ran time.Duration) ([]result.ScaleEvent, []resul
 		}
 	}
 	return events, rollouts
-}
-
-// tlStep is the timeline's interval in seconds.
-func (c *cluster) tlStep() float64 {
-	for _, cp := range c.clients {
-		if cp.report != nil {
-			return cp.report.TimelineIntervalS
-		}
-	}
-	return 1
 }
 
 // replicasAt counts each service's pods at time t since the start: those created
