@@ -13,7 +13,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"trafficlab/emulate"
-	"trafficlab/report"
 	"trafficlab/scenario"
 	"trafficlab/simulate"
 )
@@ -129,17 +128,7 @@ replicas and client pods, keeping the load per pod.`,
 				// The result is still written, and the exit says it is partial.
 				err = errors.Join(err, errors.New("emulate: interrupted; the result covers what ran"))
 			}
-			if f.timeline != "" {
-				if werr := writeFile(f.timeline, r, report.TimelineCSV); werr != nil {
-					return errors.Join(err, werr)
-				}
-			}
-			if f.html != "" {
-				if werr := writeHTML(f.html, r, scenarioText(src, f.overrides(c))); werr != nil {
-					return errors.Join(err, werr)
-				}
-			}
-			return errors.Join(render(stdout, r), err)
+			return errors.Join(f.write(c, stdout, src, r, render), err)
 		},
 	}
 	f.register(c)

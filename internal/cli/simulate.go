@@ -35,6 +35,22 @@ func (f *runFlags) register(c *cobra.Command) {
 	c.Flags().BoolVarP(&f.quiet, "quiet", "q", false, "no progress bar")
 }
 
+// write writes a run's result: --timeline and --html files, then the report on
+// stdout in the -o format.
+func (f *runFlags) write(c *cobra.Command, stdout io.Writer, src source, r *result.Result, render func(io.Writer, *result.Result) error) error {
+	if f.timeline != "" {
+		if err := writeFile(f.timeline, r, report.TimelineCSV); err != nil {
+			return err
+		}
+	}
+	if f.html != "" {
+		if err := writeHTML(f.html, r, scenarioText(src, f.overrides(c))); err != nil {
+			return err
+		}
+	}
+	return render(stdout, r)
+}
+
 // overrides turns --seed and --duration into --set values, so they are validated
 // like any other value.
 func (f *runFlags) overrides(c *cobra.Command) []string {
@@ -111,18 +127,7 @@ sidecar's workers are the bottleneck; spec.report.histogram adds vegeta-style bu
 					return err
 				}
 			}
-			r := e.Result()
-			if f.timeline != "" {
-				if err := writeFile(f.timeline, r, report.TimelineCSV); err != nil {
-					return err
-				}
-			}
-			if f.html != "" {
-				if err := writeHTML(f.html, r, scenarioText(src, f.overrides(c))); err != nil {
-					return err
-				}
-			}
-			return render(stdout, r)
+			return f.write(c, stdout, src, e.Result(), render)
 		},
 	}
 	f.register(c)
