@@ -19,3 +19,13 @@ func threadCPU() time.Duration {
 	}
 	return time.Duration(ts.Nano())
 }
+
+// processCPU is the CPU time of every thread of the process, user and system, in
+// nanoseconds (clock_gettime(CLOCK_PROCESS_CPUTIME_ID)).
+func processCPU() time.Duration {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_PROCESS_CPUTIME_ID, &ts); err != nil {
+		panic("clock_gettime(CLOCK_PROCESS_CPUTIME_ID): " + err.Error())
+	}
+	return time.Duration(ts.Nano())
+}

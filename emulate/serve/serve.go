@@ -75,6 +75,11 @@ type Config struct {
 	// AccessLog receives the access-log lines when the pod spec has accessLog; nil
 	// discards them.
 	AccessLog io.Writer
+	// SubtractOverhead burns each request's CPU work less what the process spends on
+	// the request beside it (its HTTP stack, the runtime), measured as it runs, so
+	// that the request costs the pod its service time in all, as in simulate. Only
+	// for a process that does nothing but serve: the measurement is the process's.
+	SubtractOverhead bool
 }
 
 // Server is one pod's app. Serve runs it; Terminate sends it SIGTERM.
@@ -91,8 +96,9 @@ type Server struct {
 	workers    gate
 	body       []byte // a chunk of filler, written as often as an answer needs
 
-	log     *accessLog // nil without accessLog in the spec
-	logStop chan struct{}
+	overhead *overhead  // nil unless Config.SubtractOverhead
+	log      *accessLog // nil without accessLog in the spec
+	logStop  chan struct{}
 
 	mu       sync.Mutex
 	cond     sync.Cond // signalled when inflight drops to 0
@@ -141,6 +147,9 @@ func New(cfg Config) (*Server, error) {
 		exited:     make(chan struct{}),
 	}
 	s.cond.L = &s.mu
+	if cfg.SubtractOverhead {
+		s.overhead = &overhead{}
+	}
 	var err error
 	if s.work, err = dist.New(&p.ServiceTime); err != nil {
 		return nil, fmt.Errorf("serve: serviceTime: %w", err)
@@ -198,6 +207,9 @@ func (s *Server) Serve(ln net.Listener) error {
 	if s.log != nil {
 		s.logStop = make(chan struct{})
 		go s.log.flushEvery(logFlushInterval, s.logStop)
+	}
+	if s.overhead != nil {
+		go s.overhead.measure(s.stop)
 	}
 
 	err := s.http.Serve(ln)
@@ -352,6 +364,9 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		cpu += s.acceptCost // simulate/server.go start: paid by a connection's first request
 	}
 	cpu += s.logCPU
+	if s.overhead != nil {
+		cpu = s.overhead.take(cpu)
+	}
 	ok := s.spend(cpu) && sleep(wait, s.stop)
 	if ok && s.log != nil {
 		s.log.write()
@@ -400,7 +415,19 @@ func (s *Server) spend(d time.Duration) bool {
 	if s.cfg.Work == Sleep {
 		return sleep(d, s.stop)
 	}
+	if s.overhead != nil {
+		defer s.overhead.burnt.Add(int64(d))
+	}
 	return burn(d, s.stop)
+}
+
+// Overhead is the CPU a request costs the process beside its burnt work, as last
+// measured with Config.SubtractOverhead; 0 without it or before enough requests.
+func (s *Server) Overhead() time.Duration {
+	if s.overhead == nil {
+		return 0
+	}
+	return time.Duration(s.overhead.estimate.Load())
 }
 
 // sleep waits d off-CPU; false if stop closed first.

@@ -31,6 +31,7 @@ type serveFlags struct {
 	seed       int64
 	work       string
 	readyAfter time.Duration
+	fullBurn   bool
 }
 
 func newServe(stdout, stderr io.Writer) *cobra.Command {
@@ -50,6 +51,11 @@ stretches the wall time as it does in Kubernetes. Then it waits pod.waitTime off
 CPU, and answers 200 with pod.responseBytes bytes (status line and headers included)
 and the header X-Trafficlab-Pod naming the pod. --work sleep waits the service time
 out instead of burning it: no CPU used, no CPU limit felt.
+
+pod.serviceTime is a request's whole CPU work, HTTP stack included, as simulate
+counts it. serve measures what its own stack costs a request (the process's CPU
+beside the burns, renewed every 250ms) and burns only the rest; at exit it prints
+that cost on stderr. --full-burn burns the whole service time on top of it.
 
 /healthz/ready answers 200, or 503 before --ready-after has passed and after SIGTERM;
 /healthz/live answers 200. Neither waits for a worker.
@@ -101,7 +107,11 @@ nothing per request; with pod.accessLog it writes the log lines on stdout.`,
 				return err
 			}
 			fmt.Fprintf(stderr, "serve: pod %s listening on %s (HTTP/1.1 and h2c)\n", cfg.Name, ln.Addr())
-			return serveUntilExit(c, s, ln)
+			err = serveUntilExit(c, s, ln)
+			if o := s.Overhead(); o > 0 {
+				fmt.Fprintf(stderr, "serve: pod %s: its HTTP stack spent %v of CPU a request, taken off the service time\n", cfg.Name, o.Round(time.Microsecond))
+			}
+			return err
 		},
 	}
 	fl := c.Flags()
@@ -117,6 +127,7 @@ nothing per request; with pod.accessLog it writes the log lines on stdout.`,
 	fl.Int64Var(&f.seed, "seed", 0, "random seed of the pod's draws (default: spec.seed with --scenario, else 0)")
 	fl.StringVar(&f.work, "work", serve.Burn, "how to spend the service time: burn (CPU) or sleep")
 	fl.DurationVar(&f.readyAfter, "ready-after", 0, "answer 503 on /healthz/ready for this long after starting, e.g. 5s")
+	fl.BoolVar(&f.fullBurn, "full-burn", false, "burn the whole service time, on top of what serve's own HTTP stack spends per request")
 	return c
 }
 
@@ -146,7 +157,7 @@ func (f *serveFlags) config(c *cobra.Command, stderr io.Writer) (serve.Config, e
 	} else if _, err := net.LookupPort("tcp", port); err != nil {
 		return bad("--listen %q: %v", f.listen, err)
 	}
-	cfg := serve.Config{Name: f.name, Seed: f.seed, Work: f.work, ReadyAfter: f.readyAfter}
+	cfg := serve.Config{Name: f.name, Seed: f.seed, Work: f.work, ReadyAfter: f.readyAfter, SubtractOverhead: !f.fullBurn}
 	if changed("pod-json") {
 		cfg.Pod = new(scenario.Pod)
 		if err := json.Unmarshal([]byte(f.podJSON), cfg.Pod); err != nil {
