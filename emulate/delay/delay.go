@@ -67,11 +67,15 @@ type Stats struct {
 	// (maxQueueLen) or this process's socket buffer was (queue_dropped and
 	// queue_user_dropped of /proc/net/netfilter/nfnetlink_queue).
 	Dropped uint64
-	// MaxLate and MeanLate are how long after its due time a packet's accept
-	// verdict had been issued: the timer thread's wake-up, plus the verdict call,
-	// in which the kernel carries the packet on through the node's stack. The time
-	// the kernel took to hand the packet to this process comes on top.
+	// MaxLate and MeanLate are how long after the time its delay draw asked for a
+	// packet's accept verdict had been issued: the timer thread's wake-up, plus the
+	// verdict call, in which the kernel carries the packet on through the node's
+	// stack, less Lead. Negative is early. The time the kernel took to hand the
+	// packet to this process comes on top.
 	MaxLate, MeanLate time.Duration
+	// Lead is how early verdicts are now scheduled: the mean wake-up and verdict
+	// time of recent packets, which they would otherwise come late by.
+	Lead time.Duration
 }
 
 // Delayer holds the packets of one node's rules until Close.
@@ -99,8 +103,9 @@ type Delayer struct {
 	stop    bool          // the timer thread ends once nothing is held
 	stats   Stats
 	sumLate time.Duration
-	onTime  uint64 // packets released at or after their due time
-	err     error  // first failure of the read loop or of a verdict
+	onTime  uint64        // packets released at or after their due time
+	lead    time.Duration // see Stats.Lead
+	err     error         // first failure of the read loop or of a verdict
 
 	closeOnce sync.Once
 	closeErr  error
@@ -317,13 +322,16 @@ func (d *Delayer) handle(a nfqueue.Attribute) int {
 			dev = a.OutDev
 		}
 	}
+	var delay time.Duration
 	if dev != nil {
 		if r := d.byHook[hookDev{*a.Hook, *dev}]; r != nil {
-			due += draw(r.rng, r.latency, r.jitter, r.distribution)
+			delay = draw(r.rng, r.latency, r.jitter, r.distribution)
 		}
 	}
 	d.mu.Lock()
-	d.held.push(packet{due: due, id: *a.PacketID})
+	lead := min(d.lead, delay)
+	due += delay - lead
+	d.held.push(packet{due: due, id: *a.PacketID, lead: int32(lead)})
 	wake := due < d.wakeAt
 	if wake {
 		d.wakeAt = due
@@ -369,6 +377,7 @@ func (d *Delayer) Stats() Stats {
 	if d.onTime > 0 {
 		s.MeanLate = d.sumLate / time.Duration(d.onTime)
 	}
+	s.Lead = d.lead
 	return s
 }
 

@@ -306,7 +306,10 @@ func TestDelayOnAVeth(t *testing.T) {
 	t.Logf("undelayed legs: %v there, %v back", baseTo, baseBack)
 	const latency = 5 * time.Millisecond
 	const slack = 300 * time.Microsecond // below the delay: the leg's undelayed time and noise
-	const late = time.Millisecond        // above it: the accuracy target
+	// above it, the accuracy target: the hand-off of each packet to this process,
+	// which the lead cannot see (0.05-0.1 ms measured), and the wake-up noise left
+	// in a mean of tens of legs. Without the lead, legs came 0.3 ms late.
+	const late = 250 * time.Microsecond
 	within := func(t *testing.T, what string, got, base, want time.Duration) {
 		t.Helper()
 		if added := got - base; added < want-slack || added > want+late {

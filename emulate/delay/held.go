@@ -3,10 +3,12 @@ package delay
 import "time"
 
 // packet is one queued packet: its nfqueue id and when its verdict is due, as time
-// since the Delayer's epoch on the monotonic clock.
+// since the Delayer's epoch on the monotonic clock, which is early by lead (in ns)
+// against the time its delay draw asked for.
 type packet struct {
-	due time.Duration
-	id  uint32
+	due  time.Duration
+	id   uint32
+	lead int32 // a lead is under a millisecond; int32 keeps a packet 16 bytes
 }
 
 // held is a binary min-heap of packets by due time. It is written out rather than

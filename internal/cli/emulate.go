@@ -65,7 +65,7 @@ ip_vs), sidecars, bandwidth faults and limits, faults or links between two sets 
 pods (peer), loss correlation, background workloads, node disks, delay together with
 pods changing during the run, a delay fault over another delay, rollouts and
 pod-kills of an autoscaled service. Latency under 1ms is
-not added (the relay's own error is about 0.3ms a packet): a warning says so.
+not added (one packet's wake-up in the relay varies by about 0.2ms): a warning says so.
 A scenario larger than one machine runs for real (over ` + fmt.Sprintf("%d pods, %d open-loop requests/s or %d\nthreads", emulate.MaxPods, emulate.MaxRate, emulate.MaxThreads) + `) is refused with a --scale that fits; --scale 0.5 halves nodes,
 replicas and client pods, keeping the load per pod.`,
 		Example: `  sudo trafficlab emulate examples/r1-curl-loop.yaml
