@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"regexp"
+	"strings"
 	"syscall"
 	"time"
 
@@ -18,7 +19,7 @@ import (
 
 func main() {
 	seeds := flag.Int("seeds", 3, "seeds per scenario: 1, 2, ... N, the same in both engines")
-	duration := flag.Duration("duration", 10*time.Second, "length of every run")
+	duration := flag.Duration("duration", 10*time.Second, "length of a run, for the cases that set none of their own")
 	run := flag.String("run", "", "only the scenarios whose name matches this regular expression")
 	markdown := flag.Bool("markdown", false, "print the table in Markdown, for the README")
 	exe := flag.String("exe", "", "the trafficlab binary the pods run (default: bin/trafficlab)")
@@ -45,7 +46,7 @@ func main() {
 	start := time.Now()
 	rows, err := fidelity.Run(ctx, cases, list, *duration, emulate.Options{Exe: *exe}, os.Stderr)
 	if len(rows) > 0 {
-		fmt.Printf("%d scenarios × %d seeds × %v in each engine, in %v\n\n", len(rows), len(list), *duration, time.Since(start).Round(time.Second))
+		fmt.Printf("%d scenarios × %d seeds in each engine, %v a run%s, in %v\n\n", len(rows), len(list), *duration, own(rows), time.Since(start).Round(time.Second))
 		if terr := fidelity.Table(os.Stdout, rows, *markdown); terr != nil {
 			fail(terr)
 		}
@@ -53,6 +54,20 @@ func main() {
 	if err != nil {
 		fail(err)
 	}
+}
+
+// own names the cases whose runs have a length of their own.
+func own(rows []fidelity.Row) string {
+	var out []string
+	for _, r := range rows {
+		if r.Case.Duration > 0 {
+			out = append(out, fmt.Sprintf("%s %v", r.Case.Name, r.Case.Duration))
+		}
+	}
+	if len(out) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(out, ", ") + ")"
 }
 
 func fail(err error) {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"trafficlab/emulate"
 	"trafficlab/result"
 )
 
@@ -29,10 +30,25 @@ func TestShareErrorComparesRankedShares(t *testing.T) {
 	}
 }
 
-func TestEveryCaseLoads(t *testing.T) {
+// Every case loads, emulate takes it, and it runs as written: a case that emulate
+// would run without one of its inputs (a latency under 1 ms), or on too small a
+// machine, would compare two different scenarios. Check needs no root.
+func TestEveryCaseRunsAsWritten(t *testing.T) {
 	for _, c := range Cases {
-		if _, err := Load(c, 2, 5*time.Second); err != nil {
+		sc, err := Load(c, 2, 5*time.Second)
+		if err != nil {
 			t.Errorf("%s: %v", c.Name, err)
+			continue
+		}
+		plan, err := emulate.Check(sc)
+		if err != nil {
+			t.Errorf("%s: %v", c.Name, err)
+			continue
+		}
+		for _, w := range plan.Warnings {
+			if strings.Contains(w, "is not added") || strings.Contains(w, "measure this machine") {
+				t.Errorf("%s: %s", c.Name, w)
+			}
 		}
 	}
 }
