@@ -12,7 +12,7 @@ build:
 test:
 	$(GO) vet ./...
 	$(GO) test -count=1 $$($(GO) list ./... | grep -v /emulate)
-	# The emulate tests time real packets (a 5 ms delay to within 1 ms, an RTO floor):
+	# The emulate tests time real packets (a 5 ms delay to within 0.25 ms, an RTO floor):
 	# one package at a time, so that no other test binary competes for the 2 cores.
 	$(GO) test -count=1 -p 1 ./emulate/...
 	# The load generator against wrk: a measurement, so with nothing else running.
