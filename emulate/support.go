@@ -135,10 +135,10 @@ func warnings(sc *scenario.Scenario) []string {
 }
 
 // minDelay is the smallest latency emulate adds. The userspace relay that delays
-// packets (emulate/delay) schedules each verdict early by its mean wake-up time,
-// which leaves it about 0.1 ms late on average, but one packet's wake-up still
-// varies by ±0.2 ms and takes at least about 0.2 ms (Stats.Lead, measured here):
-// below 1 ms that error is as large as the delay.
+// packets (emulate/delay) never lets one go early, and comes late by its timer
+// thread's wake-up beyond the median one plus the verdict call: about 0.1 ms on
+// this machine, and more under load, where one wake-up in ten took 0.2–0.5 ms
+// (TestDelayOnAVeth logs it): below 1 ms that error is as large as the delay.
 const minDelay = time.Millisecond
 
 // delayed tells whether a link's latency and jitter are emulated: any jitter, or a

@@ -68,14 +68,16 @@ type Stats struct {
 	// queue_user_dropped of /proc/net/netfilter/nfnetlink_queue).
 	Dropped uint64
 	// MaxLate and MeanLate are how long after the time its delay draw asked for a
-	// packet's accept verdict had been issued: the timer thread's wake-up, plus the
-	// verdict call, in which the kernel carries the packet on through the node's
-	// stack, less Lead. Negative is early. The time the kernel took to hand the
-	// packet to this process comes on top.
+	// packet's accept verdict had been issued: the timer thread's wake-up beyond
+	// Lead, plus the verdict call, in which the kernel carries the packet on through
+	// the node's stack. Never negative: no verdict goes out early but Close's. The
+	// time the kernel took to hand the packet to this process comes on top.
 	MaxLate, MeanLate time.Duration
-	// Lead is how early verdicts are now scheduled: the mean wake-up and verdict
-	// time of recent packets, which they would otherwise come late by.
+	// Lead is how early the timer thread now wakes for a packet: a low quantile of
+	// its recent wake-up delays, which it spins out when it wakes sooner.
 	Lead time.Duration
+	// Spun is the CPU time the timer thread spent spinning out leads.
+	Spun time.Duration
 }
 
 // Delayer holds the packets of one node's rules until Close.
@@ -105,6 +107,7 @@ type Delayer struct {
 	sumLate time.Duration
 	onTime  uint64        // packets released at or after their due time
 	lead    time.Duration // see Stats.Lead
+	wakeups wakeups       // the timer thread's, for lead
 	err     error         // first failure of the read loop or of a verdict
 
 	closeOnce sync.Once
@@ -312,7 +315,6 @@ func (d *Delayer) handle(a nfqueue.Attribute) int {
 	if a.PacketID == nil {
 		return 0
 	}
-	due := now
 	var dev *uint32
 	if a.Hook != nil {
 		switch *a.Hook {
@@ -330,14 +332,14 @@ func (d *Delayer) handle(a nfqueue.Attribute) int {
 	}
 	d.mu.Lock()
 	lead := min(d.lead, delay)
-	due += delay - lead
-	d.held.push(packet{due: due, id: *a.PacketID, lead: int32(lead)})
-	wake := due < d.wakeAt
-	if wake {
-		d.wakeAt = due
+	at := now + delay - lead
+	d.held.push(packet{wake: at, id: *a.PacketID, lead: int32(lead)})
+	sooner := at < d.wakeAt
+	if sooner {
+		d.wakeAt = at
 	}
 	d.mu.Unlock()
-	if wake {
+	if sooner {
 		d.wake()
 	}
 	return 0
