@@ -3,12 +3,16 @@
 # then runs vet and every test. Go modules download by themselves.
 set -euo pipefail
 cd "$(dirname "$0")"
+# apt_get waits while another process holds apt's or dpkg's lock; its own test
+# comes first, since everything below may depend on it.
+source .ci/apt.sh
+bash .ci/apt_test.sh
 if ! command -v go >/dev/null 2>&1; then
 	echo "test.sh: Go is required (https://go.dev/dl/); none found on PATH" >&2
 	exit 1
 fi
 if ! command -v make >/dev/null 2>&1; then
-	apt-get update -qq && apt-get install -y -qq make >/dev/null
+	apt_get update -qq && apt_get install -y -qq make >/dev/null
 fi
 # emulate's tests build network namespaces and apply kube-proxy's rules for real (as
 # root, which CI is) and compare the load generator with wrk.
@@ -17,13 +21,13 @@ for tool in ip:iproute2 nft:nftables iptables:iptables conntrack:conntrack wrk:w
 	command -v "${tool%%:*}" >/dev/null 2>&1 || missing+=("${tool#*:}")
 done
 if ((${#missing[@]})); then
-	apt-get update -qq && apt-get install -y -qq "${missing[@]}" >/dev/null
+	apt_get update -qq && apt_get install -y -qq "${missing[@]}" >/dev/null
 fi
 export TRAFFICLAB_EMULATE_TEST=require
 # The HTML report's browser test opens the page in headless Chromium (Debian's
 # package); here it must run, so a missing browser fails it instead of skipping it.
 if ! command -v chromium >/dev/null 2>&1; then
-	apt-get update -qq && apt-get install -y -qq chromium >/dev/null
+	apt_get update -qq && apt_get install -y -qq chromium >/dev/null
 fi
 export TRAFFICLAB_BROWSER_TEST=require
 make test
