@@ -9,6 +9,7 @@ package reference
 
 import (
 	"fmt"
+	"go/format"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -119,7 +120,11 @@ func (c Comments) GoSource() []byte {
 		b.WriteString("\t\t},\n\t},\n")
 	}
 	b.WriteString("}\n")
-	return []byte(b.String())
+	out, err := format.Source([]byte(b.String()))
+	if err != nil {
+		panic(err) // the source above is Go by construction
+	}
+	return out
 }
 
 // Generated returns the doc comments copied by `go run ./cmd/docgen`.
