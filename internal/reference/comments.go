@@ -9,8 +9,8 @@ package reference
 
 import (
 	"fmt"
-	"go/format"
 	"go/ast"
+	"go/format"
 	"go/parser"
 	"go/token"
 	"os"
