@@ -169,3 +169,12 @@ func required(doc string) bool { return requiredSentence.MatchString(oneLine(doc
 
 // oneLine joins a comment's lines into one.
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// keyed replaces the Go field name a doc comment starts with by the key a user
+// writes: "ProxyMode is ..." reads "proxyMode is ...".
+func keyed(doc, goName, key string) string {
+	if rest, ok := strings.CutPrefix(doc, goName); ok && (rest == "" || rest[0] == ' ' || rest[0] == ':') {
+		return key + rest
+	}
+	return doc
+}

@@ -63,7 +63,7 @@ func scenarioTypeText(f Field) string {
 		s = "boolean"
 	case t.Kind() == reflect.Float32 || t.Kind() == reflect.Float64:
 		s = "number"
-	case isInt(t) && strings.HasSuffix(name, "Bytes"):
+	case isInt(t) && strings.HasSuffix(f.Key, "Bytes"): // as the decoder reads sizes
 		s = "integer or quantity, bytes"
 	case isInt(t) && strings.HasSuffix(name, "Seconds"):
 		s = "integer, seconds"
@@ -266,7 +266,7 @@ To regenerate this page after changing a type or a doc comment: ` + "`go run ./c
 			if required(f.Doc) {
 				def = "**required**"
 			}
-			fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", f.Key, cell(typ), cell(def), cell(f.Doc))
+			fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", f.Key, cell(typ), cell(def), cell(keyed(f.Doc, f.GoName, f.Key)))
 		}
 		b.WriteString("\n")
 	}
@@ -309,7 +309,7 @@ To regenerate this page after changing a type or a doc comment: ` + "`go run ./c
 			if f.OmitEmpty {
 				typ += " (optional)"
 			}
-			fmt.Fprintf(&b, "| `%s` | %s | %s |\n", f.Key, cell(typ), cell(f.Doc))
+			fmt.Fprintf(&b, "| `%s` | %s | %s |\n", f.Key, cell(typ), cell(keyed(f.Doc, f.GoName, f.Key)))
 		}
 		b.WriteString("\n")
 	}

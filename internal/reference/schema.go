@@ -78,7 +78,7 @@ func (g *schemaGen) structSchema(t reflect.Type) map[string]any {
 		doc := td.Fields[f.Name]
 		s := g.valueSchema(f.Type, key, typeKey(t)+"."+f.Name)
 		if doc != "" {
-			s = describe(s, description(doc))
+			s = describe(s, description(keyed(doc, f.Name, key)))
 		}
 		props[key] = s
 		if required(doc) {
