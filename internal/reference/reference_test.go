@@ -195,3 +195,21 @@ func TestPatternsAgreeWithTheParsers(t *testing.T) {
 		}
 	}
 }
+
+// The README and docs/ are all a user who clones the repository has: they point at
+// nothing outside it.
+func TestUserDocsStayInsideTheRepository(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join(moduleRoot, "docs", "*"))
+	files = append(files, filepath.Join(moduleRoot, "README.md"))
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, outside := range []string{"../shared", "DESIGN.md"} {
+			if bytes.Contains(data, []byte(outside)) {
+				t.Errorf("%s mentions %s, which a clone of the repository does not have", filepath.Base(f), outside)
+			}
+		}
+	}
+}
