@@ -35,7 +35,6 @@ func Schema(c Comments) []byte {
 	g := &schemaGen{c: c, enums: Enums(), defs: map[string]any{}}
 	root := g.structSchema(scenarioType)
 	root["$schema"] = SchemaURI
-	root["$id"] = "https://trafficlab.dev/scenario.schema.json"
 	root["title"] = "trafficlab scenario"
 	root["definitions"] = g.defs
 	out, err := json.MarshalIndent(root, "", "  ")
