@@ -153,16 +153,20 @@ type Fault struct {
 	// Direction of a network fault: packets the target sends (to), receives (from) or
 	// both. Default: to, as in Chaos Mesh.
 	Direction string `yaml:"direction"`
-	// Loss of kind loss: the share of packets dropped.
+	// Loss of kind loss: the share of packets dropped, on top of the link's own loss
+	// (the two compound, as a netem qdisc on the pod's interface would).
 	Loss *Percent `yaml:"loss"`
-	// Correlation of kind loss: makes the losses come in bursts, as Link's. Unset:
-	// none.
+	// Correlation of kind loss: makes the losses come in bursts, as Link's; it
+	// replaces the link's own correlation while the fault lasts. Unset: the link's.
 	Correlation *Percent `yaml:"correlation"`
-	// Latency of kind delay: added to each packet.
+	// Latency of kind delay: added to each packet's delay.
 	Latency *metav1.Duration `yaml:"latency"`
-	// Jitter of kind delay: varies the added latency, uniform in ±jitter. Unset: none.
+	// Jitter of kind delay: combined with the link's own jitter as an independent
+	// variation (the square root of the sum of squares), in the link's jitter
+	// distribution. Unset: none added.
 	Jitter *metav1.Duration `yaml:"jitter"`
-	// Rate of kind bandwidth: packets are held to it.
+	// Rate of kind bandwidth: packets are held to it, or to the link's own bandwidth
+	// where that is narrower.
 	Rate *Bandwidth `yaml:"rate"`
 }
 
