@@ -2,30 +2,44 @@
 // Result, every report reads only a Result.
 package result
 
-// Result of one run. JSON field names are a public interface (DESIGN.md): add, never rename.
+// Result of one run. JSON field names are a public interface: add, never rename.
 type Result struct {
-	Engine    string  `json:"engine"`
-	Scenario  string  `json:"scenario"`
-	Seed      int64   `json:"seed"`
+	// Engine that ran it: simulate or emulate.
+	Engine string `json:"engine"`
+	// Scenario is the scenario's metadata.name.
+	Scenario string `json:"scenario"`
+	// Seed of the run's random streams.
+	Seed int64 `json:"seed"`
+	// DurationS is the run's length.
 	DurationS float64 `json:"duration_s"`
-	ProxyMode string  `json:"proxy_mode"`
+	// ProxyMode is kube-proxy's mode: iptables, nftables, ipvs or userspace.
+	ProxyMode string `json:"proxy_mode"`
 	// IPVSScheduler is set in ipvs mode: rr, lc, sh, sed or nq.
 	IPVSScheduler string `json:"ipvs_scheduler,omitempty"`
 
+	// Requests counts the run's requests by outcome.
 	Requests Requests `json:"requests"`
-	Errors   Errors   `json:"errors"`
-	// ThroughputRPS is successful requests per second; RateRPS is requests sent per second.
+	// Errors counts the failed requests by kind.
+	Errors Errors `json:"errors"`
+	// ThroughputRPS is successful requests per second of the run.
 	ThroughputRPS float64 `json:"throughput_rps"`
-	RateRPS       float64 `json:"rate_rps"`
+	// RateRPS is requests sent per second of the run.
+	RateRPS float64 `json:"rate_rps"`
 	// LatencyMS summarises successful requests, from sending to the last byte received.
 	LatencyMS Latency `json:"latency_ms"`
 
-	Pods    []Pod    `json:"pods"`
-	Nodes   []Node   `json:"nodes"`
+	// Pods are every server pod that existed during the run, removed ones included.
+	Pods []Pod `json:"pods"`
+	// Nodes are the cluster's nodes.
+	Nodes []Node `json:"nodes"`
+	// Clients are the client Deployments.
 	Clients []Client `json:"clients"`
 
+	// TimelineIntervalS is the length of one timeline interval: 1 s, wider for runs
+	// longer than an hour (at most 3,600 points).
 	TimelineIntervalS float64 `json:"timeline_interval_s"`
-	Timeline          []Point `json:"timeline"`
+	// Timeline is the run interval by interval.
+	Timeline []Point `json:"timeline"`
 	// ScaleEvents are the autoscaler's changes of a Deployment's replicas, in order.
 	ScaleEvents []ScaleEvent `json:"scale_events"`
 	// Rollouts are the Deployments' rollouts, in order.
@@ -51,8 +65,10 @@ type Result struct {
 	// (the scenario's report.slowThreshold); Slow counts them and SlowShare is their
 	// share of successful requests.
 	SlowThresholdMS float64 `json:"slow_threshold_ms"`
-	Slow            int64   `json:"slow"`
-	SlowShare       float64 `json:"slow_share"`
+	// Slow counts the successful requests over the slow threshold.
+	Slow int64 `json:"slow"`
+	// SlowShare is Slow's share of the successful requests.
+	SlowShare float64 `json:"slow_share"`
 	// Suspects rank the node resources whose waits make up the slow requests' time,
 	// worst first; empty when no request was slow.
 	Suspects []Suspect `json:"suspects,omitempty"`
@@ -67,18 +83,26 @@ type Result struct {
 // Dependency is off-CPU waiting (a call to a dependency); Network is the rest of the
 // latency: the network, the client and sidecars.
 type Wait struct {
-	Work       float64 `json:"work"`
-	Queue      float64 `json:"queue"`
-	CPU        float64 `json:"cpu"`
-	Throttled  float64 `json:"throttled"`
-	Disk       float64 `json:"disk"`
+	// Work is time running on a core: the request's own CPU work.
+	Work float64 `json:"work"`
+	// Queue is time waiting for an app worker.
+	Queue float64 `json:"queue"`
+	// CPU is time runnable but waiting for a core taken by others.
+	CPU float64 `json:"cpu"`
+	// Throttled is time stalled by the container's own CFS quota.
+	Throttled float64 `json:"throttled"`
+	// Disk is time blocked writing the access log.
+	Disk float64 `json:"disk"`
+	// Dependency is off-CPU waiting, such as a call to a dependency.
 	Dependency float64 `json:"dependency"`
-	Network    float64 `json:"network"`
+	// Network is the rest of the latency: the network, the client and sidecars.
+	Network float64 `json:"network"`
 }
 
 // Suspect is one node resource and how much of the slow requests' time waiting for
 // it explains.
 type Suspect struct {
+	// Node whose resource it is.
 	Node string `json:"node"`
 	// Resource: cpu (contention for cores), throttled (CPU limits), disk, queue (app
 	// workers), dependency or network.
@@ -88,93 +112,133 @@ type Suspect struct {
 	Neighbour string `json:"neighbour,omitempty"`
 	// ShareOfTail is the share of all slow requests' latency spent waiting for this
 	// resource on this node; SlowRequests is how many slow requests waited on it.
-	ShareOfTail  float64 `json:"share_of_tail"`
-	SlowRequests int64   `json:"slow_requests"`
+	ShareOfTail float64 `json:"share_of_tail"`
+	// SlowRequests is how many slow requests waited on it.
+	SlowRequests int64 `json:"slow_requests"`
 }
 
 // Background is a workload that served no traffic.
 type Background struct {
-	Name     string  `json:"name"`
-	Node     string  `json:"node"`
-	CPUCores float64 `json:"cpu_cores"` // mean cores used
-	// DiskWrittenBytes over the run; DiskBytesPerSecond the mean.
-	DiskWrittenBytes   int64   `json:"disk_written_bytes"`
+	// Name of the workload (spec.background[].name).
+	Name string `json:"name"`
+	// Node it ran on.
+	Node string `json:"node"`
+	// CPUCores is the mean cores it used.
+	CPUCores float64 `json:"cpu_cores"`
+	// DiskWrittenBytes is what it wrote over the run.
+	DiskWrittenBytes int64 `json:"disk_written_bytes"`
+	// DiskBytesPerSecond is what it wrote per second, on average.
 	DiskBytesPerSecond float64 `json:"disk_bytes_per_second"`
 }
 
 // Sidecar is one Envoy proxy: how busy its worker threads and its CPU were.
 type Sidecar struct {
+	// Pod the sidecar is in.
 	Pod string `json:"pod"`
 	// Direction: inbound (in front of a service's app) or outbound (a client's).
 	Direction string `json:"direction"`
-	Workers   int    `json:"workers"`
+	// Workers is its worker threads (Envoy's --concurrency).
+	Workers int `json:"workers"`
 	// WorkerUtilization is the mean share of time its workers were busy, over its life
 	// in the run; a value near 1 means requests queue for a worker.
 	WorkerUtilization float64 `json:"worker_utilization"`
 	// CPUUtilization is the CPU used over its limit (or over the node's cores without
 	// one); CPUCores the mean cores used.
 	CPUUtilization float64 `json:"cpu_utilization"`
-	CPUCores       float64 `json:"cpu_cores"`
-	CPULimit       float64 `json:"cpu_limit"` // cores; 0 = none
-	Requests       int64   `json:"requests"`
-	Retries        int64   `json:"retries"`
-	// Overflows are requests a circuit breaker refused; HTTP503 every 503 it answered.
+	// CPUCores is the mean cores it used.
+	CPUCores float64 `json:"cpu_cores"`
+	// CPULimit is its container's CPU limit in cores; 0 = none.
+	CPULimit float64 `json:"cpu_limit"`
+	// Requests it proxied.
+	Requests int64 `json:"requests"`
+	// Retries it made under its retry policy.
+	Retries int64 `json:"retries"`
+	// Overflows are requests a circuit breaker refused.
 	Overflows int64 `json:"overflows"`
-	HTTP503   int64 `json:"http_503"`
+	// HTTP503 counts every 503 it answered.
+	HTTP503 int64 `json:"http_503"`
 }
 
 // TCP counts segment-level events over all connections of the run.
 type TCP struct {
-	Segments        int64 `json:"segments"`
-	Retransmits     int64 `json:"retransmits"`
+	// Segments sent, retransmissions included.
+	Segments int64 `json:"segments"`
+	// Retransmits counts every segment sent again.
+	Retransmits int64 `json:"retransmits"`
+	// FastRetransmits are retransmissions on duplicate ACKs or SACK (RACK), without
+	// waiting for a timer.
 	FastRetransmits int64 `json:"fast_retransmits"`
-	RTOEvents       int64 `json:"rto_events"`
-	TLPEvents       int64 `json:"tlp_events"`
-	SynRetransmits  int64 `json:"syn_retransmits"`
+	// RTOEvents are retransmission timeouts: a wait of at least 200 ms (Linux's
+	// minimum RTO) with nothing acknowledged.
+	RTOEvents int64 `json:"rto_events"`
+	// TLPEvents are tail loss probes: Linux resending the last segment when its ACK
+	// is late.
+	TLPEvents int64 `json:"tlp_events"`
+	// SynRetransmits are SYNs sent again (after 1 s, then doubling).
+	SynRetransmits int64 `json:"syn_retransmits"`
 	// Connections is how many TCP connections were opened; WorstConnections lists
 	// the ones with the most retransmissions, worst first.
-	Connections      int64     `json:"connections"`
+	Connections int64 `json:"connections"`
+	// WorstConnections are the connections with the most retransmissions, worst first.
 	WorstConnections []TCPConn `json:"worst_connections,omitempty"`
 }
 
 // TCPConn is one connection's retransmission record.
 type TCPConn struct {
-	Client      string   `json:"client"`
-	Pod         string   `json:"pod"`
-	OpenedS     float64  `json:"opened_s"`
-	ClosedS     *float64 `json:"closed_s"` // nil: open at the end
-	Retransmits int64    `json:"retransmits"`
-	RTOEvents   int64    `json:"rto_events"`
-	TLPEvents   int64    `json:"tlp_events"`
+	// Client pod that opened it.
+	Client string `json:"client"`
+	// Pod it went to.
+	Pod string `json:"pod"`
+	// OpenedS is when it was opened.
+	OpenedS float64 `json:"opened_s"`
+	// ClosedS is when it closed; null if it was open at the end.
+	ClosedS *float64 `json:"closed_s"`
+	// Retransmits of its segments.
+	Retransmits int64 `json:"retransmits"`
+	// RTOEvents are its retransmission timeouts.
+	RTOEvents int64 `json:"rto_events"`
+	// TLPEvents are its tail loss probes.
+	TLPEvents int64 `json:"tlp_events"`
 }
 
 // Bucket is one latency bucket: [FromMS, ToMS), the last one open-ended (ToMS nil).
 type Bucket struct {
-	FromMS float64  `json:"from_ms"`
-	ToMS   *float64 `json:"to_ms"`
-	Count  int64    `json:"count"`
-	Share  float64  `json:"share"`
+	// FromMS is the bucket's lower bound, included.
+	FromMS float64 `json:"from_ms"`
+	// ToMS is its upper bound, excluded; null for the last, open-ended bucket.
+	ToMS *float64 `json:"to_ms"`
+	// Count of requests in it.
+	Count int64 `json:"count"`
+	// Share of all counted requests in it.
+	Share float64 `json:"share"`
 }
 
 // Sample is one request: when it was sent, how long it took, and its error kind if
 // it failed (its latency is then the time to the failure).
 type Sample struct {
-	TS        float64 `json:"t_s"`
+	// TS is when it was sent.
+	TS float64 `json:"t_s"`
+	// LatencyMS is how long it took, to its answer or its failure.
 	LatencyMS float64 `json:"latency_ms"`
-	Error     string  `json:"error,omitempty"`
+	// Error is its error kind as Errors names it; absent on success.
+	Error string `json:"error,omitempty"`
 }
 
 // ScaleEvent is one change of a Deployment's spec.replicas by its autoscaler.
 type ScaleEvent struct {
-	TS      float64 `json:"t_s"`
-	Service string  `json:"service"`
-	From    int     `json:"from"`
-	To      int     `json:"to"`
+	// TS is when the HPA changed spec.replicas.
+	TS float64 `json:"t_s"`
+	// Service whose Deployment it scaled.
+	Service string `json:"service"`
+	// From is spec.replicas before.
+	From int `json:"from"`
+	// To is spec.replicas after.
+	To int `json:"to"`
 	// Reason is the metric and target that triggered it, as the HPA reports it.
 	Reason string `json:"reason"`
-	// Deleted names the pods a scale-in chose to delete; Created the pods a
-	// scale-out added.
+	// Deleted names the pods a scale-in chose to delete.
 	Deleted []string `json:"deleted,omitempty"`
+	// Created names the pods a scale-out added.
 	Created []string `json:"created,omitempty"`
 	// Unschedulable says why pods it created could not be placed at once; they wait
 	// Pending until a node has room (see Pending).
@@ -184,14 +248,17 @@ type ScaleEvent struct {
 // Rollout is one rollout of a Deployment (kubectl rollout restart): a new
 // ReplicaSet replacing the old pods under the Deployment's strategy.
 type Rollout struct {
+	// Service whose Deployment rolled out.
 	Service string `json:"service"`
 	// Strategy: RollingUpdate or Recreate.
-	Strategy string  `json:"strategy"`
-	StartS   float64 `json:"start_s"`
+	Strategy string `json:"strategy"`
+	// StartS is when it started.
+	StartS float64 `json:"start_s"`
 	// DoneS is when every pod was new and available; nil if it had not finished.
 	DoneS *float64 `json:"done_s"`
-	// Created are the new pods; Deleted the old ones, in the order it replaced them.
+	// Created are the new pods, in the order it created them.
 	Created []string `json:"created,omitempty"`
+	// Deleted are the old pods, in the order it replaced them.
 	Deleted []string `json:"deleted,omitempty"`
 	// Unschedulable says why new pods could not be placed at once.
 	Unschedulable []string `json:"unschedulable,omitempty"`
@@ -199,9 +266,12 @@ type Rollout struct {
 
 // PendingPod is a pod that no node could take when the run ended.
 type PendingPod struct {
-	Name    string  `json:"name"`
-	Service string  `json:"service"`
-	SinceS  float64 `json:"since_s"`
+	// Name of the pod.
+	Name string `json:"name"`
+	// Service it belongs to.
+	Service string `json:"service"`
+	// SinceS is when it was created and began waiting.
+	SinceS float64 `json:"since_s"`
 	// Reason is the scheduler's last message, as kubectl describe shows it.
 	Reason string `json:"reason"`
 }
@@ -209,11 +279,16 @@ type PendingPod struct {
 // Requests counts requests by outcome. Total = OK + Failed; requests still in flight
 // when the run ended and open-loop arrivals that found no free slot are counted apart.
 type Requests struct {
-	Total    int64 `json:"total"`
-	OK       int64 `json:"ok"`
-	Failed   int64 `json:"failed"`
+	// Total is every request that finished: OK + Failed.
+	Total int64 `json:"total"`
+	// OK are the requests answered in time.
+	OK int64 `json:"ok"`
+	// Failed are the requests that ended in an error (see Errors).
+	Failed int64 `json:"failed"`
+	// InFlight are the requests still unanswered when the run ended.
 	InFlight int64 `json:"in_flight"`
-	NotSent  int64 `json:"not_sent"`
+	// NotSent are open-loop arrivals that found every slot of maxInFlight busy.
+	NotSent int64 `json:"not_sent"`
 	// Retried counts requests a client library resent on another connection, without
 	// the caller seeing an error, after a reused connection failed under them.
 	Retried int64 `json:"retried"`
@@ -221,9 +296,13 @@ type Requests struct {
 
 // Errors counts failed requests by kind, named as the client sees them.
 type Errors struct {
-	Timeout           int64 `json:"timeout"`
+	// Timeout: no answer within the client's timeout.
+	Timeout int64 `json:"timeout"`
+	// ConnectionRefused: the connection was refused (RST to the SYN, or kube-proxy's
+	// REJECT of a Service without endpoints).
 	ConnectionRefused int64 `json:"connection_refused"`
-	ConnectionReset   int64 `json:"connection_reset"`
+	// ConnectionReset: the connection was reset with the request on it.
+	ConnectionReset int64 `json:"connection_reset"`
 	// ConnectionClosed: the server closed the connection before any answer (the
 	// client reads EOF), as when the app exits with the request read.
 	ConnectionClosed int64 `json:"connection_closed"`
@@ -239,21 +318,32 @@ func (e Errors) Total() int64 {
 
 // Latency percentiles and extremes in milliseconds.
 type Latency struct {
-	Min  float64 `json:"min"`
+	// Min is the fastest.
+	Min float64 `json:"min"`
+	// Mean is the average.
 	Mean float64 `json:"mean"`
-	P50  float64 `json:"p50"`
-	P90  float64 `json:"p90"`
-	P95  float64 `json:"p95"`
-	P99  float64 `json:"p99"`
+	// P50 is the median.
+	P50 float64 `json:"p50"`
+	// P90 is the 90th percentile.
+	P90 float64 `json:"p90"`
+	// P95 is the 95th percentile.
+	P95 float64 `json:"p95"`
+	// P99 is the 99th percentile.
+	P99 float64 `json:"p99"`
+	// P999 is the 99.9th percentile.
 	P999 float64 `json:"p999"`
-	Max  float64 `json:"max"`
+	// Max is the slowest.
+	Max float64 `json:"max"`
 }
 
 // Pod is one server pod.
 type Pod struct {
-	Name    string `json:"name"`
+	// Name of the pod, SERVICE-N.
+	Name string `json:"name"`
+	// Service it belongs to.
 	Service string `json:"service"`
-	Node    string `json:"node"`
+	// Node it ran on.
+	Node string `json:"node"`
 	// Requests the pod finished (including ones whose client had already given up).
 	Requests int64 `json:"requests"`
 	// Connections accepted.
@@ -263,22 +353,24 @@ type Pod struct {
 	CPUUtilization float64 `json:"cpu_utilization"`
 	// CPUCores is the average number of cores used.
 	CPUCores float64 `json:"cpu_cores"`
-	// StartS is when the pod was created; ReadyS when it first became Ready (null if
-	// never); DeletedS when its deletion began; EndS when its process ended.
+	// StartS is when the pod was created.
 	StartS float64 `json:"start_s"`
 	// PendingS is how long it waited for a node before being scheduled.
-	PendingS float64  `json:"pending_s,omitempty"`
-	ReadyS   *float64 `json:"ready_s"`
+	PendingS float64 `json:"pending_s,omitempty"`
+	// ReadyS is when it first became Ready; null if never.
+	ReadyS *float64 `json:"ready_s"`
+	// DeletedS is when its deletion began; null if it was not deleted.
 	DeletedS *float64 `json:"deleted_s"`
-	EndS     *float64 `json:"end_s"`
+	// EndS is when its process ended; null if it was running at the end.
+	EndS *float64 `json:"end_s"`
 	// Errors are the failed requests this pod's shutdown caused: connections refused
 	// or reset by it, requests cut off by its exit, timeouts waiting on its gone IP.
 	Errors Errors `json:"errors"`
 	// QoSClass is Kubernetes' class from the pod's requests and limits.
 	QoSClass string `json:"qos_class"`
-	// Slow counts the pod's successful requests over the slow threshold; SlowShare
-	// their share of its successful requests.
-	Slow      int64   `json:"slow"`
+	// Slow counts the pod's successful requests over the slow threshold.
+	Slow int64 `json:"slow"`
+	// SlowShare is Slow's share of its successful requests.
 	SlowShare float64 `json:"slow_share"`
 	// WaitMS is the mean per request answered of where its time went.
 	WaitMS Wait `json:"wait_ms"`
@@ -292,56 +384,79 @@ type Pod struct {
 // Throttling is a container's cpu.stat: periods with runnable work, periods in
 // which it ran out of quota, and the time it spent throttled.
 type Throttling struct {
-	Periods          int64   `json:"nr_periods"`
-	ThrottledPeriods int64   `json:"nr_throttled"`
-	ThrottledS       float64 `json:"throttled_s"`
+	// Periods are the 100 ms CFS periods in which it had runnable work (nr_periods).
+	Periods int64 `json:"nr_periods"`
+	// ThrottledPeriods are the periods in which it ran out of quota (nr_throttled).
+	ThrottledPeriods int64 `json:"nr_throttled"`
+	// ThrottledS is the time its threads spent throttled (throttled_usec).
+	ThrottledS float64 `json:"throttled_s"`
 }
 
 // Node is one node and what ran on it.
 type Node struct {
+	// Name of the node, POOL-N.
 	Name string `json:"name"`
 	// CPU cores; 0 = unlimited.
-	CPU            float64 `json:"cpu"`
+	CPU float64 `json:"cpu"`
+	// CPUUtilization is the CPU its pods used over its cores and the run; 0 with
+	// unlimited CPU.
 	CPUUtilization float64 `json:"cpu_utilization"`
-	Pods           int     `json:"pods"`
+	// Pods is how many service pods ran on it over the run.
+	Pods int `json:"pods"`
 	// DiskUtilization is the share of time its disk was busy writing; 0 without a
-	// disk limit. DiskMaxWaitMS is the longest a write queued for it.
+	// disk limit.
 	DiskUtilization float64 `json:"disk_utilization"`
-	DiskMaxWaitMS   float64 `json:"disk_max_wait_ms"`
-	// NIC figures are set when the node's network interface has a bandwidth: the
-	// share of time it was transmitting out (Tx) and in (Rx), and the longest a
-	// packet queued for it either way.
+	// DiskMaxWaitMS is the longest a write queued for its disk.
+	DiskMaxWaitMS float64 `json:"disk_max_wait_ms"`
+	// NICTxUtilization is the share of time its network interface was transmitting
+	// out; set when the node has a bandwidth.
 	NICTxUtilization float64 `json:"nic_tx_utilization,omitempty"`
+	// NICRxUtilization is the share of time it was receiving; set when the node has
+	// a bandwidth.
 	NICRxUtilization float64 `json:"nic_rx_utilization,omitempty"`
-	NICMaxWaitMS     float64 `json:"nic_max_wait_ms,omitempty"`
+	// NICMaxWaitMS is the longest a packet queued for the interface, either way.
+	NICMaxWaitMS float64 `json:"nic_max_wait_ms,omitempty"`
 	// Slow counts successful requests over the slow threshold served by pods on the
-	// node; SlowShare their share of the requests its pods served successfully.
-	Slow      int64   `json:"slow"`
+	// node.
+	Slow int64 `json:"slow"`
+	// SlowShare is Slow's share of the requests its pods served successfully.
 	SlowShare float64 `json:"slow_share"`
 }
 
 // Client is one client Deployment.
 type Client struct {
-	Name     string `json:"name"`
-	Target   string `json:"target"`
-	Replicas int    `json:"replicas"`
-	// Threads per client pod (closed loop) or 0; RatePerPod requests/s per pod (open loop) or 0.
-	Threads    int     `json:"threads"`
+	// Name of the client Deployment.
+	Name string `json:"name"`
+	// Target is the service it called.
+	Target string `json:"target"`
+	// Replicas is its number of client pods.
+	Replicas int `json:"replicas"`
+	// Threads per client pod (closed loop) or 0.
+	Threads int `json:"threads"`
+	// RatePerPod is requests/s per pod (open loop) or 0.
 	RatePerPod float64 `json:"rate_per_pod"`
-	Library    string  `json:"library"`
-	Reuse      string  `json:"reuse"`
-	MaxPerHost int     `json:"max_per_host"`
-	MaxIdle    int     `json:"max_idle_per_host"`
+	// Library is the client library profile; empty for none.
+	Library string `json:"library"`
+	// Reuse is the connection reuse: none, per-thread or shared.
+	Reuse string `json:"reuse"`
+	// MaxPerHost caps connections per pool; 0 = unlimited.
+	MaxPerHost int `json:"max_per_host"`
+	// MaxIdle caps idle connections kept per pool; 0 = unlimited.
+	MaxIdle int `json:"max_idle_per_host"`
 	// MaxLifetimeS is the pool's connection lifetime in seconds; 0 = unlimited.
 	MaxLifetimeS float64 `json:"max_lifetime_s"`
-	// ConnectionsOpened over the run; PeakOpen at any instant; OpenAtEnd when it ended.
+	// ConnectionsOpened over the run.
 	ConnectionsOpened int64 `json:"connections_opened"`
-	PeakOpen          int64 `json:"peak_open_connections"`
-	OpenAtEnd         int64 `json:"open_connections_at_end"`
+	// PeakOpen is the most connections open at any instant.
+	PeakOpen int64 `json:"peak_open_connections"`
+	// OpenAtEnd is the connections open when the run ended.
+	OpenAtEnd int64 `json:"open_connections_at_end"`
 	// PodsReached is how many distinct server pods this client's connections went to.
-	PodsReached int   `json:"pods_reached"`
-	Requests    int64 `json:"requests"`
-	Errors      int64 `json:"errors"`
+	PodsReached int `json:"pods_reached"`
+	// Requests it finished, answered or failed.
+	Requests int64 `json:"requests"`
+	// Errors are its failed requests.
+	Errors int64 `json:"errors"`
 	// RunsAborted counts runs the tool ended at a receive error, as ab does.
 	RunsAborted int64 `json:"runs_aborted"`
 	// Runs are the client's phases in the order they ran (repeats included), over
@@ -351,33 +466,47 @@ type Client struct {
 
 // Run is one phase of a client's load as it ran.
 type Run struct {
-	Phase    int     `json:"phase"` // index in the scenario's phase list
-	Name     string  `json:"name,omitempty"`
-	StartS   float64 `json:"start_s"`
-	EndS     float64 `json:"end_s"` // the run's end, or the simulation's if still running
-	Requests int64   `json:"requests"`
-	Errors   int64   `json:"errors"`
-	Aborted  bool    `json:"aborted"`
+	// Phase is its index in the scenario's phase list.
+	Phase int `json:"phase"`
+	// Name is the phase's name, if it has one.
+	Name string `json:"name,omitempty"`
+	// StartS is when the first pod started it.
+	StartS float64 `json:"start_s"`
+	// EndS is when it ended, or the simulation's end if it was still running.
+	EndS float64 `json:"end_s"`
+	// Requests it finished, answered or failed.
+	Requests int64 `json:"requests"`
+	// Errors are its failed requests.
+	Errors int64 `json:"errors"`
+	// Aborted is true when the tool ended it at a receive error, as ab does.
+	Aborted bool `json:"aborted"`
 }
 
 // Point is one interval of the timeline.
 type Point struct {
+	// TS is the interval's start.
 	TS float64 `json:"t_s"`
 	// Replicas per service at the interval's end: pods not terminating, Pending
-	// ones included;
-	// DesiredReplicas is the Deployment's spec.replicas; ReadyEndpoints the ready
-	// endpoints of its EndpointSlice.
-	Replicas        map[string]int `json:"replicas"`
+	// ones included.
+	Replicas map[string]int `json:"replicas"`
+	// DesiredReplicas per service is the Deployment's spec.replicas.
 	DesiredReplicas map[string]int `json:"desired_replicas"`
-	ReadyEndpoints  map[string]int `json:"ready_endpoints"`
-	Requests        int64          `json:"requests"`
-	Errors          int64          `json:"errors"`
+	// ReadyEndpoints per service are the ready endpoints of its EndpointSlice.
+	ReadyEndpoints map[string]int `json:"ready_endpoints"`
+	// Requests finished in the interval, answered or failed.
+	Requests int64 `json:"requests"`
+	// Errors are the interval's failed requests.
+	Errors int64 `json:"errors"`
 	// ErrorsByKind splits Errors; absent when there were none.
 	ErrorsByKind *Errors `json:"errors_by_kind,omitempty"`
-	// Percentiles of the interval's successful requests (2 significant digits).
-	P50MS  float64 `json:"p50_ms"`
-	P90MS  float64 `json:"p90_ms"`
-	P99MS  float64 `json:"p99_ms"`
+	// P50MS is the median latency of the interval's successful requests (2
+	// significant digits, as all four percentiles).
+	P50MS float64 `json:"p50_ms"`
+	// P90MS is their 90th percentile.
+	P90MS float64 `json:"p90_ms"`
+	// P99MS is their 99th percentile.
+	P99MS float64 `json:"p99_ms"`
+	// P999MS is their 99.9th percentile.
 	P999MS float64 `json:"p999_ms"`
 	// Slow counts the interval's successful requests over the slow threshold.
 	Slow int64 `json:"slow"`
@@ -392,7 +521,10 @@ type Point struct {
 // Percentile is one step of the latency spectrum: Percentile of the successful
 // requests took at most MS; Count is how many that is.
 type Percentile struct {
+	// Percentile, from 0 to 100.
 	Percentile float64 `json:"percentile"`
-	MS         float64 `json:"ms"`
-	Count      int64   `json:"count"`
+	// MS is the latency at most which that share of requests took.
+	MS float64 `json:"ms"`
+	// Count is how many requests that is.
+	Count int64 `json:"count"`
 }

@@ -35,18 +35,20 @@ const (
 // optional; what a Link leaves out comes from the level below it (a fault over a link
 // override over the cluster's network).
 type Link struct {
-	// Latency is the one-way delay.
+	// Latency is the one-way delay. Unset: the level below's.
 	Latency *metav1.Duration `yaml:"latency"`
 	// Jitter varies each packet's delay around Latency (tc netem's jitter: uniform in
 	// ±jitter unless JitterDistribution says normal, where it is the standard
 	// deviation). Packets may then overtake each other, as with netem.
 	// JitterDistribution applies to the Jitter of the same link, and is set (default
 	// uniform) exactly when Jitter is: it is not taken from the level below.
-	Jitter             *metav1.Duration `yaml:"jitter"`
-	JitterDistribution string           `yaml:"jitterDistribution"`
+	Jitter *metav1.Duration `yaml:"jitter"`
+	// JitterDistribution shapes this link's Jitter: uniform in ±jitter, or normal
+	// with jitter as the standard deviation. Default: uniform.
+	JitterDistribution string `yaml:"jitterDistribution"`
 	// Bandwidth serialises packets at this rate, queueing the excess. Unset: unlimited.
 	Bandwidth *Bandwidth `yaml:"bandwidth"`
-	// Loss drops each packet with this probability.
+	// Loss drops each packet with this probability. Unset: the level below's.
 	Loss *Percent `yaml:"loss"`
 	// Correlation makes losses come in bursts, as Chaos Mesh's and netem's loss
 	// correlation does: a packet after a lost one is lost with probability
@@ -63,9 +65,14 @@ type Link struct {
 // default 100%) and GoodLoss (1-k, default 0%) the loss rate in each. Its mean loss
 // is (R·GoodLoss + P·BadLoss)/(P+R); with the defaults a burst lasts 1/R packets.
 type GilbertElliott struct {
-	P        *Percent `yaml:"p"`
-	R        *Percent `yaml:"r"`
-	BadLoss  *Percent `yaml:"badLoss"`
+	// P is the chance per packet to go from the good state to the bad one. Required.
+	P *Percent `yaml:"p"`
+	// R is the chance per packet to go from the bad state back to the good one.
+	// Required.
+	R *Percent `yaml:"r"`
+	// BadLoss is the loss rate in the bad state (netem's 1-h). Default: 100%.
+	BadLoss *Percent `yaml:"badLoss"`
+	// GoodLoss is the loss rate in the good state (netem's 1-k). Default: 0%.
 	GoodLoss *Percent `yaml:"goodLoss"`
 }
 
@@ -75,10 +82,14 @@ type GilbertElliott struct {
 // pods, from its autoscaler or replacing killed ones, take the next numbers); nodes
 // POOL-N.
 type Selector struct {
+	// Service picks every pod of the service with this name, later ones included.
 	Service string `yaml:"service"`
-	Client  string `yaml:"client"`
-	Pod     string `yaml:"pod"`
-	Node    string `yaml:"node"`
+	// Client picks every pod of the client Deployment with this name.
+	Client string `yaml:"client"`
+	// Pod picks one pod by name, SERVICE-N or CLIENT-N.
+	Pod string `yaml:"pod"`
+	// Node picks every pod on one node, POOL-N.
+	Node string `yaml:"node"`
 }
 
 // Directions of a link override or fault, as Chaos Mesh's NetworkChaos names them.
@@ -94,11 +105,16 @@ const (
 // LinkOverride sets the link between the target's pods and the peer's (every other
 // pod when Peer is unset), in one direction or both: a slow node pair, a lossy pod.
 type LinkOverride struct {
-	Target Selector  `yaml:"target"`
-	Peer   *Selector `yaml:"peer"`
-	// Direction: to, from or both (default both).
+	// Target is the pods whose links are set. Required.
+	Target Selector `yaml:"target"`
+	// Peer is the pods at the other end. Unset: every other pod.
+	Peer *Selector `yaml:"peer"`
+	// Direction: packets the target sends (to), receives (from) or both, as Chaos
+	// Mesh names them. Default: both.
 	Direction string `yaml:"direction"`
-	Link      Link   `yaml:"link"`
+	// Link is what the packets meet; at least one key set. What it leaves out comes
+	// from the cluster's network.
+	Link Link `yaml:"link"`
 }
 
 // Fault kinds.
@@ -119,35 +135,52 @@ const (
 // pods on it; client pods are never killed). It has no End, Direction or Peer: those
 // stay unset.
 type Fault struct {
+	// Name of the fault, unique among faults, for reading the result. Optional.
 	Name string `yaml:"name"`
-	// Kind: loss, delay, bandwidth, partition or pod-kill.
-	Kind   string           `yaml:"kind"`
-	Start  metav1.Duration  `yaml:"start"`
-	End    *metav1.Duration `yaml:"end"` // default: spec.duration, the end of the run
-	Target Selector         `yaml:"target"`
-	Peer   *Selector        `yaml:"peer"`
-	// Direction: to (default, as in Chaos Mesh), from or both.
+	// Kind: loss, delay, bandwidth, partition (every packet dropped) or pod-kill.
+	// Required.
+	Kind string `yaml:"kind"`
+	// Start of the fault, from the start of the run, before spec.duration. Default: 0.
+	Start metav1.Duration `yaml:"start"`
+	// End of a network fault, after start and not after spec.duration; a pod-kill has
+	// none. Default: spec.duration, the end of the run.
+	End *metav1.Duration `yaml:"end"`
+	// Target is the pods the fault acts on. Required.
+	Target Selector `yaml:"target"`
+	// Peer limits a network fault to the target's packets to and from these pods.
+	// Unset: every pod.
+	Peer *Selector `yaml:"peer"`
+	// Direction of a network fault: packets the target sends (to), receives (from) or
+	// both. Default: to, as in Chaos Mesh.
 	Direction string `yaml:"direction"`
-	// loss: Loss and Correlation.
-	Loss        *Percent `yaml:"loss"`
+	// Loss of kind loss: the share of packets dropped, on top of the link's own loss
+	// (the two compound, as a netem qdisc on the pod's interface would).
+	Loss *Percent `yaml:"loss"`
+	// Correlation of kind loss: makes the losses come in bursts, as Link's; it
+	// replaces the link's own correlation while the fault lasts. Unset: the link's.
 	Correlation *Percent `yaml:"correlation"`
-	// delay: Latency added to each packet, with Jitter.
+	// Latency of kind delay: added to each packet's delay.
 	Latency *metav1.Duration `yaml:"latency"`
-	Jitter  *metav1.Duration `yaml:"jitter"`
-	// bandwidth: Rate.
+	// Jitter of kind delay: combined with the link's own jitter as an independent
+	// variation (the square root of the sum of squares), in the link's jitter
+	// distribution. Unset: none added.
+	Jitter *metav1.Duration `yaml:"jitter"`
+	// Rate of kind bandwidth: packets are held to it, or to the link's own bandwidth
+	// where that is narrower.
 	Rate *Bandwidth `yaml:"rate"`
 }
 
 // Request is what a client sends: its size decides how many TCP segments it takes.
 // Sizes are bytes, as an integer or a Kubernetes quantity (16Ki, 1M).
 type Request struct {
-	// Method: GET (default), POST, PUT, DELETE, ... GET, HEAD, PUT and DELETE are
+	// Method of the requests, case-sensitive. GET, HEAD, PUT and DELETE are
 	// idempotent, which decides whether a library resends one on a stale connection.
+	// Default: GET.
 	Method string `yaml:"method"`
-	// HeaderBytes is the request line and headers. Default 200, an assumption: a
-	// request line and a handful of headers.
+	// HeaderBytes is the request line and headers, at least 1. Default: 200, an
+	// assumption (a request line and a handful of headers).
 	HeaderBytes *int64 `yaml:"headerBytes"`
-	// BodyBytes is the body. Default 0.
+	// BodyBytes is the body. Default: 0.
 	BodyBytes int64 `yaml:"bodyBytes"`
 }
 
@@ -163,32 +196,45 @@ const (
 // to the service's pods directly (Envoy balances per request over the endpoints, not
 // through the ClusterIP).
 type Sidecar struct {
-	// Concurrency is Envoy's --concurrency, its worker threads. Default 2 (Istio's
-	// proxy.istio.io/config concurrency when unset).
+	// Concurrency is Envoy's --concurrency, its worker threads, at least 1 (Istio's 0,
+	// a worker per host CPU, is not modelled). Default: as Istio 1.18 and later derive
+	// it, the proxy's CPU limit rounded up to whole cores: 2 with Istio's default
+	// limit of 2 cores.
 	Concurrency *int `yaml:"concurrency"`
-	// CPU is the proxy container's CPU limit. Unset: none.
-	// (Istio 1.18+ derives concurrency from this limit when concurrency is unset;
-	// trafficlab keeps 2, the value Istio documents for unset concurrency.)
+	// CPU is the proxy container's CPU limit (the sidecar.istio.io/proxyCPULimit
+	// annotation), greater than 0; it also sets the default concurrency. Unset: no
+	// limit on the proxy's CPU, and concurrency from Istio's default limit, 2 cores.
 	CPU *resource.Quantity `yaml:"cpu"`
-	// PerRequestCPU is a worker's time to proxy one request and its answer. Default
-	// 500us: Istio's performance page measures 0.5 vCPU per 1000 requests per second.
+	// PerRequestCPU is a worker's time to proxy one request and its answer. Default:
+	// 200us (Istio 1.24's performance page: 0.20 vCPU per 1000 requests per second
+	// through one sidecar).
 	PerRequestCPU *metav1.Duration `yaml:"perRequestCPU"`
-	// UpstreamProtocol: http1 or http2, to the next hop. Default http1; with http2 on a
-	// client sidecar, the server's sidecar accepts it (Istio's h2UpgradePolicy).
+	// UpstreamProtocol to the next hop; with http2 on a client sidecar, the server's
+	// sidecar accepts it (Istio's h2UpgradePolicy). Default: http1, Istio's without a
+	// DestinationRule.
 	UpstreamProtocol string `yaml:"upstreamProtocol"`
-	// LBPolicy: ROUND_ROBIN, LEAST_REQUEST (default, as Istio since 1.14) or RANDOM.
-	LBPolicy        string          `yaml:"lbPolicy"`
+	// LBPolicy is Envoy's load balancer over the service's endpoints, per request.
+	// Default: LEAST_REQUEST, Istio's since 1.14.
+	LBPolicy string `yaml:"lbPolicy"`
+	// CircuitBreakers are Envoy's per-cluster thresholds.
 	CircuitBreakers CircuitBreakers `yaml:"circuitBreakers"`
-	Retries         *Retries        `yaml:"retries"`
+	// Retries is the route's retry policy. Unset: Istio's default policy.
+	Retries *Retries `yaml:"retries"`
 }
 
 // CircuitBreakers are Envoy's per-cluster thresholds; requests beyond them fail with
 // 503 at once. Unset: Istio's (2^32-1 each, in effect unlimited).
 type CircuitBreakers struct {
-	MaxConnections     *int64 `yaml:"maxConnections"`
+	// MaxConnections to all the cluster's endpoints together, at least 1. Default:
+	// 4294967295, Istio's.
+	MaxConnections *int64 `yaml:"maxConnections"`
+	// MaxPendingRequests waiting for a connection, at least 1. Default: 4294967295,
+	// Istio's.
 	MaxPendingRequests *int64 `yaml:"maxPendingRequests"`
-	MaxRequests        *int64 `yaml:"maxRequests"`
-	MaxRetries         *int64 `yaml:"maxRetries"`
+	// MaxRequests in flight to the cluster, at least 1. Default: 4294967295, Istio's.
+	MaxRequests *int64 `yaml:"maxRequests"`
+	// MaxRetries in flight to the cluster, at least 1. Default: 4294967295, Istio's.
+	MaxRetries *int64 `yaml:"maxRetries"`
 }
 
 // Retries is the route's retry policy. Unset: Istio's default, 2 attempts on
@@ -200,10 +246,14 @@ type CircuitBreakers struct {
 // block without attempts disables retries. RetryOn left out is Istio's list; an empty
 // list retries nothing.
 type Retries struct {
+	// Attempts is the number of retries after the first try, not negative; 0 turns
+	// retries off. Default: 2.
 	Attempts *int `yaml:"attempts"`
 	// PerTryTimeout bounds each attempt. Unset: none.
 	PerTryTimeout *metav1.Duration `yaml:"perTryTimeout"`
-	// RetryOn lists Envoy's retry conditions.
+	// RetryOn lists Envoy's retry conditions (x-envoy-retry-on, and the gRPC ones
+	// Istio uses). Default: connect-failure, refused-stream, unavailable, cancelled
+	// and retriable-status-codes (503), Istio's.
 	RetryOn []string `yaml:"retryOn"`
 }
 
@@ -212,11 +262,12 @@ type Report struct {
 	// Histogram is the upper bounds of the latency buckets in the histogram report, as
 	// vegeta's hist[0,2ms,4ms,6ms]: the first is the lower bound of the first bucket.
 	// At least two, strictly increasing. Unset: no histogram.
+	// For example [0, 2ms, 4ms, 6ms].
 	Histogram []metav1.Duration `yaml:"histogram"`
-	// Samples bounds the per-request latency-over-time sample; 0 keeps none. Default
-	// 10000.
+	// Samples bounds the per-request latency-over-time sample; 0 keeps none.
+	// Default: 10000.
 	Samples *int `yaml:"samples"`
 	// SlowThreshold is the latency above which a request counts as slow, for the
-	// slow share per node, per pod and over time. Default 500ms.
+	// slow share per node, per pod and over time. Default: 500ms.
 	SlowThreshold *metav1.Duration `yaml:"slowThreshold"`
 }

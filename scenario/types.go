@@ -22,33 +22,46 @@ const (
 
 // Scenario is one document: the cluster, the services in it and the clients calling them.
 type Scenario struct {
-	APIVersion string   `yaml:"apiVersion"`
-	Kind       string   `yaml:"kind"`
-	Metadata   Metadata `yaml:"metadata"`
-	Spec       Spec     `yaml:"spec"`
+	// APIVersion of the document format, trafficlab/v1alpha1. Required.
+	APIVersion string `yaml:"apiVersion"`
+	// Kind of document, Scenario. Required.
+	Kind string `yaml:"kind"`
+	// Metadata names and describes the scenario. Required.
+	Metadata Metadata `yaml:"metadata"`
+	// Spec is the cluster, its services and its clients. Required.
+	Spec Spec `yaml:"spec"`
 }
 
 // Metadata names the scenario; the name appears in every result.
 type Metadata struct {
-	Name        string `yaml:"name"`
+	// Name of the scenario, reported in every result. Required.
+	Name string `yaml:"name"`
+	// Description is free text: what the scenario reproduces and what to look for.
+	// `trafficlab examples` lists the first line of each example's.
 	Description string `yaml:"description"`
 }
 
 // Spec is everything a run needs.
 type Spec struct {
-	// Duration of simulated time. Required.
+	// Duration of simulated time, greater than 0. Required.
 	Duration metav1.Duration `yaml:"duration"`
-	// Seed of every random stream; same seed, same result.
-	Seed     int64     `yaml:"seed"`
-	Cluster  Cluster   `yaml:"cluster"`
+	// Seed of every random stream; same seed, same result (--seed overrides it).
+	// Default: 0.
+	Seed int64 `yaml:"seed"`
+	// Cluster is the nodes, the pod network and kube-proxy.
+	Cluster Cluster `yaml:"cluster"`
+	// Services are the ClusterIP Services called, each with the Deployment behind it.
 	Services []Service `yaml:"services"`
-	Clients  []Client  `yaml:"clients"`
+	// Clients are the Deployments of client pods that call the services.
+	Clients []Client `yaml:"clients"`
 	// Faults are timed disturbances of links and pods.
 	Faults []Fault `yaml:"faults"`
 	// Background is workloads that serve no traffic but share their nodes: a pod
 	// that writes to disk or burns CPU.
 	Background []Background `yaml:"background"`
-	Report     Report       `yaml:"report"`
+	// Report is what the result keeps beyond the totals: histogram buckets, samples,
+	// the slow threshold.
+	Report Report `yaml:"report"`
 }
 
 // Proxy modes of kube-proxy.
@@ -70,21 +83,31 @@ const (
 
 // Cluster is the nodes, the network between pods and the kube-proxy mode.
 type Cluster struct {
-	// ProxyMode is kube-proxy's --proxy-mode: iptables (default), nftables, ipvs, userspace.
+	// ProxyMode is kube-proxy's --proxy-mode, which decides how a Service's
+	// connections are spread: iptables and nftables pick an endpoint at random per
+	// connection, ipvs by its scheduler, userspace round robin with retries of a
+	// refused dial. Default: iptables.
 	ProxyMode string `yaml:"proxyMode"`
-	// IPVSScheduler is kube-proxy's --ipvs-scheduler: rr (default), lc, sh, sed, nq.
-	IPVSScheduler string     `yaml:"ipvsScheduler"`
-	Nodes         []NodePool `yaml:"nodes"`
-	Network       Network    `yaml:"network"`
+	// IPVSScheduler is kube-proxy's --ipvs-scheduler, with proxyMode ipvs only:
+	// ipvsadm's round robin, least connection, source hashing, shortest expected
+	// delay, never queue. Default: rr.
+	IPVSScheduler string `yaml:"ipvsScheduler"`
+	// Nodes are pools of identical nodes, named POOL-0, POOL-1, ... Unset: one pool
+	// "worker" of 3 nodes with unlimited CPU.
+	Nodes []NodePool `yaml:"nodes"`
+	// Network is the pod network: delay, loss and bandwidth of every hop, overrides
+	// between some pods, and TCP's congestion control.
+	Network Network `yaml:"network"`
 	// EndpointPropagation is how long an EndpointSlice change takes to reach each
 	// node's kube-proxy, before its own sync.
 	EndpointPropagation EndpointPropagation `yaml:"endpointPropagation"`
 	// MinSyncPeriod is kube-proxy's --iptables-min-sync-period (or the nftables one):
-	// a node reprograms its rules at most this often. Default 1s.
+	// a node reprograms its rules at most this often. Default: 1s.
 	MinSyncPeriod *metav1.Duration `yaml:"minSyncPeriod"`
 	// PodNetworkTeardown is the time from a pod's last container exiting to its IP
 	// being released (the sandbox stopped); from then on a packet to it gets no answer
-	// instead of a reset. Default 1s.
+	// instead of a reset. Default: 1s, an assumption (a CNI releases an IP about a
+	// second after the last container exits).
 	PodNetworkTeardown *metav1.Duration `yaml:"podNetworkTeardown"`
 }
 
@@ -93,14 +116,19 @@ type Cluster struct {
 // controller and the watch. Each node draws its own delay, uniform in
 // [latency, latency+jitter].
 type EndpointPropagation struct {
+	// Latency is the least delay. Default: 200ms, an assumption for a small, quiet
+	// cluster.
 	Latency *metav1.Duration `yaml:"latency"`
-	Jitter  *metav1.Duration `yaml:"jitter"`
+	// Jitter is the spread above Latency. Default: 300ms.
+	Jitter *metav1.Duration `yaml:"jitter"`
 }
 
 // NodePool is Count identical nodes named NAME-0, NAME-1, ...
 type NodePool struct {
-	Name  string `yaml:"name"`
-	Count int    `yaml:"count"`
+	// Name of the pool, a DNS label; its nodes are NAME-0, NAME-1, ... Required.
+	Name string `yaml:"name"`
+	// Count of nodes, at least 1. Required.
+	Count int `yaml:"count"`
 	// CPU is the node's allocatable cores, shared by the pods on it. Unset: unlimited.
 	CPU *resource.Quantity `yaml:"cpu"`
 	// Disk is the node's disk, where container logs go. Unset: writes never wait.
@@ -119,42 +147,58 @@ type NodePool struct {
 // Network is the pod network.
 type Network struct {
 	// Latency is the one-way delay of one hop: a packet from one pod to another.
+	// Default: 0.
 	Latency metav1.Duration `yaml:"latency"`
 	// LocalLatency is the one-way delay of a packet that never leaves the client's node,
 	// such as the ICMP reply of kube-proxy's REJECT rule, or a hop over loopback
-	// between an app and its sidecar. Default 20us.
+	// between an app and its sidecar. Default: 20us.
 	LocalLatency *metav1.Duration `yaml:"localLatency"`
-	// Jitter, JitterDistribution, Bandwidth, Loss and Correlation apply to every hop
-	// between pods, each direction on its own; see Link. JitterDistribution (default
-	// uniform) is set only with Jitter, Correlation only with Loss.
-	Jitter             *metav1.Duration `yaml:"jitter"`
-	JitterDistribution string           `yaml:"jitterDistribution"`
-	Bandwidth          *Bandwidth       `yaml:"bandwidth"`
-	Loss               *Percent         `yaml:"loss"`
-	Correlation        *Percent         `yaml:"correlation"`
-	GilbertElliott     *GilbertElliott  `yaml:"gilbertElliott"`
+	// Jitter varies every hop's delay, each direction on its own, as tc netem's
+	// jitter: see Link. Unset: none.
+	Jitter *metav1.Duration `yaml:"jitter"`
+	// JitterDistribution shapes Jitter: uniform in ±jitter, or normal with jitter as
+	// the standard deviation. Set only with Jitter. Default: uniform.
+	JitterDistribution string `yaml:"jitterDistribution"`
+	// Bandwidth serialises every hop's packets at this rate, queueing the excess.
+	// Unset: unlimited.
+	Bandwidth *Bandwidth `yaml:"bandwidth"`
+	// Loss drops each packet of every hop with this probability. Unset: none.
+	Loss *Percent `yaml:"loss"`
+	// Correlation makes Loss come in bursts, as netem's loss correlation: see Link.
+	// Set only with Loss.
+	Correlation *Percent `yaml:"correlation"`
+	// GilbertElliott is netem's four-parameter burst-loss model for every hop,
+	// instead of Loss and Correlation.
+	GilbertElliott *GilbertElliott `yaml:"gilbertElliott"`
 	// Links override the network between some pods and others.
 	Links []LinkOverride `yaml:"links"`
 	// CongestionControl is the pods' net.ipv4.tcp_congestion_control: cubic (the
-	// Linux default) or reno. It matters where TCP runs segment by segment.
+	// Linux default) or reno. It matters where TCP runs segment by segment (loss,
+	// jitter, bandwidth, HTTP/2). Default: cubic.
 	CongestionControl string `yaml:"congestionControl"`
 }
 
 // Service is a ClusterIP Service and the Deployment behind it.
 type Service struct {
+	// Name of the Service and its Deployment, a DNS label; clients target it by this
+	// name, and its pods are NAME-0, NAME-1, ... Required.
 	Name string `yaml:"name"`
-	// Replicas at the start; with an autoscaler, its initial replica count.
+	// Replicas at the start; with an autoscaler, its initial replica count. 0 pods
+	// make kube-proxy reject the ClusterIP. Default: 0.
 	Replicas int `yaml:"replicas"`
-	Pod      Pod `yaml:"pod"`
-	// Autoscaler is a HorizontalPodAutoscaler on the Deployment.
+	// Pod is the pod template: the app's container, its resources, how it serves
+	// requests, starts and stops. Required.
+	Pod Pod `yaml:"pod"`
+	// Autoscaler is a HorizontalPodAutoscaler on the Deployment. Unset: none.
 	Autoscaler *Autoscaler `yaml:"autoscaler"`
-	// Sidecar puts an Envoy proxy in front of the app in every pod.
+	// Sidecar puts an Envoy proxy in front of the app in every pod. Unset: none.
 	Sidecar *Sidecar `yaml:"sidecar"`
-	// Strategy is the Deployment's (apps/v1): RollingUpdate (default, maxSurge and
-	// maxUnavailable 25 %) or Recreate. It governs Rollouts.
+	// Strategy is the Deployment's (apps/v1): RollingUpdate, with maxSurge and
+	// maxUnavailable 25 % each unless set, or Recreate. It governs Rollouts. Default:
+	// RollingUpdate.
 	Strategy appsv1.DeploymentStrategy `yaml:"strategy"`
 	// MinReadySeconds is the Deployment's: a new pod counts as available only after
-	// being Ready this long. Default 0.
+	// being Ready this long. Default: 0.
 	MinReadySeconds int32 `yaml:"minReadySeconds"`
 	// Rollouts replace every pod of the Deployment, as `kubectl rollout restart`
 	// does: a new ReplicaSet whose pods the scheduler places afresh.
@@ -163,90 +207,119 @@ type Service struct {
 
 // Rollout is one rollout of the Deployment's pod template.
 type Rollout struct {
-	// At is when it starts.
+	// At is when it starts, from the start of the run. Default: 0.
 	At metav1.Duration `yaml:"at"`
 }
 
 // Autoscaler is an autoscaling/v2 HorizontalPodAutoscalerSpec without scaleTargetRef
 // (the target is the service's Deployment), plus the controller's settings.
 type Autoscaler struct {
-	MinReplicas *int32                                         `yaml:"minReplicas"`
-	MaxReplicas int32                                          `yaml:"maxReplicas"`
-	Metrics     []autoscalingv2.MetricSpec                     `yaml:"metrics"`
-	Behavior    *autoscalingv2.HorizontalPodAutoscalerBehavior `yaml:"behavior"`
-	Controller  HPAController                                  `yaml:"controller"`
+	// MinReplicas is the HPA's lower bound, at least 1 (scale to zero is an alpha
+	// feature, not modelled). Default: 1.
+	MinReplicas *int32 `yaml:"minReplicas"`
+	// MaxReplicas is the HPA's upper bound, at least minReplicas. Required.
+	MaxReplicas int32 `yaml:"maxReplicas"`
+	// Metrics the HPA scales on, as in autoscaling/v2; trafficlab models type
+	// Resource with resource cpu, as a Utilization of the CPU request or an
+	// AverageValue per pod. Unset: 80 % average CPU utilization, as Kubernetes
+	// defaults it.
+	Metrics []autoscalingv2.MetricSpec `yaml:"metrics"`
+	// Behavior is the HPA's scale-up and scale-down rules (stabilization windows,
+	// policies, select policy). Unset: Kubernetes' default rules.
+	Behavior *autoscalingv2.HorizontalPodAutoscalerBehavior `yaml:"behavior"`
+	// Controller is kube-controller-manager's and metrics-server's settings.
+	Controller HPAController `yaml:"controller"`
 }
 
 // HPAController is kube-controller-manager's HPA flags and metrics-server's
 // resolution, which a cluster may change (R2 ran with 10 s intervals).
 type HPAController struct {
-	// SyncPeriod: --horizontal-pod-autoscaler-sync-period. Default 15s.
+	// SyncPeriod: --horizontal-pod-autoscaler-sync-period, how often the HPA
+	// recomputes. Default: 15s.
 	SyncPeriod *metav1.Duration `yaml:"syncPeriod"`
-	// Tolerance: --horizontal-pod-autoscaler-tolerance. Default 0.1.
+	// Tolerance: --horizontal-pod-autoscaler-tolerance, a fraction of the target
+	// within which the HPA does not scale, from 0 to less than 1. Default: 0.1.
 	Tolerance *float64 `yaml:"tolerance"`
-	// DownscaleStabilization: --horizontal-pod-autoscaler-downscale-stabilization.
-	// Default 5m.
+	// DownscaleStabilization: --horizontal-pod-autoscaler-downscale-stabilization,
+	// the window of past recommendations a scale-in takes the highest of, unless
+	// behavior.scaleDown sets its own. Default: 5m.
 	DownscaleStabilization *metav1.Duration `yaml:"downscaleStabilization"`
-	// CPUInitializationPeriod: --horizontal-pod-autoscaler-cpu-initialization-period.
-	// Default 5m.
+	// CPUInitializationPeriod: --horizontal-pod-autoscaler-cpu-initialization-period:
+	// for this long after a pod starts, its CPU reading counts only if it is Ready and
+	// a whole metric window has passed since it became Ready. Default: 5m.
 	CPUInitializationPeriod *metav1.Duration `yaml:"cpuInitializationPeriod"`
-	// InitialReadinessDelay: --horizontal-pod-autoscaler-initial-readiness-delay.
-	// Default 30s.
+	// InitialReadinessDelay: --horizontal-pod-autoscaler-initial-readiness-delay:
+	// after the initialization period, a pod that is not Ready is left out only if it
+	// has never been Ready (its last readiness change came within this delay of its
+	// start). Default: 30s.
 	InitialReadinessDelay *metav1.Duration `yaml:"initialReadinessDelay"`
 	// MetricResolution: metrics-server's --metric-resolution, the interval between
-	// its scrapes of each kubelet and so the window of a CPU reading. Default 15s.
+	// its scrapes of each kubelet and so the window of a CPU reading. Default: 15s.
 	MetricResolution *metav1.Duration `yaml:"metricResolution"`
 }
 
 // Pod is the application container of every replica.
 type Pod struct {
 	// CPU is the container's CPU limit in cores, shared by all its running requests,
-	// as resources.limits.cpu (set one of the two). Unset: no limit, the pod may use
-	// every core of its node.
+	// as resources.limits.cpu (set one of the two), greater than 0. Unset: no limit,
+	// the pod may use every core of its node.
 	CPU *resource.Quantity `yaml:"cpu"`
 	// Resources are the container's requests and limits, as in a Pod spec. A CPU limit
 	// is enforced as the kernel does (CFS quota per 100 ms period); the CPU request
-	// weighs the pod's share of a busy node and counts for scheduling.
+	// weighs the pod's share of a busy node and counts for scheduling. Resources are
+	// cpu and memory; a limit without a request sets the request, as the API server
+	// defaults it.
 	Resources corev1.ResourceRequirements `yaml:"resources"`
-	// AccessLog is a line the app writes to stdout for every request.
+	// AccessLog is a line the app writes to stdout for every request. Unset: none.
 	AccessLog *AccessLog `yaml:"accessLog"`
 	// Labels of the pods; app: SERVICE is always added.
 	Labels map[string]string `yaml:"labels"`
-	// NodeSelector, Affinity, Tolerations and NodeName place the pods as in a Pod spec.
-	NodeSelector map[string]string   `yaml:"nodeSelector"`
-	Affinity     *corev1.Affinity    `yaml:"affinity"`
-	Tolerations  []corev1.Toleration `yaml:"tolerations"`
-	NodeName     string              `yaml:"nodeName"`
-	// Concurrency is the number of app worker threads; requests beyond it queue. 0 = unbounded.
+	// NodeSelector places the pods on nodes with these labels, as in a Pod spec.
+	NodeSelector map[string]string `yaml:"nodeSelector"`
+	// Affinity is node affinity and pod (anti-)affinity as in a Pod spec, which
+	// kube-scheduler's filters and scores apply.
+	Affinity *corev1.Affinity `yaml:"affinity"`
+	// Tolerations let the pods onto nodes with matching taints, as in a Pod spec.
+	Tolerations []corev1.Toleration `yaml:"tolerations"`
+	// NodeName pins every pod to one node (POOL-N), bypassing the scheduler, as in a
+	// Pod spec.
+	NodeName string `yaml:"nodeName"`
+	// Concurrency is the number of app worker threads; requests beyond it queue.
+	// Default: 0, unbounded.
 	Concurrency int `yaml:"concurrency"`
-	// ServiceTime is the CPU work of one request on an idle core.
+	// ServiceTime is the CPU work of one request on an idle core. Required.
 	ServiceTime Distribution `yaml:"serviceTime"`
 	// WaitTime is off-CPU time per request that holds a worker but no core, such as
 	// a call to a dependency with its own latency. Unset: none.
 	WaitTime *Distribution `yaml:"waitTime"`
-	// AcceptCost is the CPU work to accept a new connection, paid before its first request.
+	// AcceptCost is the CPU work to accept a new connection, paid before its first
+	// request: the knob for a host whose connections are expensive (TLS, a slow
+	// accept path). Default: 0.
 	AcceptCost metav1.Duration `yaml:"acceptCost"`
 
 	// StartupDelay is the time from a pod's creation to its app listening: scheduling,
-	// image pull and container start. Default 2s.
+	// image pull and container start. Default: 2s, constant (a typical pod;
+	// Kubernetes' start-up SLO is 5 s at the 99th percentile).
 	StartupDelay *Distribution `yaml:"startupDelay"`
 	// ReadinessProbe gates the pod's endpoint. Unset: ready as soon as the app listens.
 	ReadinessProbe *Probe `yaml:"readinessProbe"`
-	// Lifecycle hooks; only preStop is modelled.
+	// Lifecycle hooks; only preStop is modelled. Unset: none.
 	Lifecycle *Lifecycle `yaml:"lifecycle"`
 	// TerminationGracePeriodSeconds as Kubernetes counts it: from the deletion,
-	// preStop included, to SIGKILL. Default 30.
+	// preStop included, to SIGKILL. Default: 30.
 	TerminationGracePeriodSeconds *int64 `yaml:"terminationGracePeriodSeconds"`
-	// OnSigterm is what the app does when it gets SIGTERM.
+	// OnSigterm is what the app does when it gets SIGTERM: exit at once, or drain.
 	OnSigterm OnSigterm `yaml:"onSigterm"`
 	// ResponseBytes is the size of an answer, status line and headers included, as an
-	// integer or a Kubernetes quantity (16Ki). Default 200, an assumption: a small answer.
+	// integer or a Kubernetes quantity (16Ki), at least 1. Default: 200, an
+	// assumption (a small answer).
 	ResponseBytes *int64 `yaml:"responseBytes"`
-	// MaxConcurrentStreams is the app's HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS.
-	// Default 250 (Go's net/http server: golang.org/x/net/http2 defaultMaxStreams).
+	// MaxConcurrentStreams is the app's HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS, at
+	// least 1. Default: 250, Go's net/http server (golang.org/x/net/http2
+	// defaultMaxStreams).
 	MaxConcurrentStreams *int `yaml:"maxConcurrentStreams"`
-	// HTTP2 is the app's HTTP/2 receive windows, for request bodies. Default: Go's
-	// net/http server, 1 MiB per stream and per connection.
+	// HTTP2 is the app's HTTP/2 receive windows, for request bodies. Default: 1 MiB
+	// per stream and per connection, Go's net/http server.
 	HTTP2 *HTTP2Windows `yaml:"http2"`
 }
 
@@ -255,7 +328,11 @@ type Pod struct {
 // (SETTINGS_INITIAL_WINDOW_SIZE) and per connection. The receiver returns credit
 // with WINDOW_UPDATE as its application reads.
 type HTTP2Windows struct {
-	StreamWindowBytes     *int64 `yaml:"streamWindowBytes"`
+	// StreamWindowBytes is the window of each stream (SETTINGS_INITIAL_WINDOW_SIZE),
+	// 1 to 2^31-1. Default: the server's or the client's, as the key holding it says.
+	StreamWindowBytes *int64 `yaml:"streamWindowBytes"`
+	// ConnectionWindowBytes is the window of the whole connection, 1 to 2^31-1.
+	// Default: the server's or the client's, as the key holding it says.
 	ConnectionWindowBytes *int64 `yaml:"connectionWindowBytes"`
 }
 
@@ -263,33 +340,50 @@ type HTTP2Windows struct {
 // (period 10, timeout 1, success 1, failure 3). The probe succeeds while the app
 // listens and is not shutting down.
 type Probe struct {
-	InitialDelaySeconds int32  `yaml:"initialDelaySeconds"`
-	PeriodSeconds       *int32 `yaml:"periodSeconds"`
-	TimeoutSeconds      *int32 `yaml:"timeoutSeconds"`
-	SuccessThreshold    *int32 `yaml:"successThreshold"`
-	FailureThreshold    *int32 `yaml:"failureThreshold"`
+	// InitialDelaySeconds after the container starts before the first probe.
+	// Default: 0.
+	InitialDelaySeconds int32 `yaml:"initialDelaySeconds"`
+	// PeriodSeconds between probes, at least 1. Default: 10.
+	PeriodSeconds *int32 `yaml:"periodSeconds"`
+	// TimeoutSeconds a probe may take, at least 1. Default: 1.
+	TimeoutSeconds *int32 `yaml:"timeoutSeconds"`
+	// SuccessThreshold is the consecutive successes that make the pod Ready, at
+	// least 1. Default: 1.
+	SuccessThreshold *int32 `yaml:"successThreshold"`
+	// FailureThreshold is the consecutive failures that make it not Ready, at least
+	// 1. Default: 3.
+	FailureThreshold *int32 `yaml:"failureThreshold"`
 }
 
 // Lifecycle is a container's lifecycle hooks.
 type Lifecycle struct {
+	// PreStop runs when the pod is deleted, before SIGTERM; the grace period counts
+	// it, and the kubelet cuts it when the grace period ends (and skips it with a
+	// grace period of 0).
 	PreStop *LifecycleHandler `yaml:"preStop"`
 }
 
 // LifecycleHandler is a hook: a sleep action, or a command that runs for a while.
 type LifecycleHandler struct {
+	// Sleep waits a number of seconds. Set it or Exec.
 	Sleep *SleepAction `yaml:"sleep"`
-	Exec  *ExecAction  `yaml:"exec"`
+	// Exec runs a command for a while. Set it or Sleep.
+	Exec *ExecAction `yaml:"exec"`
 }
 
 // SleepAction is Kubernetes' lifecycle sleep action.
 type SleepAction struct {
+	// Seconds to sleep, not negative. Default: 0.
 	Seconds int64 `yaml:"seconds"`
 }
 
 // ExecAction is a command hook. Duration is how long it runs; when left out it is
 // read from a command of the form `sleep N` (directly or through `sh -c`).
 type ExecAction struct {
-	Command  []string         `yaml:"command"`
+	// Command the hook runs, as in a Pod spec: [sh, -c, "sleep 10"]. Required.
+	Command []string `yaml:"command"`
+	// Duration the command runs. Unset: read from `sleep N` (N in seconds, or with
+	// GNU sleep's suffix s, m, h or d); any other command needs it.
 	Duration *metav1.Duration `yaml:"duration"`
 }
 
@@ -305,10 +399,11 @@ const (
 
 // OnSigterm is the app's shutdown behaviour.
 type OnSigterm struct {
-	// Action: exit (default) or drain.
+	// Action: exit at once, or drain (stop accepting, close idle connections, finish
+	// what is in progress with Connection: close, then exit). Default: exit.
 	Action string `yaml:"action"`
-	// DrainTimeout bounds a drain; what is still in progress then is cut off. Unset:
-	// until SIGKILL.
+	// DrainTimeout bounds a drain, with action drain only; what is still in progress
+	// then is cut off. Unset: until SIGKILL.
 	DrainTimeout *metav1.Duration `yaml:"drainTimeout"`
 }
 
@@ -329,14 +424,25 @@ const (
 //	uniform:     min and max
 //	empirical:   samples, drawn with equal probability
 type Distribution struct {
-	Distribution string            `yaml:"distribution"`
-	Value        metav1.Duration   `yaml:"value"`
-	Mean         metav1.Duration   `yaml:"mean"`
-	P99          metav1.Duration   `yaml:"p99"`
-	Sigma        float64           `yaml:"sigma"`
-	Min          metav1.Duration   `yaml:"min"`
-	Max          metav1.Duration   `yaml:"max"`
-	Samples      []metav1.Duration `yaml:"samples"`
+	// Distribution is the kind, which decides the keys it reads. Required.
+	Distribution string `yaml:"distribution"`
+	// Value of a constant.
+	Value metav1.Duration `yaml:"value"`
+	// Mean of an exponential or a lognormal, greater than 0.
+	Mean metav1.Duration `yaml:"mean"`
+	// P99 of a lognormal, greater than its mean: the lognormal's sigma is solved from
+	// the two. Set it or Sigma.
+	P99 metav1.Duration `yaml:"p99"`
+	// Sigma of a lognormal: the standard deviation of the underlying normal, greater
+	// than 0. Set it or P99.
+	Sigma float64 `yaml:"sigma"`
+	// Min of a uniform, not above Max. Default: 0.
+	Min metav1.Duration `yaml:"min"`
+	// Max of a uniform, greater than 0.
+	Max metav1.Duration `yaml:"max"`
+	// Samples of an empirical distribution, at least one, each drawn with equal
+	// probability.
+	Samples []metav1.Duration `yaml:"samples"`
 }
 
 // Arrival processes of an open-loop client.
@@ -347,58 +453,77 @@ const (
 
 // Client is a Deployment of client pods calling one Service.
 type Client struct {
-	Name   string `yaml:"name"`
+	// Name of the client Deployment, a DNS label; its pods are NAME-0, NAME-1, ...
+	// Required.
+	Name string `yaml:"name"`
+	// Target is the name of the service it calls, through the service's ClusterIP
+	// (or its own sidecar). Required.
 	Target string `yaml:"target"`
-	// Replicas is the number of client pods. Default 1.
+	// Replicas is the number of client pods, at least 1. Default: 1.
 	Replicas int `yaml:"replicas"`
-	// Threads per client pod, each in a closed loop: send, wait for the answer, think, repeat.
+	// Threads per client pod, each in a closed loop: send, wait for the answer, think,
+	// repeat. Set it, rate, rateCurve or phases.
 	Threads int `yaml:"threads"`
-	// Rate per client pod for an open loop (`1000/s`). Exclusive with Threads.
+	// Rate per client pod for an open loop (`1000/s`): requests start on schedule,
+	// whether or not earlier ones were answered. Exclusive with Threads.
 	Rate *Rate `yaml:"rate"`
 	// RateCurve makes the open loop's rate per client pod follow a curve over time,
-	// instead of Rate.
+	// instead of Rate. Exclusive with Threads, Rate and Phases.
 	RateCurve *RateCurve `yaml:"rateCurve"`
-	// Arrival process of the open loop: constant (default, as vegeta) or poisson.
+	// Arrival process of the open loop: constant intervals (as vegeta sends) or
+	// poisson. Default: constant.
 	Arrival string `yaml:"arrival"`
 	// MaxInFlight bounds concurrent open-loop requests per client pod; an arrival that
-	// finds them all busy is counted as not sent. 0 = unbounded.
+	// finds them all busy is counted as not sent. Default: 0, unbounded.
 	MaxInFlight int `yaml:"maxInFlight"`
-	// ThinkTime between a thread's answer and its next request. Unset: none.
+	// ThinkTime between a thread's answer and its next request, in a closed loop.
+	// Unset: none.
 	ThinkTime *Distribution `yaml:"thinkTime"`
 	// Overhead is the client's own time per request before it is sent (building it,
-	// or starting a process, as `curl` in a shell loop does). Default 0.
+	// or starting a process, as `curl` in a shell loop does). Default: 0.
 	Overhead metav1.Duration `yaml:"overhead"`
-	// Timeout of one request, from sending to the last byte of the answer. Default: the
-	// library's own default when it has one (.NET 100s, ab and vegeta 30s, fortio 3s),
-	// else 30s.
+	// Timeout of one request, from sending to the last byte of the answer, greater
+	// than 0. Default: the library's own timeout when it has one (`trafficlab
+	// libraries`), else 30s.
 	Timeout *metav1.Duration `yaml:"timeout"`
 	// Library sets the connection defaults of a real client library (see `trafficlab
-	// libraries`); fields set under Connections win.
-	Library     string      `yaml:"library"`
+	// libraries`); fields set under Connections win. Unset: the generic defaults
+	// noted under Connections.
+	Library string `yaml:"library"`
+	// Connections is how the client pools its connections.
 	Connections Connections `yaml:"connections"`
 	// Phases replace Threads and Rate with a sequence of load steps: each closed
 	// loop (threads) or open loop (rate), ending after a duration or a request count.
+	// Unset: one load for the whole run.
 	Phases []Phase `yaml:"phases"`
-	// Repeat runs the phase list this many times. Default 1.
+	// Repeat runs the phase list this many times, with phases only. Default: 1.
 	Repeat int `yaml:"repeat"`
-	// Request is what each request sends.
+	// Request is what each request sends: its method and sizes.
 	Request Request `yaml:"request"`
 	// Sidecar puts an Envoy proxy in every client pod; requests then go through it.
+	// Unset: none.
 	Sidecar *Sidecar `yaml:"sidecar"`
 }
 
 // Phase is one step of a client's load. A phase by request count ends when all its
 // requests are answered, as an `ab -n` run does; the next starts then.
 type Phase struct {
-	Name     string           `yaml:"name"`
+	// Name of the phase in the result's runs. Optional.
+	Name string `yaml:"name"`
+	// Duration after which the phase ends, greater than 0. Set it or Requests.
 	Duration *metav1.Duration `yaml:"duration"`
-	Requests int64            `yaml:"requests"`
-	Threads  int              `yaml:"threads"`
-	Rate     *Rate            `yaml:"rate"`
+	// Requests per client pod, at least 1: the phase sends this many over all its
+	// threads and ends when each is answered or failed, as an `ab -n` run. Set it
+	// or Duration.
+	Requests int64 `yaml:"requests"`
+	// Threads of a closed-loop phase, at least 1. Set it or Rate.
+	Threads int `yaml:"threads"`
+	// Rate per client pod of an open-loop phase. Set it or Threads.
+	Rate *Rate `yaml:"rate"`
 	// RampTo makes an open-loop phase's rate change linearly from Rate to RampTo
-	// over its duration.
+	// over its duration (a phase by duration only). Unset: a constant rate.
 	RampTo *Rate `yaml:"rampTo"`
-	// Pause after the phase before the next one starts.
+	// Pause after the phase before the next one starts. Unset: none.
 	Pause *metav1.Duration `yaml:"pause"`
 }
 
@@ -419,23 +544,24 @@ const (
 // default, or the generic default noted on each.
 type Connections struct {
 	// Reuse: none (a new connection per request), per-thread (a pool per thread),
-	// shared (one pool per client pod). Default shared.
+	// shared (one pool per client pod). Default: shared.
 	Reuse string `yaml:"reuse"`
-	// MaxPerHost caps connections per pool; requests beyond it wait. 0 = unlimited.
+	// MaxPerHost caps connections per pool; requests beyond it wait. Default: 0,
+	// unlimited.
 	MaxPerHost *int `yaml:"maxPerHost"`
 	// MaxIdlePerHost caps idle connections kept per pool; extra ones close after use.
-	// 0 = unlimited.
+	// Default: 0, unlimited.
 	MaxIdlePerHost *int `yaml:"maxIdlePerHost"`
-	// IdleTimeout closes a connection idle for this long. 0 = never.
+	// IdleTimeout closes a connection idle for this long. Default: 0, never.
 	IdleTimeout *metav1.Duration `yaml:"idleTimeout"`
 	// MaxLifetime retires a connection this old when it is next returned to the pool
-	// (.NET PooledConnectionLifetime). 0 = never.
+	// (.NET PooledConnectionLifetime). Default: 0, never.
 	MaxLifetime *metav1.Duration `yaml:"maxLifetime"`
 	// Protocol: http1 (one request per connection at a time) or http2 (every request
 	// of the pool multiplexed on one connection per host while the server's stream
-	// limit allows, as Go's and .NET's clients do by default). Default http1.
+	// limit allows, as Go's and .NET's clients do by default). Default: http1.
 	Protocol string `yaml:"protocol"`
 	// HTTP2 is the client's HTTP/2 receive windows, for answers; with http2 only.
-	// Default: Go's transport, 4 MiB per stream and 1 GiB per connection.
+	// Default: 4 MiB per stream and 1 GiB per connection, Go's transport.
 	HTTP2 *HTTP2Windows `yaml:"http2"`
 }
