@@ -913,8 +913,12 @@ func r4Concurrency4(l *lab) (string, error) {
 	return fmt.Sprintf("%s the 3 %% row reads %s ms", sets(four), and(cells)), nil
 }
 
-// R5: the sidecar's worker threads cap the client.
-const r5File = "r5-sidecar-concurrency.yaml"
+// R5: the sidecar's worker threads cap the client. The runs are the first minute of
+// the file's 300 s: a fifth of the time to regenerate.
+const (
+	r5File  = "r5-sidecar-concurrency.yaml"
+	r5Short = "spec.duration=60s"
+)
 
 var r5Rows = []struct {
 	config, saw string
@@ -932,7 +936,7 @@ const r5Sixteen = 4 // the row with 16 workers
 func r5Runs(l *lab) ([]*result.Result, error) {
 	var runs []run
 	for _, row := range r5Rows {
-		runs = append(runs, run{r5File, row.sets})
+		runs = append(runs, run{r5File, slices.Concat([]string{r5Short}, row.sets)})
 	}
 	return l.results(runs...)
 }
@@ -1028,5 +1032,9 @@ func r5Sent(l *lab) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("sends all %s", count(sent(rs[1]))), nil
+	r := rs[1]
+	if r.Requests.NotSent > 0 {
+		return "", claim("trafficlab's open loop sends everything it is offered", "%d arrivals were not sent", r.Requests.NotSent)
+	}
+	return fmt.Sprintf("%s requests in %s", count(sent(r)), span(r.DurationS)), nil
 }
