@@ -21,6 +21,7 @@ var figures = map[string]generator{
 	"r2-hpa-first":       r2HPAEvent(0),
 	"r2-hpa-second":      r2HPASecond,
 	"r2-hpa-scale-in":    r2HPAScaleIn,
+	"r2-hpa-between":     r2HPABetween,
 	"r2-rapid-table":     r2RapidTable,
 	"hpa-pooled-table":   hpaPooledTable,
 	"hpa-pooled-new-pod": hpaPooledNewPod,
@@ -345,6 +346,14 @@ func r2HPASecond(l *lab) (string, error) {
 		when = fmt.Sprintf("before the first run ends (at %.1f s)", first.EndS)
 	}
 	return fmt.Sprintf("%g s (%d→%d), %s", e.TS, e.From, e.To, when), nil
+}
+
+func r2HPABetween(l *lab) (string, error) {
+	r, err := r2HPAEvents(l)
+	if err != nil {
+		return "", err
+	}
+	return plural(int64(r.ScaleEvents[1].To), "pod"), nil
 }
 
 func r2HPAScaleIn(l *lab) (string, error) {
