@@ -2,9 +2,10 @@
 # wall second and peak memory for the reference scenarios on one core, then a 20-point
 # sweep's wall time run by run and on every core. `make fidelity` (root) runs a fixed set
 # of scenarios in simulate and emulate and prints how far apart they are.
+# `make examples-doc` rewrites the figures in examples/README.md from runs of the examples.
 GO ?= go
 
-.PHONY: test bench build fidelity
+.PHONY: test bench build fidelity examples-doc
 
 build:
 	$(GO) build -o bin/trafficlab ./cmd/trafficlab
@@ -26,3 +27,6 @@ bench:
 
 fidelity: build
 	$(GO) run ./cmd/fidelity -markdown
+
+examples-doc:
+	$(GO) run ./cmd/exampledoc -w

@@ -17,15 +17,18 @@ func JSON(w io.Writer, r *result.Result) error {
 	return enc.Encode(r)
 }
 
-// TimelineCSV writes one row per timeline interval: t_s, requests, errors, p99_ms, the
+// TimelineCSV writes one row per timeline interval: t_s, its length interval_s (the
+// last one ends with the run, so it may be shorter), requests, errors, p99_ms, the
 // errors by kind, and per service its replicas, the Deployment's desired replicas and
-// its ready endpoints.
+// its ready endpoints. p99_ms is empty in an interval where no request succeeded: it
+// has no latency, and a 0 there would pull down every average taken over the column.
 func TimelineCSV(w io.Writer, r *result.Result) error {
 	svcs := services(r)
-	head := []string{"t_s", "requests", "errors", "p99_ms", "timeout", "connection_refused", "connection_reset", "connection_closed", "http_503"}
+	head := []string{"t_s", "interval_s", "requests", "errors", "p99_ms", "timeout", "connection_refused", "connection_reset", "connection_closed", "http_503"}
 	for _, s := range svcs {
 		head = append(head, "replicas_"+s, "desired_replicas_"+s, "ready_endpoints_"+s)
 	}
+	iv := timelineInterval(r)
 	b := &strings.Builder{}
 	b.WriteString(strings.Join(head, ",") + "\n")
 	for _, p := range r.Timeline {
@@ -33,7 +36,15 @@ func TimelineCSV(w io.Writer, r *result.Result) error {
 		if p.ErrorsByKind != nil {
 			k = *p.ErrorsByKind
 		}
-		fmt.Fprintf(b, "%g,%d,%d,%g,%d,%d,%d,%d,%d", p.TS, p.Requests, p.Errors, p.P99MS,
+		length := iv
+		if end := p.TS + iv; r.DurationS > p.TS && r.DurationS < end {
+			length = result.Round(r.DurationS-p.TS, 6)
+		}
+		p99 := ""
+		if p.Succeeded() > 0 {
+			p99 = fmt.Sprintf("%g", p.P99MS)
+		}
+		fmt.Fprintf(b, "%g,%g,%d,%d,%s,%d,%d,%d,%d,%d", p.TS, length, p.Requests, p.Errors, p99,
 			k.Timeout, k.ConnectionRefused, k.ConnectionReset, k.ConnectionClosed, k.HTTP503)
 		for _, s := range svcs {
 			fmt.Fprintf(b, ",%d,%d,%d", p.Replicas[s], p.DesiredReplicas[s], p.ReadyEndpoints[s])

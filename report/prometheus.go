@@ -154,7 +154,7 @@ func latencyFamilies(r *result.Result) []*promFamily {
 	}
 	sum.samples = append(sum.samples, promSample{suffix: "_sum", value: promFloat(l.Mean * float64(ok) / 1000)},
 		promSample{suffix: "_count", value: promInt(ok)})
-	fams := []*promFamily{sum}
+	fams := []*promFamily{sum, latencyHistogram(r)}
 	if ok > 0 {
 		fams = append(fams,
 			promFam("trafficlab_request_duration_min_seconds", "gauge", "Shortest latency of a successful request.").add(promFloat(l.Min/1000)),
@@ -167,6 +167,42 @@ func latencyFamilies(r *result.Result) []*promFamily {
 			promFam("trafficlab_slow_requests_total", "counter", "Successful requests slower than the slow threshold.").add(promInt(r.Slow)))
 	}
 	return fams
+}
+
+// latencyHistogram is the same successful requests as a histogram, which, unlike a
+// summary, Prometheus can aggregate and take quantiles of (histogram_quantile). The
+// exposition format's rules for one (prometheus.io/docs/instrumenting/exposition_formats,
+// "Text format details"): cumulative x_bucket{le="y"} samples in increasing order of
+// le, a bucket le="+Inf" equal to x_count, then x_sum and x_count.
+//
+// The bounds are the steps of the Result's latency spectrum (result.SpectrumOf):
+// each is the highest latency HdrHistogram holds in one of its buckets, and its count
+// is the successes recorded up to that bucket, so every bucket counts the requests
+// at or below its bound, exact but for the spectrum's rounding to the microsecond
+// (a request within half a microsecond of a bound may fall on either side), where
+// fixed bounds would have to be interpolated. Steps that round to one bound are one
+// bucket. Bounds therefore differ from run to run. A spectrum that does not add up
+// to the successful requests (a Result read from another tool without one) gives
+// only the le="+Inf" bucket: nothing is claimed that the Result does not hold.
+func latencyHistogram(r *result.Result) *promFamily {
+	ok, spec := r.Requests.OK, r.LatencySpectrum
+	h := promFam("trafficlab_request_duration_histogram_seconds", "histogram",
+		"Latency of successful requests as a histogram; bounds are the run's HdrHistogram percentile steps.")
+	bucket := func(le string, n int64) {
+		h.samples = append(h.samples, promSample{suffix: "_bucket", labels: []string{"le", le}, value: promInt(n)})
+	}
+	if n := len(spec); n > 0 && spec[n-1].Count == ok {
+		for i, p := range spec {
+			if i+1 < n && spec[i+1].MS == p.MS {
+				continue // the later step of one bound has the higher count
+			}
+			bucket(promFloat(result.Round(p.MS/1000, 6)), p.Count)
+		}
+	}
+	bucket("+Inf", ok)
+	h.samples = append(h.samples, promSample{suffix: "_sum", value: promFloat(r.LatencyMS.Mean * float64(ok) / 1000)},
+		promSample{suffix: "_count", value: promInt(ok)})
+	return h
 }
 
 // perPod makes a family with one sample per pod, labelled pod, service and node,

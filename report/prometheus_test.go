@@ -2,11 +2,15 @@ package report
 
 import (
 	"bytes"
+	"fmt"
 	"math"
+	"math/rand/v2"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
@@ -213,5 +217,130 @@ func TestPrometheusEscapes(t *testing.T) {
 	}
 	if promFloat(math.NaN()) != "NaN" || promInt(162_540_000) != "162540000" {
 		t.Error("NaN and large counts")
+	}
+}
+
+// promHistogramLines checks the exposition format's rules for the histogram family
+// name in the text itself (prometheus.io/docs/instrumenting/exposition_formats, "Text
+// format details"), which the parser does not enforce: buckets in increasing order
+// of le with counts that never fall, the last le="+Inf" and equal to _count, then
+// _sum and _count. It returns the buckets as le and count.
+func promHistogramLines(t *testing.T, out, name string) (les []float64, counts []int64) {
+	t.Helper()
+	var body []string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, name+"_") || strings.HasPrefix(l, name+" ") || strings.HasPrefix(l, name+"{") {
+			body = append(body, l)
+		}
+	}
+	if len(body) < 3 {
+		t.Fatalf("%s: %d sample lines, want buckets, _sum and _count:\n%s", name, len(body), out)
+	}
+	last := len(body) - 2
+	if !strings.HasPrefix(body[last], name+"_sum ") || !strings.HasPrefix(body[last+1], name+"_count ") {
+		t.Fatalf("%s: want _sum then _count after the buckets, got %q", name, body[last:])
+	}
+	count, err := strconv.ParseInt(strings.Fields(body[last+1])[1], 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, l := range body[:last] {
+		var le string
+		var n int64
+		if _, err := fmt.Sscanf(l, name+"_bucket{le=%q} %d", &le, &n); err != nil {
+			t.Fatalf("line %d %q is not a bucket: %v", i, l, err)
+		}
+		v, err := strconv.ParseFloat(le, 64)
+		if err != nil {
+			t.Fatalf("le %q: %v", le, err)
+		}
+		if i > 0 && (v <= les[i-1] || n < counts[i-1]) {
+			t.Errorf("bucket le=%q %d after le=%v %d: le must rise and counts never fall", le, n, les[i-1], counts[i-1])
+		}
+		les, counts = append(les, v), append(counts, n)
+	}
+	if k := len(les) - 1; !math.IsInf(les[k], 1) || counts[k] != count {
+		t.Errorf("last bucket le=%v %d, want le=\"+Inf\" equal to _count %d", les[k], counts[k], count)
+	}
+	return les, counts
+}
+
+// Every bucket of the latency histogram counts the successful requests at or below
+// its bound. The spectrum keeps a bound to the microsecond, rounded from the highest
+// latency of an HdrHistogram bucket, so the true bound is within half a microsecond
+// of le: the count lies between the requests at most le - 0.5 µs and those at most
+// le + 0.5 µs, and no further.
+func TestPrometheusHistogram(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	h := hdr.New(1, int64(3600e9), 3) // as the engines record them
+	var lat []int64
+	for range 20_000 {
+		ns := int64(math.Exp(rng.NormFloat64()*1.5+13)) + 1 // log-normal, 1 µs to seconds
+		lat = append(lat, ns)
+		if err := h.RecordValue(ns); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := &result.Result{Engine: "simulate", Requests: result.Requests{Total: int64(len(lat)), OK: int64(len(lat))},
+		LatencyMS: result.LatencyOf(h), LatencySpectrum: result.SpectrumOf(h)}
+	out, fams := parseProm(t, r)
+	const name = "trafficlab_request_duration_histogram_seconds"
+	les, counts := promHistogramLines(t, out, name)
+	if len(les) < 20 {
+		t.Errorf("%d buckets, want one per spectrum step (%d steps)", len(les), len(r.LatencySpectrum))
+	}
+	atMost := func(ns float64) (n int64) {
+		for _, v := range lat {
+			if float64(v) <= ns {
+				n++
+			}
+		}
+		return n
+	}
+	for i, le := range les[:len(les)-1] {
+		if lo, hi := atMost(le*1e9-500), atMost(le*1e9+500); counts[i] < lo || counts[i] > hi {
+			t.Errorf("bucket le=%v: %d, but %d to %d requests took at most that (±0.5 µs)", le, counts[i], lo, hi)
+		}
+	}
+	f := fams[name]
+	if f.GetType() != dto.MetricType_HISTOGRAM {
+		t.Fatalf("%s is a %v, want a histogram", name, f.GetType())
+	}
+	hg := f.GetMetric()[0].GetHistogram()
+	if sum := r.LatencyMS.Mean * float64(len(lat)) / 1000; hg.GetSampleCount() != uint64(len(lat)) || math.Abs(hg.GetSampleSum()-sum) > 1e-9*sum {
+		t.Errorf("count %d, sum %v; want %d and %v (mean × count, as the summary's)", hg.GetSampleCount(), hg.GetSampleSum(), len(lat), sum)
+	}
+}
+
+// Steps of the spectrum that round to one bound give one bucket (a second sample
+// with the same le would be a duplicate); a Result without a spectrum that adds up
+// to its successes gets the +Inf bucket alone; a run with no success an empty one.
+func TestPrometheusHistogramEdges(t *testing.T) {
+	const name = "trafficlab_request_duration_histogram_seconds"
+	spectrum := func(steps ...result.Percentile) *result.Result {
+		return &result.Result{Engine: "simulate", Requests: result.Requests{Total: 10, OK: 10},
+			LatencyMS: result.Latency{Mean: 2}, LatencySpectrum: steps}
+	}
+	cases := []struct {
+		name   string
+		r      *result.Result
+		les    []float64
+		counts []int64
+	}{
+		{"equal steps merge", spectrum(result.Percentile{Percentile: 0, MS: 1, Count: 4}, result.Percentile{Percentile: 40, MS: 1, Count: 6},
+			result.Percentile{Percentile: 60, MS: 2.5, Count: 9}, result.Percentile{Percentile: 100, MS: 4, Count: 10}),
+			[]float64{0.001, 0.0025, 0.004, math.Inf(1)}, []int64{6, 9, 10, 10}},
+		{"no spectrum", spectrum(), []float64{math.Inf(1)}, []int64{10}},
+		{"spectrum of other requests", spectrum(result.Percentile{Percentile: 100, MS: 4, Count: 7}), []float64{math.Inf(1)}, []int64{10}},
+		{"no success", &result.Result{Engine: "simulate", Requests: result.Requests{Total: 3, Failed: 3}}, []float64{math.Inf(1)}, []int64{0}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out, _ := parseProm(t, c.r)
+			les, counts := promHistogramLines(t, out, name)
+			if fmt.Sprint(les, counts) != fmt.Sprint(c.les, c.counts) {
+				t.Errorf("buckets %v %v, want %v %v", les, counts, c.les, c.counts)
+			}
+		})
 	}
 }

@@ -163,9 +163,9 @@ func TestTimelineCSV(t *testing.T) {
 	}
 	data, _ := os.ReadFile(csv)
 	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
-	head := "t_s,requests,errors,p99_ms,timeout,connection_refused,connection_reset,connection_closed,http_503," +
+	head := "t_s,interval_s,requests,errors,p99_ms,timeout,connection_refused,connection_reset,connection_closed,http_503," +
 		"replicas_web,desired_replicas_web,ready_endpoints_web"
-	if lines[0] != head || len(lines) != 3 || len(strings.Split(lines[1], ",")) != 12 {
+	if lines[0] != head || len(lines) != 3 || len(strings.Split(lines[1], ",")) != 13 {
 		t.Fatalf("timeline CSV:\n%s", data)
 	}
 }
