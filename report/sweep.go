@@ -41,6 +41,14 @@ var sweepColumns = []struct {
 // the --find answers.
 func SweepText(w io.Writer, sw *result.Sweep) error {
 	b := &strings.Builder{}
+	if sw.Interrupted {
+		find := ""
+		if sw.Find == nil {
+			find = "; --find is not answered over an incomplete grid"
+		}
+		fmt.Fprintf(b, "%s\n\n", wrap(fmt.Sprintf("Interrupted: incomplete, %d of the %d points finished on every seed and are shown; the others are left out%s.",
+			len(sw.Points), sw.PlannedPoints, find), width))
+	}
 	each := seconds(sw.DurationS) + " per run"
 	if slices.Contains(sw.Parameters, "spec.duration") {
 		each = "durations as swept"

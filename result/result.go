@@ -4,10 +4,19 @@ package result
 
 // Result of one run. JSON field names are a public interface (DESIGN.md): add, never rename.
 type Result struct {
-	Engine    string  `json:"engine"`
-	Scenario  string  `json:"scenario"`
-	Seed      int64   `json:"seed"`
+	Engine   string `json:"engine"`
+	Scenario string `json:"scenario"`
+	Seed     int64  `json:"seed"`
+	// DurationS is the time the run covered: the scenario's duration, or less when
+	// it was interrupted.
 	DurationS float64 `json:"duration_s"`
+	// Interrupted is set when SIGINT or SIGTERM stopped the run early: every figure,
+	// rates included, covers DurationS, not PlannedDurationS (the duration it was to
+	// run, set only then).
+	Interrupted      bool    `json:"interrupted,omitempty"`
+	PlannedDurationS float64 `json:"planned_duration_s,omitempty"`
+	// Origin is what the run was asked to run; nil when it was not recorded.
+	Origin    *Origin `json:"origin,omitempty"`
 	ProxyMode string  `json:"proxy_mode"`
 	// IPVSScheduler is set in ipvs mode: rr, lc, sh, sed or nq.
 	IPVSScheduler string `json:"ipvs_scheduler,omitempty"`
@@ -58,6 +67,21 @@ type Result struct {
 	Suspects []Suspect `json:"suspects,omitempty"`
 	// Background are the workloads that share nodes without serving traffic.
 	Background []Background `json:"background,omitempty"`
+}
+
+// Origin is how a run was asked for, so that two runs of one file tell apart: the
+// file and the command line's overrides of it, in the order they applied.
+type Origin struct {
+	// File is the scenario file as given; empty for the built-in example.
+	File string `json:"file,omitempty"`
+	// Sets are the --set overrides, PATH=VALUE, in the order given (a later one wins).
+	Sets []string `json:"sets,omitempty"`
+	// Seed and DurationS are --seed and --duration when given; they override the
+	// file's spec.seed and spec.duration.
+	Seed      *int64  `json:"seed,omitempty"`
+	DurationS float64 `json:"duration_s,omitempty"`
+	// Scale is emulate's --scale when given.
+	Scale float64 `json:"scale,omitempty"`
 }
 
 // Wait is where requests' time went, in milliseconds: mean per request, or summed,

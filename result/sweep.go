@@ -16,6 +16,11 @@ type Sweep struct {
 	Seeds  int          `json:"seeds"`
 	Points []SweepPoint `json:"points"`
 	Find   *Find        `json:"find,omitempty"`
+	// Interrupted is set when SIGINT or SIGTERM stopped the sweep: Points are then
+	// only those every seed of which finished, of PlannedPoints (set only then), and
+	// Find is not answered.
+	Interrupted   bool `json:"interrupted,omitempty"`
+	PlannedPoints int  `json:"planned_points,omitempty"`
 }
 
 // SweepPoint is one combination of values and its runs, one per seed. Figures are
