@@ -714,9 +714,9 @@ type Progress func(now, end sim.Time)
 // Run simulates the whole duration.
 func (e *Engine) Run(progress Progress) { e.RunContext(context.Background(), progress) }
 
-// pollEvery is how much simulated time runs between two looks at the context: at a
-// million requests a simulated second, a few tens of thousands of events, well
-// under the second an interrupted run may take to stop.
+// pollEvery is how much simulated time runs between two looks at the context, so
+// that an interrupted run usually ends at a round time; a slice too dense to end
+// in a fraction of a second is cut short by the kernel itself.
 const pollEvery = 10 * sim.Time(time.Millisecond)
 
 // RunContext is Run, ending early when ctx is done: the run then ends at the
@@ -724,10 +724,15 @@ const pollEvery = 10 * sim.Time(time.Millisecond)
 // Interrupted reports. Slicing the run changes nothing: the kernel handles the
 // same events in the same order however often it is called.
 func (e *Engine) RunContext(ctx context.Context, progress Progress) {
+	defer context.AfterFunc(ctx, e.k.Stop)()
 	step := sim.Time(1e9)
 	for t := pollEvery; ; t += pollEvery {
 		t = min(t, e.end)
-		e.k.Run(t)
+		if !e.k.Run(t) {
+			// Cut short after the event at Now: the run covered [0, Now].
+			e.planned, e.end = e.end, e.k.Now()+1
+			break
+		}
 		if progress != nil && (t%step == 0 || t == e.end) {
 			progress(t, e.end)
 		}

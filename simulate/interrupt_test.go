@@ -2,6 +2,7 @@ package simulate
 
 import (
 	"context"
+	"encoding/json"
 	"reflect"
 	"testing"
 	"time"
@@ -58,5 +59,57 @@ func TestUninterruptedRunIsNotMarked(t *testing.T) {
 	e.RunContext(context.Background(), nil)
 	if interrupted, _ := e.Interrupted(); interrupted || e.Result().DurationS != 2 {
 		t.Errorf("Interrupted() = %v, duration_s %v; want false, 2", interrupted, e.Result().DurationS)
+	}
+}
+
+// A slice of simulated time too dense to finish soon is cut short by the kernel:
+// at 200 million requests a simulated second a 10 ms slice is two million
+// requests, seconds of work at a microsecond or so each, and the run still stops
+// within the second it may take, its Result whole.
+func TestInterruptCutsADenseSliceShort(t *testing.T) {
+	e := build(t, opts{duration: "1h", replicas: 50, client: "    replicas: 100\n    rate: 2000000/s"})
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	defer cancel()
+	done := make(chan struct{})
+	var cancelled time.Time
+	go func() {
+		e.RunContext(ctx, nil)
+		close(done)
+	}()
+	<-ctx.Done()
+	cancelled = time.Now()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("still running 10 s after the interruption")
+	}
+	took := time.Since(cancelled)
+	r := e.Result()
+	if interrupted, _ := e.Interrupted(); !interrupted || r.DurationS <= 0 || r.DurationS >= 3600 || r.Requests.Total == 0 {
+		t.Fatalf("interrupted %v, covered %v s, %d requests", interrupted, r.DurationS, r.Requests.Total)
+	}
+	if _, err := json.Marshal(r); err != nil {
+		t.Errorf("the Result does not encode: %v", err)
+	}
+	t.Logf("stopped %v after the interruption, at %v s simulated", took, r.DurationS)
+	if took > time.Second {
+		t.Errorf("stopped %v after the interruption, want within 1 s", took)
+	}
+}
+
+// A run interrupted before it starts covers next to nothing and still encodes:
+// no rate divides by zero.
+func TestInterruptBeforeTheStart(t *testing.T) {
+	e := build(t, opts{duration: "1h", replicas: 2, client: "    threads: 2"})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	e.RunContext(ctx, nil)
+	r := e.Result()
+	if interrupted, _ := e.Interrupted(); !interrupted || r.DurationS <= 0 || r.DurationS > pollEvery.Seconds() {
+		t.Errorf("interrupted %v, covered %v s; want true, at most %v s", interrupted, r.DurationS, pollEvery.Seconds())
+	}
+	if _, err := json.Marshal(r); err != nil {
+		t.Errorf("the Result does not encode: %v", err)
 	}
 }
