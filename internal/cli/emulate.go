@@ -153,6 +153,9 @@ func (f *emulateFlags) end(ctx context.Context, c *cobra.Command, stdout io.Writ
 	stopped := ctx.Err() != nil && (r == nil || r.DurationS < planned.Seconds())
 	if r == nil {
 		if stopped {
+			if err == context.Canceled {
+				err = nil // the signal's own doing, said below
+			}
 			return errors.Join(err, interrupted{covered: "nothing: the run stopped before its load started"})
 		}
 		return err

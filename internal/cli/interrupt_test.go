@@ -223,7 +223,8 @@ func TestEmulateEndsLikeSimulate(t *testing.T) {
 		{"stopped midway", done, 5, nil, exitInterrupted, true, "interrupted: the result covers the first 5s of the 1m planned (real time)"},
 		{"stopped midway, failing", done, 5, errors.New("tearing down: busy"), exitInterrupted, true, "tearing down: busy"},
 		{"stopped in the teardown", done, 60, nil, exitOK, false, ""},
-		{"stopped before the load", done, -1, context.Canceled, exitInterrupted, false, "the run stopped before its load started"},
+		{"stopped before the load", done, -1, context.Canceled, exitInterrupted, false, "interrupted: the result covers nothing: the run stopped before its load started"},
+		{"stopped before the load, failing", done, -1, errors.New("tearing down: busy"), exitInterrupted, false, "tearing down: busy"},
 		{"ran its course", context.Background(), 60, nil, exitOK, false, ""},
 		{"failed", context.Background(), 60, errors.New("tearing down: busy"), exitFailure, false, "tearing down: busy"},
 	} {
@@ -239,6 +240,9 @@ func TestEmulateEndsLikeSimulate(t *testing.T) {
 		err := f.end(tc.ctx, c, &out, source{}, r, tc.err, time.Minute, formats["json"])
 		if code := exitCode(err); code != tc.code || (tc.stderr != "" && !strings.Contains(err.Error(), tc.stderr)) {
 			t.Errorf("%s: exit %d, error %v; want %d and %q", tc.name, code, err, tc.code, tc.stderr)
+		}
+		if err != nil && strings.Contains(err.Error(), "context canceled") {
+			t.Errorf("%s: the error repeats the signal's doing: %v", tc.name, err)
 		}
 		if r == nil {
 			if out.Len() > 0 {
