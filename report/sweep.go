@@ -55,6 +55,9 @@ func SweepText(w io.Writer, sw *result.Sweep) error {
 	}
 	fmt.Fprintf(b, "Sweep of %s: %s, %s, %s × %s\n", sw.Scenario, sw.Engine, each,
 		plural(int64(len(sw.Points)), "point"), plural(int64(sw.Seeds), "seed"))
+	if sw.File != "" {
+		fmt.Fprintf(b, "File: %s\n", sw.File)
+	}
 	for _, f := range sw.Fixed {
 		fmt.Fprintf(b, "Every point: --set %s\n", f)
 	}

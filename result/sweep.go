@@ -3,8 +3,10 @@ package result
 // Sweep is a grid of runs of one scenario: every combination of the swept values,
 // each run with the same seeds. JSON field names are a public interface: add, never rename.
 type Sweep struct {
-	Engine    string  `json:"engine"`
-	Scenario  string  `json:"scenario"`
+	Engine   string `json:"engine"`
+	Scenario string `json:"scenario"`
+	// File is the scenario file as given; empty for the built-in example.
+	File      string  `json:"file,omitempty"`
 	DurationS float64 `json:"duration_s"`
 	// Parameters are the swept paths, in the order given; Fixed are the --set values
 	// every point shares.

@@ -186,6 +186,9 @@ func runSweep(c *cobra.Command, args []string, f *sweepFlags, stdout, stderr io.
 		fmt.Fprintf(stderr, "%d runs in %s on %d workers: %s simulated requests per wall second\n",
 			finished.Load(), wall.Round(10*time.Millisecond), min(f.parallel, runs), perWallSecond(requests.Load(), wall))
 	}
+	if len(args) > 0 {
+		sw.File = args[0]
+	}
 	if query != nil && !sw.Interrupted {
 		sw.Find = query.Answer(sw, axes)
 	}
