@@ -83,12 +83,9 @@ dispatch:
 	if firstErr != nil {
 		return nil, firstErr
 	}
-	sw := &result.Sweep{Fixed: fixed, Seeds: seeds, Interrupted: ctx.Err() != nil}
+	sw := &result.Sweep{Fixed: fixed, Seeds: seeds}
 	if first != nil {
 		sw.Engine, sw.Scenario, sw.DurationS = first.Engine, first.Scenario, first.DurationS
-	}
-	if sw.Interrupted {
-		sw.PlannedPoints = len(points)
 	}
 	for _, a := range axes {
 		sw.Parameters = append(sw.Parameters, a.Path)
@@ -100,6 +97,9 @@ dispatch:
 		sp := aggregate(runs[i])
 		sp.Values = p.Values
 		sw.Points = append(sw.Points, sp)
+	}
+	if len(sw.Points) < len(points) {
+		sw.Interrupted, sw.PlannedPoints = true, len(points)
 	}
 	return sw, nil
 }

@@ -127,3 +127,19 @@ func TestInterruptedSweepKeepsTheFinishedPoints(t *testing.T) {
 		}
 	}
 }
+
+// A sweep whose context ends after its last run finished is whole, not interrupted.
+func TestSweepDoneBeforeTheInterruptionIsWhole(t *testing.T) {
+	axes := []Axis{{"a", []string{"1", "2"}}}
+	ctx, cancel := context.WithCancel(context.Background())
+	sw, err := Run(ctx, axes, nil, Grid(axes), 1, 1, func(point, repeat int) (*result.Result, error) {
+		if point == 1 {
+			cancel() // the last run, finishing
+		}
+		return fake(point, repeat)
+	})
+	cancel()
+	if err != nil || sw.Interrupted || sw.PlannedPoints != 0 || len(sw.Points) != 2 {
+		t.Errorf("err %v, interrupted %v, planned %d, %d points; want a whole sweep of 2", err, sw.Interrupted, sw.PlannedPoints, len(sw.Points))
+	}
+}
