@@ -61,7 +61,7 @@ func Compare(w io.Writer, names []string, rs []*result.Result) error {
 // covered is how long a run lasted, and of how long planned when it was interrupted.
 func covered(r *result.Result) string {
 	if r.Interrupted {
-		return fmt.Sprintf("%s of %s, interrupted", span(r.DurationS), span(r.PlannedDurationS))
+		return fmt.Sprintf("%s of %s, interrupted", goDuration(r.DurationS), goDuration(r.PlannedDurationS))
 	}
 	return span(r.DurationS)
 }
@@ -415,7 +415,7 @@ func compareNotes(names []string, rs []*result.Result) []string {
 	for i, r := range rs {
 		if r.Interrupted {
 			notes = append(notes, fmt.Sprintf("Note: %s was interrupted: its figures cover the first %s of the %s planned.",
-				columnName(names, i), span(r.DurationS), span(r.PlannedDurationS)))
+				columnName(names, i), goDuration(r.DurationS), goDuration(r.PlannedDurationS)))
 		}
 	}
 	if s := distinct(rs, func(r *result.Result) string { return r.Scenario }); len(s) > 1 {
