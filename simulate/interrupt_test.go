@@ -86,8 +86,9 @@ func TestInterruptCutsADenseSliceShort(t *testing.T) {
 	}
 	took := time.Since(cancelled)
 	r := e.Result()
-	if interrupted, _ := e.Interrupted(); !interrupted || r.DurationS <= 0 || r.DurationS >= 3600 || r.Requests.Total == 0 {
-		t.Fatalf("interrupted %v, covered %v s, %d requests", interrupted, r.DurationS, r.Requests.Total)
+	// On a busy machine the first requests may not have finished: they were sent.
+	if interrupted, _ := e.Interrupted(); !interrupted || r.DurationS <= 0 || r.DurationS >= 3600 || e.Requests() == 0 {
+		t.Fatalf("interrupted %v, covered %v s, %d requests sent", interrupted, r.DurationS, e.Requests())
 	}
 	if _, err := json.Marshal(r); err != nil {
 		t.Errorf("the Result does not encode: %v", err)
