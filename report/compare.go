@@ -29,24 +29,93 @@ func Compare(w io.Writer, names []string, rs []*result.Result) error {
 	runs := make([]string, len(rs))
 	for i, r := range rs {
 		heads[i] = columnName(names, i)
-		runs[i] = fmt.Sprintf("%s · %s · seed %d · %s", r.Engine, r.Scenario, r.Seed, span(r.DurationS))
+		runs[i] = fmt.Sprintf("%s · %s · seed %d · %s", r.Engine, r.Scenario, r.Seed, covered(r))
 	}
 	// The last cell of a line ends without a tab, so lines carry no trailing blanks.
 	fmt.Fprintf(tw, "\t%s\n", strings.Join(heads, "\t"))
 	fmt.Fprintf(tw, "\t%s\n", strings.Join(runs, "\t"))
+	for _, o := range originRows(rs) {
+		fmt.Fprintf(tw, "%s\t%s\n", o.label, strings.Join(o.cells, "\t"))
+	}
 	for _, m := range compareRows(rs) {
-		fmt.Fprintf(tw, "%s\t%s\n", m.label, strings.Join(compareCells(m, rs), "\t"))
+		var cells []string
+		for _, c := range compareCells(m, rs) {
+			cells = append(cells, c.String())
+		}
+		fmt.Fprintf(tw, "%s\t%s\n", m.label, strings.Join(cells, "\t"))
 	}
 	tw.Flush()
 	b.WriteString("\n")
-	for _, n := range compareNotes(rs) {
+	for _, n := range compareNotes(names, rs) {
 		fmt.Fprintf(b, "%s\n", wrap(n, width))
 	}
 	fmt.Fprintf(b, "%s\n", wrap("Changes are against the first column. * marks a change beyond its row's threshold: "+
 		"counts and throughput over 10% (or from or to zero), idle pods any change, latencies over 10% and over 0.1 ms, "+
-		"shares over 10% and over 0.01 points.", width))
+		"shares over 10% and over 0.01 points; then whether it is better or worse: higher is better for throughput "+
+		"and the quietest pod's share, lower for latencies, errors, the slow share, idle pods, the busiest pod's "+
+		"share and retransmits.", width))
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// covered is how long a run lasted, and of how long planned when it was interrupted.
+func covered(r *result.Result) string {
+	if r.Interrupted {
+		return fmt.Sprintf("%s of %s, interrupted", goDuration(r.DurationS), goDuration(r.PlannedDurationS))
+	}
+	return span(r.DurationS)
+}
+
+// originRow is a line of the table's head that says what a run was asked for.
+type originRow struct {
+	label string
+	cells []string
+}
+
+// originRows are the scenario file of each run and the overrides it ran with, as
+// typed on the command line ("none" without any), when any run recorded them; "-"
+// for a run that did not. Two runs of one file differ by these.
+func originRows(rs []*result.Result) []originRow {
+	if !anyOf(rs, func(r *result.Result) bool { return r.Origin != nil }) {
+		return nil
+	}
+	file, overrides := originRow{label: "file"}, originRow{label: "overrides"}
+	for _, r := range rs {
+		o := r.Origin
+		switch {
+		case o == nil:
+			file.cells, overrides.cells = append(file.cells, "-"), append(overrides.cells, "-")
+			continue
+		case o.File == "":
+			file.cells = append(file.cells, "(built-in example)")
+		default:
+			file.cells = append(file.cells, o.File)
+		}
+		overrides.cells = append(overrides.cells, commandLine(o))
+	}
+	return []originRow{file, overrides}
+}
+
+// commandLine is an origin's overrides as typed: --set PATH=VALUE in order, then
+// --seed, --duration and --scale; "none" when there are none.
+func commandLine(o *result.Origin) string {
+	var args []string
+	for _, s := range o.Sets {
+		args = append(args, "--set "+s)
+	}
+	if o.Seed != nil {
+		args = append(args, fmt.Sprintf("--seed %d", *o.Seed))
+	}
+	if o.DurationS > 0 {
+		args = append(args, "--duration "+goDuration(o.DurationS))
+	}
+	if o.Scale > 0 {
+		args = append(args, fmt.Sprintf("--scale %g", o.Scale))
+	}
+	if len(args) == 0 {
+		return "none"
+	}
+	return strings.Join(args, " ")
 }
 
 // columnName is the name of column i: its given name, else "result N".
@@ -106,6 +175,29 @@ func marked(k changeRule, a, b float64) bool {
 	return a == 0 || b == 0 || rel > relThreshold
 }
 
+// better is the way a row's figure improves: a marked change that way is better,
+// the other way worse (the page draws them green and red). Requests have neither:
+// more of them is more load, not better service.
+type better int
+
+const (
+	neither better = iota
+	higher
+	lower
+)
+
+// verdict judges b against the baseline a: "better", "worse", or "" when they are
+// equal or the row has no direction.
+func (d better) verdict(a, b float64) string {
+	switch {
+	case a == b || d == neither:
+		return ""
+	case (b > a) == (d == higher):
+		return "better"
+	}
+	return "worse"
+}
+
 // relative writes b's change against a: "+41%", "−3.2%", "=" when equal, "from 0"
 // when there is no base to divide by.
 func relative(a, b float64) string {
@@ -123,26 +215,54 @@ func relative(a, b float64) string {
 // compareRow is one row: how to read it from a result (ok false when the result has
 // nothing for it, as a run without TCP has no retransmits) and how to judge it.
 type compareRow struct {
-	label string
-	rule  changeRule
-	cell  func(r *result.Result) (v float64, text string, ok bool)
+	label  string
+	rule   changeRule
+	better better
+	cell   func(r *result.Result) (v float64, text string, ok bool)
+}
+
+// judged is m with the direction d: a busiest pod's share is better lower, a
+// quietest's higher (either way, more even).
+func (m compareRow) judged(d better) compareRow {
+	m.better = d
+	return m
+}
+
+// compareCell is one cell: its value and change, whether the change is marked, and
+// if so whether it is better or worse ("" when the row has no direction).
+type compareCell struct {
+	text    string
+	marked  bool
+	verdict string
+}
+
+// String is the cell as the text table writes it: "2.400ms (+26%) * worse".
+func (c compareCell) String() string {
+	s := c.text
+	if c.marked {
+		s += " *"
+		if c.verdict != "" {
+			s += " " + c.verdict
+		}
+	}
+	return s
 }
 
 // compareCells writes one row: the baseline's value, then each other value with its change.
-func compareCells(m compareRow, rs []*result.Result) []string {
-	out := make([]string, len(rs))
+func compareCells(m compareRow, rs []*result.Result) []compareCell {
+	out := make([]compareCell, len(rs))
 	base, _, baseOK := m.cell(rs[0])
 	for i, r := range rs {
 		v, text, ok := m.cell(r)
 		switch {
 		case !ok:
-			out[i] = "-"
+			out[i].text = "-"
 		case i == 0 || !baseOK:
-			out[i] = text
+			out[i].text = text
 		default:
-			out[i] = fmt.Sprintf("%s (%s)", text, relative(base, v))
+			out[i].text = fmt.Sprintf("%s (%s)", text, relative(base, v))
 			if marked(m.rule, base, v) {
-				out[i] += " *"
+				out[i].marked, out[i].verdict = true, m.better.verdict(base, v)
 			}
 		}
 	}
@@ -153,24 +273,24 @@ func compareCells(m compareRow, rs []*result.Result) []string {
 // share and TCP retransmits when any result has them; the spread per service.
 func compareRows(rs []*result.Result) []compareRow {
 	rows := []compareRow{
-		{"requests", countRule, func(r *result.Result) (float64, string, bool) {
+		{"requests", countRule, neither, func(r *result.Result) (float64, string, bool) {
 			return float64(r.Requests.Total), count(r.Requests.Total), true
 		}},
-		{"throughput (rps)", countRule, func(r *result.Result) (float64, string, bool) {
+		{"throughput (rps)", countRule, higher, func(r *result.Result) (float64, string, bool) {
 			return r.ThroughputRPS, rps(r.ThroughputRPS), true
 		}},
 		latencyRow("latency p50", func(l result.Latency) float64 { return l.P50 }),
 		latencyRow("latency p99", func(l result.Latency) float64 { return l.P99 }),
 		latencyRow("latency p99.9", func(l result.Latency) float64 { return l.P999 }),
 		latencyRow("latency max", func(l result.Latency) float64 { return l.Max }),
-		{"errors", countRule, func(r *result.Result) (float64, string, bool) {
+		{"errors", countRule, lower, func(r *result.Result) (float64, string, bool) {
 			return float64(r.Errors.Total()), count(r.Errors.Total()), true
 		}},
 	}
 	for _, k := range errorKinds {
 		for _, r := range rs {
 			if k.of(r.Errors) > 0 {
-				rows = append(rows, compareRow{"  " + k.name, countRule, func(r *result.Result) (float64, string, bool) {
+				rows = append(rows, compareRow{"  " + k.name, countRule, lower, func(r *result.Result) (float64, string, bool) {
 					n := k.of(r.Errors)
 					return float64(n), count(n), true
 				}})
@@ -179,14 +299,14 @@ func compareRows(rs []*result.Result) []compareRow {
 		}
 	}
 	if anyOf(rs, func(r *result.Result) bool { return r.Slow > 0 }) {
-		rows = append(rows, compareRow{"slow share", shareRule, func(r *result.Result) (float64, string, bool) {
+		rows = append(rows, compareRow{"slow share", shareRule, lower, func(r *result.Result) (float64, string, bool) {
 			s := slowShare(r)
 			return s, pct(s), true
 		}})
 	}
 	rows = append(rows, spreadRows(rs)...)
 	if anyOf(rs, func(r *result.Result) bool { return r.TCP != nil }) {
-		rows = append(rows, compareRow{"tcp retransmits", countRule, func(r *result.Result) (float64, string, bool) {
+		rows = append(rows, compareRow{"tcp retransmits", countRule, lower, func(r *result.Result) (float64, string, bool) {
 			if r.TCP == nil {
 				return 0, "", false
 			}
@@ -197,7 +317,7 @@ func compareRows(rs []*result.Result) []compareRow {
 }
 
 func latencyRow(label string, of func(result.Latency) float64) compareRow {
-	return compareRow{label, latencyRule, func(r *result.Result) (float64, string, bool) {
+	return compareRow{label, latencyRule, lower, func(r *result.Result) (float64, string, bool) {
 		v := of(r.LatencyMS)
 		return v, ms(v), true
 	}}
@@ -245,21 +365,21 @@ func spreadRows(rs []*result.Result) []compareRow {
 			suffix = " (" + svc + ")"
 		}
 		out = append(out,
-			compareRow{"idle pods" + suffix, exactRule, func(r *result.Result) (float64, string, bool) {
+			compareRow{"idle pods" + suffix, exactRule, lower, func(r *result.Result) (float64, string, bool) {
 				pods := podsOf(r, svc)
 				n := idlePods(pods)
 				return float64(n), fmt.Sprintf("%d of %d", n, len(pods)), len(pods) > 0
 			}},
-			shareRow("max pod share"+suffix, svc, func(a, b int64) bool { return b > a }),
-			shareRow("min pod share"+suffix, svc, func(a, b int64) bool { return b < a }))
+			shareRow("max pod share"+suffix, svc, func(a, b int64) bool { return b > a }).judged(lower),
+			shareRow("min pod share"+suffix, svc, func(a, b int64) bool { return b < a }).judged(higher))
 	}
 	return out
 }
 
-// shareRow is the share of svc's requests of the pod that better picks (the busiest
+// shareRow is the share of svc's requests of the pod that pick prefers (the busiest
 // or the quietest); no value when the service got no request in that result.
-func shareRow(label, svc string, better func(a, b int64) bool) compareRow {
-	return compareRow{label, shareRule, func(r *result.Result) (float64, string, bool) {
+func shareRow(label, svc string, pick func(a, b int64) bool) compareRow {
+	return compareRow{label, shareRule, neither, func(r *result.Result) (float64, string, bool) {
 		pods := podsOf(r, svc)
 		total := int64(0)
 		for _, p := range pods {
@@ -268,13 +388,13 @@ func shareRow(label, svc string, better func(a, b int64) bool) compareRow {
 		if total == 0 {
 			return 0, "", false
 		}
-		pick := pods[0].Requests
+		picked := pods[0].Requests
 		for _, p := range pods[1:] {
-			if better(pick, p.Requests) {
-				pick = p.Requests
+			if pick(picked, p.Requests) {
+				picked = p.Requests
 			}
 		}
-		s := ratio(pick, total)
+		s := ratio(picked, total)
 		return s, pct(s), true
 	}}
 }
@@ -288,10 +408,16 @@ func anyOf(rs []*result.Result, has func(*result.Result) bool) bool {
 	return false
 }
 
-// compareNotes say what makes columns less comparable than they look: other
-// scenarios, other durations (counts scale with time), other slow thresholds.
-func compareNotes(rs []*result.Result) []string {
+// compareNotes say what makes columns less comparable than they look: runs cut
+// short, other scenarios, other durations (counts scale with time), other slow thresholds.
+func compareNotes(names []string, rs []*result.Result) []string {
 	var notes []string
+	for i, r := range rs {
+		if r.Interrupted {
+			notes = append(notes, fmt.Sprintf("Note: %s was interrupted: its figures cover the first %s of the %s planned.",
+				columnName(names, i), goDuration(r.DurationS), goDuration(r.PlannedDurationS)))
+		}
+	}
 	if s := distinct(rs, func(r *result.Result) string { return r.Scenario }); len(s) > 1 {
 		notes = append(notes, fmt.Sprintf("Note: these results are of different scenarios (%s): differences come from the scenarios, not only from the engines or seeds.",
 			strings.Join(s, ", ")))

@@ -89,7 +89,9 @@ func TestRelative(t *testing.T) {
 func rowsOf(rs []*result.Result) map[string][]string {
 	out := map[string][]string{}
 	for _, m := range compareRows(rs) {
-		out[m.label] = compareCells(m, rs)
+		for _, c := range compareCells(m, rs) {
+			out[m.label] = append(out[m.label], c.String())
+		}
 	}
 	return out
 }
@@ -120,12 +122,12 @@ func TestCompareRows(t *testing.T) {
 				"requests":           {"120,000", "118,200 (−1.5%)"},
 				"throughput (rps)":   {"2,000", "1,969 (−1.5%)"},
 				"latency p50":        {"520.0µs", "610.0µs (+17%)"}, // under the 0.1 ms floor: no mark
-				"latency p99":        {"1.900ms", "2.400ms (+26%) *"},
+				"latency p99":        {"1.900ms", "2.400ms (+26%) * worse"},
 				"latency p99.9":      {"4.100ms", "4.300ms (+4.9%)"},
-				"latency max":        {"12.300ms", "35.000ms (+185%) *"},
-				"errors":             {"0", "50 (from 0) *"},
-				"  connection_reset": {"0", "50 (from 0) *"},
-				"slow share":         {"0.01%", "0.08% (+704%) *"},
+				"latency max":        {"12.300ms", "35.000ms (+185%) * worse"},
+				"errors":             {"0", "50 (from 0) * worse"},
+				"  connection_reset": {"0", "50 (from 0) * worse"},
+				"slow share":         {"0.01%", "0.08% (+704%) * worse"},
 				"idle pods":          {"1 of 5", "1 of 5 (=)"},
 				"max pod share":      {"40%", "40% (−0.55%)"},
 				"min pod share":      {"0%", "0% (=)"},
@@ -134,9 +136,9 @@ func TestCompareRows(t *testing.T) {
 		{"two services, none slow", twoServices,
 			map[string][]string{
 				"idle pods (web)":     {"1 of 5", "1 of 5 (=)"},
-				"idle pods (api)":     {"0 of 2", "1 of 2 (from 0) *"},
-				"max pod share (api)": {"50%", "100% (+100%) *"},
-				"min pod share (api)": {"50%", "0% (−100%) *"},
+				"idle pods (api)":     {"0 of 2", "1 of 2 (from 0) * worse"},
+				"max pod share (api)": {"50%", "100% (+100%) * worse"},
+				"min pod share (api)": {"50%", "0% (−100%) * worse"},
 			},
 			[]string{"slow share", "idle pods", "max pod share"}},
 		{"three columns, TCP in two", withTCP,

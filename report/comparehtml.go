@@ -20,17 +20,19 @@ var (
 // comparePage is what assets/compare.html renders; names and everything from the
 // results are escaped by html/template.
 type comparePage struct {
-	Title  string
-	Run    string
-	Heads  []string // the columns' names
-	Runs   []string // what each column ran
-	Rows   []compareHTMLRow
-	Footer string // the text table's notes and thresholds, under it
-	Data   overlay
-	Style  template.CSS
-	Shared template.JS // page.js, for its helpers
-	Script template.JS
-	UPlot  template.JS
+	Title string
+	Run   string
+	Heads []string // the columns' names
+	Runs  []string // what each column ran
+	// Origins are the file and overrides of each run, as the text's head has them.
+	Origins []compareHTMLRow
+	Rows    []compareHTMLRow
+	Footer  string // the text table's notes and thresholds, under it
+	Data    overlay
+	Style   template.CSS
+	Shared  template.JS // page.js, for its helpers
+	Script  template.JS
+	UPlot   template.JS
 }
 
 type compareHTMLRow struct {
@@ -42,6 +44,9 @@ type compareHTMLRow struct {
 type compareHTMLCell struct {
 	Text   string
 	Marked bool // a change beyond the row's threshold: the text's '*'
+	// Verdict is the text's better or worse after the mark: the cell is drawn
+	// green or red; "" when the row has no direction.
+	Verdict string
 }
 
 // CompareHTML writes the comparison of rs as one self-contained HTML page to w: the
@@ -62,7 +67,13 @@ func CompareHTML(w io.Writer, names []string, rs []*result.Result) error {
 	}
 	for i, r := range rs {
 		p.Heads = append(p.Heads, columnName(names, i))
-		p.Runs = append(p.Runs, run(r))
+		p.Runs = append(p.Runs, run(r)+interruptedRun(r))
+	}
+	for _, o := range originRows(rs) {
+		p.Origins = append(p.Origins, compareHTMLRow{Label: o.label})
+		for _, c := range o.cells {
+			p.Origins[len(p.Origins)-1].Cells = append(p.Origins[len(p.Origins)-1].Cells, compareHTMLCell{Text: c})
+		}
 	}
 	p.Title = "trafficlab: " + strings.Join(p.Heads, " vs ")
 	p.Run = fmt.Sprintf("%d results of %s, compared against the first", len(rs),
@@ -70,7 +81,7 @@ func CompareHTML(w io.Writer, names []string, rs []*result.Result) error {
 	for _, m := range compareRows(rs) {
 		row := compareHTMLRow{Label: strings.TrimSpace(m.label), Sub: strings.HasPrefix(m.label, " ")}
 		for _, c := range compareCells(m, rs) {
-			row.Cells = append(row.Cells, compareHTMLCell{Text: c, Marked: strings.HasSuffix(c, " *")})
+			row.Cells = append(row.Cells, compareHTMLCell{Text: c.String(), Marked: c.marked, Verdict: c.verdict})
 		}
 		p.Rows = append(p.Rows, row)
 	}

@@ -47,7 +47,7 @@ func htmlRows(page string) (rows [][]string, marked int) {
 		var row []string
 		for _, c := range cellRE.FindAllStringSubmatch(r[1], -1) {
 			row = append(row, html.UnescapeString(tagRE.ReplaceAllString(c[3], "")))
-			if strings.Contains(c[2], `class="marked"`) {
+			if strings.Contains(c[2], `class="marked`) {
 				marked++
 			}
 		}
@@ -63,7 +63,7 @@ func textRows(text string) (rows [][]string, marked int) {
 	for _, line := range strings.Split(table, "\n")[2:] {
 		row := regexp.MustCompile(`\s{2,}`).Split(strings.TrimSpace(line), -1)
 		for _, c := range row[1:] {
-			if strings.HasSuffix(c, " *") {
+			if strings.Contains(c, " *") {
 				marked++
 			}
 		}

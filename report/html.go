@@ -94,6 +94,7 @@ func HTML(w io.Writer, r *result.Result, opts HTMLOptions) error {
 		Script:   script,
 		UPlot:    uplot,
 	}
+	p.Run += interruptedRun(r)
 	if p.Title == "" {
 		p.Title = "trafficlab: " + r.Scenario
 	}

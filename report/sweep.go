@@ -41,12 +41,23 @@ var sweepColumns = []struct {
 // the --find answers.
 func SweepText(w io.Writer, sw *result.Sweep) error {
 	b := &strings.Builder{}
+	if sw.Interrupted {
+		find := ""
+		if sw.Find == nil {
+			find = "; --find is not answered over an incomplete grid"
+		}
+		fmt.Fprintf(b, "%s\n\n", wrap(fmt.Sprintf("Interrupted: incomplete, %d of the %d points finished on every seed and are shown; the others are left out%s.",
+			len(sw.Points), sw.PlannedPoints, find), width))
+	}
 	each := seconds(sw.DurationS) + " per run"
 	if slices.Contains(sw.Parameters, "spec.duration") {
 		each = "durations as swept"
 	}
 	fmt.Fprintf(b, "Sweep of %s: %s, %s, %s × %s\n", sw.Scenario, sw.Engine, each,
 		plural(int64(len(sw.Points)), "point"), plural(int64(sw.Seeds), "seed"))
+	if sw.File != "" {
+		fmt.Fprintf(b, "File: %s\n", sw.File)
+	}
 	for _, f := range sw.Fixed {
 		fmt.Fprintf(b, "Every point: --set %s\n", f)
 	}

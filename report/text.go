@@ -19,6 +19,7 @@ import (
 // explanation when the spread is uneven.
 func Text(w io.Writer, r *result.Result) error {
 	b := &strings.Builder{}
+	writeInterrupted(b, r)
 	fmt.Fprintf(b, "%s · %s · seed %d · %s · kube-proxy %s\n\n", r.Engine, r.Scenario, r.Seed, seconds(r.DurationS), r.ProxyMode)
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "Requests\t[total, rate, throughput]\t%d, %.2f/s, %.2f/s\n", r.Requests.Total, r.RateRPS, r.ThroughputRPS)

@@ -10,8 +10,17 @@ type Result struct {
 	Scenario string `json:"scenario"`
 	// Seed of the run's random streams.
 	Seed int64 `json:"seed"`
-	// DurationS is the run's length.
+	// DurationS is the time the run covered: the scenario's duration, or less when
+	// it was interrupted.
 	DurationS float64 `json:"duration_s"`
+	// Interrupted is set when SIGINT or SIGTERM stopped the run early: every figure,
+	// rates included, covers DurationS, not PlannedDurationS.
+	Interrupted bool `json:"interrupted,omitempty"`
+	// PlannedDurationS is the duration the run was to cover; set only when it was
+	// interrupted.
+	PlannedDurationS float64 `json:"planned_duration_s,omitempty"`
+	// Origin is what the run was asked to run; absent when it was not recorded.
+	Origin *Origin `json:"origin,omitempty"`
 	// ProxyMode is kube-proxy's mode: iptables, nftables, ipvs or userspace.
 	ProxyMode string `json:"proxy_mode"`
 	// IPVSScheduler is set in ipvs mode: rr, lc, sh, sed or nq.
@@ -74,6 +83,22 @@ type Result struct {
 	Suspects []Suspect `json:"suspects,omitempty"`
 	// Background are the workloads that share nodes without serving traffic.
 	Background []Background `json:"background,omitempty"`
+}
+
+// Origin is how a run was asked for, so that two runs of one file tell apart: the
+// file and the command line's overrides of it, in the order they applied.
+type Origin struct {
+	// File is the scenario file as given; empty for the built-in example.
+	File string `json:"file,omitempty"`
+	// Sets are the --set overrides, PATH=VALUE, in the order given (a later one wins).
+	Sets []string `json:"sets,omitempty"`
+	// Seed is --seed when given; it overrides the file's spec.seed.
+	Seed *int64 `json:"seed,omitempty"`
+	// DurationS is --duration in seconds when given; it overrides the file's
+	// spec.duration.
+	DurationS float64 `json:"duration_s,omitempty"`
+	// Scale is emulate's --scale when given.
+	Scale float64 `json:"scale,omitempty"`
 }
 
 // Wait is where requests' time went, in milliseconds: mean per request, or summed,

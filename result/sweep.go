@@ -7,6 +7,8 @@ type Sweep struct {
 	Engine string `json:"engine"`
 	// Scenario is the scenario's metadata.name.
 	Scenario string `json:"scenario"`
+	// File is the scenario file as given; empty for the built-in example.
+	File string `json:"file,omitempty"`
 	// DurationS is each run's length.
 	DurationS float64 `json:"duration_s"`
 	// Parameters are the swept paths, in the order given.
@@ -21,6 +23,12 @@ type Sweep struct {
 	Points []SweepPoint `json:"points"`
 	// Find is the answer to --find; absent without it.
 	Find *Find `json:"find,omitempty"`
+	// Interrupted is set when SIGINT or SIGTERM stopped the sweep: Points are then
+	// only those every seed of which finished, and Find is not answered.
+	Interrupted bool `json:"interrupted,omitempty"`
+	// PlannedPoints is how many points the sweep was to run; set only when it was
+	// interrupted.
+	PlannedPoints int `json:"planned_points,omitempty"`
 }
 
 // SweepPoint is one combination of values and its runs, one per seed. Figures are

@@ -2,7 +2,10 @@
 // value events and seeded random streams. It knows nothing of Kubernetes.
 package sim
 
-import "time"
+import (
+	"sync/atomic"
+	"time"
+)
 
 // Time is simulated time in nanoseconds since the start of a run.
 type Time int64
@@ -42,6 +45,7 @@ type Kernel struct {
 	seq      uint64
 	queue    queue
 	handlers []Handler
+	stop     atomic.Bool
 	// Processed counts events handled, for benchmarks.
 	Processed uint64
 }
@@ -75,12 +79,21 @@ func (k *Kernel) After(d Time, kind uint8, obj int32, gen uint32) {
 	k.At(k.now+d, kind, obj, gen)
 }
 
+// Stop makes Run return after the event it is handling, now and from then on. It
+// may be called from another goroutine: it is how a long run is cut short.
+func (k *Kernel) Stop() { k.stop.Store(true) }
+
 // Run handles the events before until, in order; the clock then rests at until. The horizon is exclusive so that a run of
 // length d covers [0, d): at 1 request a second, 10 s sends 10 requests, as vegeta does.
-func (k *Kernel) Run(until Time) {
+// It returns false when Stop cut it short: the clock then rests at the last event
+// handled, and events of that instant may be left.
+func (k *Kernel) Run(until Time) bool {
 	for len(k.queue) > 0 {
 		if k.queue[0].At >= until {
 			break
+		}
+		if k.stop.Load() {
+			return false
 		}
 		ev := k.queue.pop()
 		k.now = ev.At
@@ -90,6 +103,7 @@ func (k *Kernel) Run(until Time) {
 	if k.now < until {
 		k.now = until
 	}
+	return true
 }
 
 // Pending is the number of scheduled events.

@@ -3,6 +3,7 @@
 package simulate
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -31,6 +32,9 @@ type Engine struct {
 	k   *sim.Kernel
 	sc  *scenario.Scenario
 	end sim.Time
+	// planned is the duration an interrupted run was to cover (end is where it
+	// stopped); 0 when it ran to the end.
+	planned sim.Time
 
 	mode  string
 	hop   sim.Time // one-way pod-to-pod latency
@@ -708,23 +712,44 @@ func (e *Engine) newSlot(ci, thread int32) int32 {
 type Progress func(now, end sim.Time)
 
 // Run simulates the whole duration.
-func (e *Engine) Run(progress Progress) {
+func (e *Engine) Run(progress Progress) { e.RunContext(context.Background(), progress) }
+
+// pollEvery is how much simulated time runs between two looks at the context, so
+// that an interrupted run usually ends at a round time; a slice too dense to end
+// in a fraction of a second is cut short by the kernel itself.
+const pollEvery = 10 * sim.Time(time.Millisecond)
+
+// RunContext is Run, ending early when ctx is done: the run then ends at the
+// simulated time reached, and the Result covers that time (rates over it), as
+// Interrupted reports. Slicing the run changes nothing: the kernel handles the
+// same events in the same order however often it is called.
+func (e *Engine) RunContext(ctx context.Context, progress Progress) {
+	defer context.AfterFunc(ctx, e.k.Stop)()
 	step := sim.Time(1e9)
-	for t := step; ; t += step {
-		if t > e.end {
-			t = e.end
+	for t := pollEvery; ; t += pollEvery {
+		t = min(t, e.end)
+		if !e.k.Run(t) {
+			// Cut short after the event at Now: the run covered [0, Now].
+			e.planned, e.end = e.end, e.k.Now()+1
+			break
 		}
-		e.k.Run(t)
-		if progress != nil {
+		if progress != nil && (t%step == 0 || t == e.end) {
 			progress(t, e.end)
 		}
 		if t == e.end {
+			break
+		}
+		if ctx.Err() != nil {
+			e.planned, e.end = e.end, t
 			break
 		}
 	}
 	// The last interval closes after every event of the final instant has run.
 	e.closeInterval((e.end - 1) / e.stats.step * e.stats.step)
 }
+
+// Interrupted says whether RunContext ended early, and the duration it was to run.
+func (e *Engine) Interrupted() (bool, sim.Time) { return e.planned > 0, e.planned }
 
 // Requests is the number of requests sent so far.
 func (e *Engine) Requests() int64 { return e.stats.sent }

@@ -1,6 +1,7 @@
 package sweep_test
 
 import (
+	"context"
 	"runtime"
 	"testing"
 	"time"
@@ -62,7 +63,7 @@ func BenchmarkSweep(b *testing.B) {
 	}
 	wall := func(workers int) float64 {
 		start := time.Now()
-		sw, err := sweep.Run(axes, nil, points, 1, workers, run)
+		sw, err := sweep.Run(context.Background(), axes, nil, points, 1, workers, run)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"sync"
@@ -10,33 +11,38 @@ import (
 )
 
 // RunFunc runs points[point] with its repeat-th seed (0, 1, ...) and returns the
-// result. It is called from several goroutines at once.
+// result; a result marked interrupted did not finish. It is called from several
+// goroutines at once.
 type RunFunc func(point, repeat int) (*result.Result, error)
 
 // Run runs every point seeds times on workers goroutines and tabulates the figures.
 // Each run's seed is fixed by its point and repeat, never by which worker took it or
 // when, so a sweep gives the same table on any number of cores. The first failure
-// stops the sweep: runs under way finish, no new one starts.
-func Run(axes []Axis, fixed []string, points []Point, seeds, workers int, run RunFunc) (*result.Sweep, error) {
+// stops the sweep: runs under way finish, no new one starts. When ctx is done no
+// new run starts either, and the sweep keeps the points every seed of which
+// finished, marked interrupted.
+func Run(ctx context.Context, axes []Axis, fixed []string, points []Point, seeds, workers int, run RunFunc) (*result.Sweep, error) {
 	if seeds < 1 || workers < 1 {
 		return nil, fmt.Errorf("sweep: %d seeds on %d workers", seeds, workers)
 	}
 	type job struct{ point, repeat int }
 	jobs := make(chan job)
 	runs := make([][]result.SweepRun, len(points))
+	done := make([]int, len(points)) // runs of each point that finished
 	for i := range runs {
 		runs[i] = make([]result.SweepRun, seeds)
 	}
 	var (
 		mu       sync.Mutex
 		firstErr error
-		first    *result.Result // of the first point's first run: names the sweep
+		first    *result.Result // of the first finished run in grid order: names the sweep
+		firstAt  = len(points) * seeds
 		wg       sync.WaitGroup
 	)
-	failed := func() bool {
+	stopped := func() bool {
 		mu.Lock()
 		defer mu.Unlock()
-		return firstErr != nil
+		return firstErr != nil || ctx.Err() != nil
 	}
 	for range workers {
 		wg.Add(1)
@@ -48,22 +54,28 @@ func Run(axes []Axis, fixed []string, points []Point, seeds, workers int, run Ru
 				if err != nil && firstErr == nil {
 					firstErr = fmt.Errorf("%s: %w", describe(points[j.point]), err)
 				}
-				if err == nil {
+				if err == nil && !r.Interrupted {
 					runs[j.point][j.repeat] = result.SweepRun{Seed: r.Seed, Figures: figures(r)}
-					if j.point == 0 && j.repeat == 0 {
-						first = r
+					done[j.point]++
+					if at := j.point*seeds + j.repeat; at < firstAt {
+						first, firstAt = r, at
 					}
 				}
 				mu.Unlock()
 			}
 		}()
 	}
+dispatch:
 	for p := range points {
 		for k := range seeds {
-			if failed() {
-				break
+			if stopped() {
+				break dispatch
 			}
-			jobs <- job{p, k}
+			select {
+			case jobs <- job{p, k}:
+			case <-ctx.Done():
+				break dispatch
+			}
 		}
 	}
 	close(jobs)
@@ -71,14 +83,23 @@ func Run(axes []Axis, fixed []string, points []Point, seeds, workers int, run Ru
 	if firstErr != nil {
 		return nil, firstErr
 	}
-	sw := &result.Sweep{Engine: first.Engine, Scenario: first.Scenario, DurationS: first.DurationS, Fixed: fixed, Seeds: seeds}
+	sw := &result.Sweep{Fixed: fixed, Seeds: seeds}
+	if first != nil {
+		sw.Engine, sw.Scenario, sw.DurationS = first.Engine, first.Scenario, first.DurationS
+	}
 	for _, a := range axes {
 		sw.Parameters = append(sw.Parameters, a.Path)
 	}
 	for i, p := range points {
+		if done[i] < seeds {
+			continue // interrupted: a point is kept only with every seed
+		}
 		sp := aggregate(runs[i])
 		sp.Values = p.Values
 		sw.Points = append(sw.Points, sp)
+	}
+	if len(sw.Points) < len(points) {
+		sw.Interrupted, sw.PlannedPoints = true, len(points)
 	}
 	return sw, nil
 }

@@ -1,9 +1,11 @@
 package sweep
 
 import (
+	"context"
 	"errors"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -21,11 +23,11 @@ func fake(point, repeat int) (*result.Result, error) {
 func TestRunPlacesEveryRunAndIgnoresScheduling(t *testing.T) {
 	axes := []Axis{{"a", []string{"1", "2", "3"}}, {"b", []string{"x", "y"}}}
 	points := Grid(axes)
-	one, err := Run(axes, []string{"c=1"}, points, 3, 1, fake)
+	one, err := Run(context.Background(), axes, []string{"c=1"}, points, 3, 1, fake)
 	if err != nil {
 		t.Fatal(err)
 	}
-	many, err := Run(axes, []string{"c=1"}, points, 3, 4, fake)
+	many, err := Run(context.Background(), axes, []string{"c=1"}, points, 3, 4, fake)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +52,7 @@ func TestRunPlacesEveryRunAndIgnoresScheduling(t *testing.T) {
 func TestRunStopsAtTheFirstFailure(t *testing.T) {
 	points := Grid([]Axis{{"a", []string{"1", "2", "3", "4", "5", "6", "7", "8"}}})
 	var calls atomic.Int32
-	_, err := Run([]Axis{{"a", nil}}, nil, points, 1, 1, func(point, repeat int) (*result.Result, error) {
+	_, err := Run(context.Background(), []Axis{{"a", nil}}, nil, points, 1, 1, func(point, repeat int) (*result.Result, error) {
 		calls.Add(1)
 		if point == 1 {
 			return nil, errors.New("no nodes")
@@ -80,5 +82,64 @@ func TestAggregate(t *testing.T) {
 	}
 	if one := aggregate(runs[:1]); one.SD["p99_ms"] != 0 || one.Mean["p99_ms"] != 1 {
 		t.Errorf("one seed: sd %v mean %v, want 0 and 1", one.SD["p99_ms"], one.Mean["p99_ms"])
+	}
+}
+
+// An interrupted sweep keeps the points every seed of which finished, in grid
+// order, and says how many were planned; a run started after the interruption
+// stops at once, as an engine watching the context does, and is not kept.
+func TestInterruptedSweepKeepsTheFinishedPoints(t *testing.T) {
+	axes := []Axis{{"a", []string{"1", "2", "3", "4", "5", "6"}}}
+	points := Grid(axes)
+	for _, workers := range []int{1, 3} {
+		ctx, cancel := context.WithCancel(context.Background())
+		sw, err := Run(ctx, axes, nil, points, 2, workers, func(point, repeat int) (*result.Result, error) {
+			if point == 3 && repeat == 1 {
+				cancel()
+			}
+			if ctx.Err() != nil {
+				return &result.Result{Interrupted: true}, nil
+			}
+			return fake(point, repeat)
+		})
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !sw.Interrupted || sw.PlannedPoints != len(points) || sw.Engine != "fake" {
+			t.Errorf("%d workers: interrupted %v, planned %d, engine %q; want true, %d, fake", workers, sw.Interrupted, sw.PlannedPoints, sw.Engine, len(points))
+		}
+		var kept []string
+		for _, p := range sw.Points {
+			kept = append(kept, p.Values[0])
+			if len(p.Runs) != 2 || p.Runs[1].Seed != p.Runs[0].Seed+1 {
+				t.Errorf("%d workers: point %v kept with runs %+v", workers, p.Values, p.Runs)
+			}
+		}
+		// One worker runs in grid order: points 1 to 3 finished, point 4 was cut
+		// short. Several may have left any earlier run unfinished too, but never keep
+		// point 4 nor put the kept ones out of order.
+		if workers == 1 && !reflect.DeepEqual(kept, []string{"1", "2", "3"}) {
+			t.Errorf("1 worker: kept %v, want [1 2 3]", kept)
+		}
+		if slices.Contains(kept, "4") || !slices.IsSorted(kept) {
+			t.Errorf("%d workers: kept %v", workers, kept)
+		}
+	}
+}
+
+// A sweep whose context ends after its last run finished is whole, not interrupted.
+func TestSweepDoneBeforeTheInterruptionIsWhole(t *testing.T) {
+	axes := []Axis{{"a", []string{"1", "2"}}}
+	ctx, cancel := context.WithCancel(context.Background())
+	sw, err := Run(ctx, axes, nil, Grid(axes), 1, 1, func(point, repeat int) (*result.Result, error) {
+		if point == 1 {
+			cancel() // the last run, finishing
+		}
+		return fake(point, repeat)
+	})
+	cancel()
+	if err != nil || sw.Interrupted || sw.PlannedPoints != 0 || len(sw.Points) != 2 {
+		t.Errorf("err %v, interrupted %v, planned %d, %d points; want a whole sweep of 2", err, sw.Interrupted, sw.PlannedPoints, len(sw.Points))
 	}
 }

@@ -1,18 +1,18 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"trafficlab/emulate"
+	"trafficlab/result"
 	"trafficlab/scenario"
 	"trafficlab/simulate"
 )
@@ -114,21 +114,17 @@ replicas and client pods, keeping the load per pod.`,
 			if os.Geteuid() != 0 {
 				return errors.New("emulate needs root: it creates network namespaces, iptables or nftables rules and cgroups (try sudo; --dry-run shows the plan without root)")
 			}
-			ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt, syscall.SIGTERM)
+			ctx, stop := interruptible(c.Context())
 			defer stop()
 			bar := newProgress(stderr, f.quiet)
 			r, err := emulate.Run(ctx, plan, emulate.Options{Log: stderr, Progress: func(done, total time.Duration) {
 				bar.update(done, total, -1, fmt.Sprintf("%s of %s emulated", done.Round(time.Second), total.Round(time.Second)))
 			}})
 			bar.done()
-			if r == nil {
-				return err
+			if r != nil {
+				r.Origin = f.origin(c, args)
 			}
-			if ctx.Err() != nil {
-				// The result is still written, and the exit says it is partial.
-				err = errors.Join(err, errors.New("emulate: interrupted; the result covers what ran"))
-			}
-			return errors.Join(f.write(c, stdout, src, r, render), err)
+			return f.end(ctx, c, stdout, src, r, err, sc.Spec.Duration.Duration, render)
 		},
 	}
 	f.register(c)
@@ -136,6 +132,38 @@ replicas and client pods, keeping the load per pod.`,
 	c.Flags().BoolVar(&f.cleanup, "cleanup", false, "remove what crashed runs left behind (namespaces, cgroups, processes) and exit")
 	c.Flags().BoolVar(&f.dryRun, "dry-run", false, "check the scenario and print where its pods would run, without root and without running it")
 	return c
+}
+
+// origin is runFlags' origin with --scale.
+func (f *emulateFlags) origin(c *cobra.Command, args []string) *result.Origin {
+	o := f.runFlags.origin(c, args)
+	if c.Flags().Changed("scale") {
+		o.Scale = f.scale
+	}
+	return o
+}
+
+// end writes what an emulate run measured and says how it ended. A run that a
+// signal stopped (ctx done) is marked interrupted, over the real time it covered
+// of the planned duration, and exits 130 even when it also failed (its errors are
+// still shown); one stopped before its load started has no result.
+func (f *emulateFlags) end(ctx context.Context, c *cobra.Command, stdout io.Writer, src source, r *result.Result, err error,
+	planned time.Duration, render func(io.Writer, *result.Result) error) error {
+	// A signal during the teardown, after the whole run, cut nothing short.
+	stopped := ctx.Err() != nil && (r == nil || r.DurationS < planned.Seconds())
+	if r == nil {
+		if stopped {
+			if err == context.Canceled {
+				err = nil // the signal's own doing, said below
+			}
+			return errors.Join(err, interrupted{covered: "nothing: the run stopped before its load started"})
+		}
+		return err
+	}
+	if stopped {
+		r.Interrupted, r.PlannedDurationS = true, planned.Seconds()
+	}
+	return errors.Join(f.finish(c, stdout, src, r, render), err)
 }
 
 // emulateInputError turns what emulate refuses into bad input, at the scenario line

@@ -1,16 +1,12 @@
 package cli
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"slices"
 	"strings"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -106,7 +102,7 @@ else 10s), when the scenario's phases are done, or after --max-requests.`,
 			if f.output != "text" && f.output != "json" {
 				return badInput{fmt.Errorf("-o %q: want text or json", f.output)}
 			}
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			ctx, stop := interruptible(c.Context())
 			defer stop()
 			if !f.quiet {
 				fmt.Fprintf(stderr, "load: %s → %s for %v (Ctrl-C stops and reports)\n", describeLoad(cfg), cfg.Target, cfg.Duration)
@@ -115,12 +111,7 @@ else 10s), when the scenario's phases are done, or after --max-requests.`,
 			if err != nil {
 				return badInput{err}
 			}
-			if f.output == "json" {
-				enc := json.NewEncoder(stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(rep)
-			}
-			return writeLoadText(stdout, rep)
+			return writeLoad(stdout, f.output, rep, cfg.Duration)
 		},
 	}
 	fl := c.Flags()
@@ -283,6 +274,40 @@ func describeLoad(cfg load.Config) string {
 		s += " as " + cfg.Library
 	}
 	return s + ", " + cfg.Conn.Reuse + " connections, " + cfg.Conn.Protocol
+}
+
+// writeLoad writes the report in format (text or json) and ends a run a signal
+// stopped (its end reason canceled) with its exit status, as simulate's: the JSON
+// marks it interrupted, the text says so first. planned is the duration it was to run.
+func writeLoad(w io.Writer, format string, r *load.Report, planned time.Duration) error {
+	stopped := r.EndReason == "canceled"
+	if format == "json" {
+		out := struct {
+			*load.Report
+			Interrupted      bool    `json:"interrupted,omitempty"`
+			PlannedDurationS float64 `json:"planned_duration_s,omitempty"`
+		}{Report: r, Interrupted: stopped}
+		if stopped {
+			out.PlannedDurationS = planned.Seconds()
+		}
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(out); err != nil {
+			return err
+		}
+	} else {
+		if stopped {
+			fmt.Fprintf(w, "Interrupted after %s of the %s planned: every figure covers the time that ran.\n\n",
+				seconds(r.DurationS), seconds(planned.Seconds()))
+		}
+		if err := writeLoadText(w, r); err != nil {
+			return err
+		}
+	}
+	if stopped {
+		return interrupted{covered: fmt.Sprintf("the first %s of the %s planned", seconds(r.DurationS), seconds(planned.Seconds()))}
+	}
+	return nil
 }
 
 // writeLoadText is the report for people.

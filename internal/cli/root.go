@@ -6,15 +6,21 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/spf13/cobra"
 )
 
-// Exit codes: 0 success, 1 a failure while running, 2 bad input (DESIGN.md).
+// Exit codes: 0 success, 1 a failure while running, 2 bad input (DESIGN.md), 130 a
+// run stopped by SIGINT or SIGTERM, its partial result written (128 + SIGINT, as a
+// shell reports a process Ctrl-C ended).
 const (
-	exitOK       = 0
-	exitFailure  = 1
-	exitBadInput = 2
+	exitOK          = 0
+	exitFailure     = 1
+	exitBadInput    = 2
+	exitInterrupted = 130
 )
 
 // badInput marks errors caused by the user's input; they exit 2.
@@ -25,7 +31,23 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	return run(context.Background(), args, stdout, stderr)
 }
 
-// run is Main with a context that commands which run until stopped (serve) watch.
+// interrupted ends a run that SIGINT or SIGTERM stopped once what it had was
+// written; it exits 130. It says what the output covers.
+type interrupted struct{ covered string }
+
+func (i interrupted) Error() string {
+	return "interrupted: the result covers " + i.covered
+}
+
+// interruptible is the context a long run watches: done at SIGINT or SIGTERM, when
+// the run stops and writes what it has. Until the run returns, the signals do
+// nothing else, so that a second Ctrl-C does not cut the writing short.
+func interruptible(ctx context.Context) (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+}
+
+// run is Main with a context that commands which run until stopped (serve) watch;
+// long runs stop early when it is done, as at SIGINT.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root := newRoot(stdout, stderr)
 	root.SetArgs(args)
@@ -34,9 +56,20 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	fmt.Fprintln(stderr, err)
+	return exitCode(err)
+}
+
+// exitCode is the exit status of a command that returned err.
+func exitCode(err error) int {
 	var bad badInput
-	if errors.As(err, &bad) {
+	var stopped interrupted
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.As(err, &bad):
 		return exitBadInput
+	case errors.As(err, &stopped):
+		return exitInterrupted
 	}
 	return exitFailure
 }

@@ -3,7 +3,9 @@ package cli
 import (
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -49,6 +51,55 @@ func (f *runFlags) write(c *cobra.Command, stdout io.Writer, src source, r *resu
 		}
 	}
 	return render(stdout, r)
+}
+
+// finish writes the result, then ends an interrupted run with its exit status.
+func (f *runFlags) finish(c *cobra.Command, stdout io.Writer, src source, r *result.Result, render func(io.Writer, *result.Result) error) error {
+	if err := f.write(c, stdout, src, r, render); err != nil {
+		return err
+	}
+	if r.Interrupted {
+		return interrupted{covered: covered(r)}
+	}
+	return nil
+}
+
+// covered says how much of the planned run an interrupted result covers.
+func covered(r *result.Result) string {
+	clock := "simulated"
+	if r.Engine != "simulate" {
+		clock = "real"
+	}
+	return fmt.Sprintf("the first %s of the %s planned (%s time)", seconds(r.DurationS), seconds(r.PlannedDurationS), clock)
+}
+
+// seconds writes a duration in seconds as Go writes durations, to the millisecond
+// and without zero units: 24h, 1m30s, 12.34s.
+func seconds(s float64) string {
+	out := time.Duration(math.Round(s*1000) * float64(time.Millisecond)).String()
+	if strings.HasSuffix(out, "m0s") {
+		out = strings.TrimSuffix(out, "0s")
+	}
+	if strings.HasSuffix(out, "h0m") {
+		out = strings.TrimSuffix(out, "0m")
+	}
+	return out
+}
+
+// origin records what the run was asked for: the file and the overrides given.
+func (f *runFlags) origin(c *cobra.Command, args []string) *result.Origin {
+	o := &result.Origin{Sets: f.sets}
+	if len(args) > 0 {
+		o.File = args[0]
+	}
+	if c.Flags().Changed("seed") {
+		seed := f.seed
+		o.Seed = &seed
+	}
+	if c.Flags().Changed("duration") {
+		o.DurationS = f.duration.Seconds()
+	}
+	return o
 }
 
 // overrides turns --seed and --duration into --set values, so they are validated
@@ -116,8 +167,10 @@ sidecar's workers are the bottleneck; spec.report.histogram adds vegeta-style bu
 				requests = report.NewVegetaCSV(requestsFile)
 				e.StreamRequests(requests.Write)
 			}
+			ctx, stop := interruptible(c.Context())
+			defer stop()
 			bar := newProgress(stderr, f.quiet)
-			e.Run(func(now, end sim.Time) { bar.update(time.Duration(now), time.Duration(end), e.Requests(), "") })
+			e.RunContext(ctx, func(now, end sim.Time) { bar.update(time.Duration(now), time.Duration(end), e.Requests(), "") })
 			bar.done()
 			if requests != nil {
 				if err := requests.Flush(); err != nil {
@@ -127,7 +180,12 @@ sidecar's workers are the bottleneck; spec.report.histogram adds vegeta-style bu
 					return err
 				}
 			}
-			return f.write(c, stdout, src, e.Result(), render)
+			r := e.Result()
+			r.Origin = f.origin(c, args)
+			if stopped, planned := e.Interrupted(); stopped {
+				r.Interrupted, r.PlannedDurationS = true, planned.Seconds()
+			}
+			return f.finish(c, stdout, src, r, render)
 		},
 	}
 	f.register(c)

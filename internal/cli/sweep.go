@@ -134,7 +134,7 @@ func runSweep(c *cobra.Command, args []string, f *sweepFlags, stdout, stderr io.
 		if err != nil {
 			return err
 		}
-		plans[i] = sweepPlan{sets: sets, seed: sc.Spec.Seed, duration: sc.Spec.Duration.Duration}
+		plans[i] = sweepPlan{sets: sets, name: sc.Metadata.Name, seed: sc.Spec.Seed, duration: sc.Spec.Duration.Duration}
 		total += time.Duration(f.seeds) * plans[i].duration
 	}
 
@@ -144,8 +144,10 @@ func runSweep(c *cobra.Command, args []string, f *sweepFlags, stdout, stderr io.
 		finished            atomic.Int32
 		runs                = len(points) * f.seeds
 	)
+	ctx, stop := interruptible(c.Context())
+	defer stop()
 	started := time.Now()
-	sw, err := sweep.Run(axes, fixed, points, f.seeds, f.parallel, func(point, repeat int) (*result.Result, error) {
+	sw, err := sweep.Run(ctx, axes, fixed, points, f.seeds, f.parallel, func(point, repeat int) (*result.Result, error) {
 		plan := plans[point]
 		sets := append(append([]string(nil), plan.sets...), fmt.Sprintf("spec.seed=%d", plan.seed+int64(repeat)))
 		sc, pos, err := loadSource(src, sets, io.Discard)
@@ -158,13 +160,16 @@ func runSweep(c *cobra.Command, args []string, f *sweepFlags, stdout, stderr io.
 		}
 		var lastT sim.Time
 		var lastN int64
-		e.Run(func(now, end sim.Time) {
+		e.RunContext(ctx, func(now, end sim.Time) {
 			simulated.Add(int64(now - lastT))
 			requests.Add(e.Requests() - lastN)
 			lastT, lastN = now, e.Requests()
 			bar.update(time.Duration(simulated.Load()), total, requests.Load(),
 				fmt.Sprintf("%d/%d runs", finished.Load(), runs))
 		})
+		if stopped, _ := e.Interrupted(); stopped {
+			return &result.Result{Interrupted: true}, nil
+		}
 		finished.Add(1)
 		return e.Result(), nil
 	})
@@ -172,12 +177,19 @@ func runSweep(c *cobra.Command, args []string, f *sweepFlags, stdout, stderr io.
 	if err != nil {
 		return err
 	}
+	if sw.Interrupted && sw.Scenario == "" {
+		// No run finished to name the sweep: name it from its first point's plan.
+		sw.Engine, sw.Scenario, sw.DurationS = "simulate", plans[0].name, plans[0].duration.Seconds()
+	}
 	if !f.quiet {
 		wall := time.Since(started)
 		fmt.Fprintf(stderr, "%d runs in %s on %d workers: %s simulated requests per wall second\n",
-			runs, wall.Round(10*time.Millisecond), min(f.parallel, runs), perWallSecond(requests.Load(), wall))
+			finished.Load(), wall.Round(10*time.Millisecond), min(f.parallel, runs), perWallSecond(requests.Load(), wall))
 	}
-	if query != nil {
+	if len(args) > 0 {
+		sw.File = args[0]
+	}
+	if query != nil && !sw.Interrupted {
 		sw.Find = query.Answer(sw, axes)
 	}
 	for _, out := range []struct {
@@ -190,12 +202,19 @@ func runSweep(c *cobra.Command, args []string, f *sweepFlags, stdout, stderr io.
 			}
 		}
 	}
-	return render(stdout, sw)
+	if err := render(stdout, sw); err != nil {
+		return err
+	}
+	if sw.Interrupted {
+		return interrupted{covered: fmt.Sprintf("the %d of %d points whose every run finished", len(sw.Points), sw.PlannedPoints)}
+	}
+	return nil
 }
 
 // sweepPlan is a point's --set arguments and what its scenario says of its runs.
 type sweepPlan struct {
 	sets     []string
+	name     string
 	seed     int64
 	duration time.Duration
 }

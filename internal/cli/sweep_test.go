@@ -131,7 +131,7 @@ func TestSweepTextAndFiles(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	for _, want := range []string{"Sweep of capacity: simulate, 5s simulated per run, 2 points × 1 seed", "REPLICAS", "P99", "MIN POD SHARE"} {
+	for _, want := range []string{"Sweep of capacity: simulate, 5s simulated per run, 2 points × 1 seed", "File: " + f, "REPLICAS", "P99", "MIN POD SHARE"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}
@@ -144,8 +144,8 @@ func TestSweepTextAndFiles(t *testing.T) {
 		t.Errorf("CSV of %d lines:\n%s", n, csv)
 	}
 	var sw result.Sweep
-	if err := json.Unmarshal([]byte(readFile(t, dir+"/sweep.json")), &sw); err != nil || len(sw.Points) != 2 {
-		t.Errorf("JSON file: %v, %d points", err, len(sw.Points))
+	if err := json.Unmarshal([]byte(readFile(t, dir+"/sweep.json")), &sw); err != nil || len(sw.Points) != 2 || sw.File != f {
+		t.Errorf("JSON file: %v, %d points, file %q", err, len(sw.Points), sw.File)
 	}
 }
 
