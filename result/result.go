@@ -58,6 +58,45 @@ type Result struct {
 	Suspects []Suspect `json:"suspects,omitempty"`
 	// Background are the workloads that share nodes without serving traffic.
 	Background []Background `json:"background,omitempty"`
+	// Ended sums up every request that ended, failed ones included, as vegeta's
+	// report does; nil when the engine did not keep it.
+	Ended *Ended `json:"ended,omitempty"`
+}
+
+// Ended is what vegeta's report (lib/metrics.go, Metrics.Add and Close) computes
+// from the requests that ended, Requests.Total of them: latencies over all of them,
+// failures at their time to failure; the window they were sent in; their bytes,
+// codes and distinct errors. Times are nanoseconds since the run's start.
+type Ended struct {
+	// LatencyMS summarises every ended request's latency.
+	LatencyMS Latency `json:"latency_ms"`
+	// LatencySumNS, LatencyMinNS and LatencyMaxNS are exact.
+	LatencySumNS int64 `json:"latency_sum_ns"`
+	LatencyMinNS int64 `json:"latency_min_ns"`
+	LatencyMaxNS int64 `json:"latency_max_ns"`
+	// FirstSentNS and LastSentNS are when the first and the last of them were sent,
+	// LastEndNS when the last one ended.
+	FirstSentNS int64 `json:"first_sent_ns"`
+	LastSentNS  int64 `json:"last_sent_ns"`
+	LastEndNS   int64 `json:"last_end_ns"`
+	// BytesOut are the request bodies of the requests answered; BytesIn the
+	// answers' bytes. A request without an answer counts none, as in vegeta.
+	BytesOut int64 `json:"bytes_out"`
+	BytesIn  int64 `json:"bytes_in"`
+	// StatusCodes counts them by HTTP status, "0" for no answer.
+	StatusCodes map[string]int64 `json:"status_codes"`
+	// Errors are the distinct failures, in the order they first ended.
+	Errors []EndedError `json:"errors,omitempty"`
+}
+
+// EndedError is one distinct failure: its kind (as Errors names it; empty for one
+// no kind describes) on a request of this method to this service, or the message
+// the client wrote when it is known (a real vegeta attack's).
+type EndedError struct {
+	Kind    string `json:"kind,omitempty"`
+	Service string `json:"service,omitempty"`
+	Method  string `json:"method,omitempty"`
+	Message string `json:"message,omitempty"`
 }
 
 // Wait is where requests' time went, in milliseconds: mean per request, or summed,

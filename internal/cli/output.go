@@ -30,12 +30,13 @@ const outputHelp = `report format:
   prometheus   the final counters in Prometheus text format`
 
 // renderer is the -o format's renderer, or a bad-input error naming the choices.
-// A format the result lacks the data for (vegeta-hist without buckets) is bad input.
+// A format the result lacks the data for (vegeta-hist without buckets, vegeta-json
+// without every request's summary) is bad input.
 func renderer(name string) (func(io.Writer, *result.Result) error, error) {
 	if f, ok := formats[name]; ok {
 		return func(w io.Writer, r *result.Result) error {
 			err := f(w, r)
-			if errors.Is(err, report.ErrNoHistogram) {
+			if errors.Is(err, report.ErrNoHistogram) || errors.Is(err, report.ErrNotEveryRequest) {
 				return badInput{err}
 			}
 			return err
