@@ -1,16 +1,15 @@
 package cli
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strings"
 
 	"trafficlab/report"
 	"trafficlab/result"
+	"trafficlab/resultfile"
 )
 
 // formats are the renderings of a Result that -o names.
@@ -50,18 +49,13 @@ func renderer(name string) (func(io.Writer, *result.Result) error, error) {
 	return nil, badInput{fmt.Errorf("-o %q: want one of %s", name, strings.Join(names, ", "))}
 }
 
-// readResult reads a Result written with -o json.
+// readResult reads a run for report and compare: a Result written with -o json,
+// or a real vegeta attack's results (resultfile.Read); a file that is neither, or a
+// run that cannot be, is bad input.
 func readResult(path string) (*result.Result, error) {
-	data, err := os.ReadFile(path)
+	r, err := resultfile.Read(path)
 	if err != nil {
 		return nil, badInput{err}
 	}
-	var r result.Result
-	if err := json.Unmarshal(data, &r); err != nil {
-		return nil, badInput{fmt.Errorf("%s: not a trafficlab result (-o json): %v", path, err)}
-	}
-	if r.Engine == "" {
-		return nil, badInput{fmt.Errorf("%s: not a trafficlab result (-o json): no engine field", path)}
-	}
-	return &r, nil
+	return r, nil
 }

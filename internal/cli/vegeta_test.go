@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -205,4 +206,71 @@ func percentileWithin(sorted []time.Duration, q float64, ours, theirs time.Durat
 		return "ours " + ours.String() + " and vegeta's " + theirs.String() + " differ by more than the two estimates allow"
 	}
 	return ""
+}
+
+// TestReportAndCompareReadVegetaResults: a real vegeta attack's results, in each
+// of vegeta's encodings as its own encoders write them, are read by report and
+// compare beside a simulation; a Result that cannot be is refused with exit 2,
+// the file and the field named.
+func TestReportAndCompareReadVegetaResults(t *testing.T) {
+	dir := t.TempDir()
+	t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	var attack []vegeta.Result
+	for i := range 50 {
+		r := vegeta.Result{Attack: "real", Seq: uint64(i), Code: 200, Timestamp: t0.Add(time.Duration(i) * 20 * time.Millisecond),
+			Latency: time.Duration(1+i%7) * time.Millisecond, BytesIn: 200, Method: "GET", URL: "http://web/"}
+		if i%10 == 9 {
+			r.Code, r.Error, r.BytesIn = 0, `Get "http://web/": dial tcp 10.96.0.10:80: connect: connection refused`, 0
+		}
+		attack = append(attack, r)
+	}
+	encoders := map[string]func(io.Writer) vegeta.Encoder{
+		"results.bin": vegeta.NewEncoder, "results.json": vegeta.NewJSONEncoder, "results.csv": vegeta.NewCSVEncoder,
+	}
+	sim := filepath.Join(dir, "sim.json")
+	code, out, errOut := runCLI("simulate", writeTemp(t, "s.yaml", good), "-o", "json", "-q")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if err := os.WriteFile(sim, []byte(out), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for name, enc := range encoders {
+		var b bytes.Buffer
+		e := enc(&b)
+		for i := range attack {
+			if err := e.Encode(&attack[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, tc := range []struct {
+			args []string
+			want string
+		}{
+			{[]string{"report", path}, "50, "},
+			{[]string{"report", path, "-o", "json"}, `"engine": "vegeta"`},
+			{[]string{"report", path, "-o", "vegeta-json"}, `"status_codes":{"0":5,"200":45},"errors":["Get \"http://web/\": dial tcp 10.96.0.10:80: connect: connection refused"]`},
+			{[]string{"compare", sim, path}, name},
+		} {
+			code, out, errOut := runCLI(tc.args...)
+			if code != exitOK || !strings.Contains(out, tc.want) {
+				t.Errorf("%v: exit %d, want 0 with %q in:\n%s%s", tc.args, code, tc.want, out, errOut)
+			}
+		}
+	}
+	data, err := os.ReadFile(sim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := writeTemp(t, "negative.json", strings.Replace(string(data), `"p50": `, `"p50": -`, 1))
+	for _, args := range [][]string{{"report", bad}, {"compare", sim, bad}} {
+		code, out, errOut := runCLI(args...)
+		if code != exitBadInput || !strings.Contains(errOut, bad+": latency_ms.p50: -") || out != "" {
+			t.Errorf("%v: exit %d, want 2 naming the file and latency_ms.p50, and nothing printed:\n%s%s", args, code, out, errOut)
+		}
+	}
 }
