@@ -13,7 +13,7 @@ import (
 )
 
 // The testdata runs are simulate's own output (see testdata/README).
-var runs = []string{"simulate-r1.json", "simulate-mixed.json", "simulate-r2.json"}
+var runs = []string{"simulate-r1.json", "simulate-mixed.json", "simulate-r2.json", "load.json"}
 
 func readRun(t *testing.T, name string) *result.Result {
 	t.Helper()
@@ -101,7 +101,7 @@ func TestReadNamesFileAndField(t *testing.T) {
 	}
 }
 
-func mustRead(t *testing.T, name string) string {
+func mustRead(t testing.TB, name string) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", name))
 	if err != nil {
