@@ -3,6 +3,7 @@ package resultfile
 import (
 	"fmt"
 	"math"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -64,6 +65,7 @@ func (c *checker) latency(field string, l result.Latency) {
 	}{{"min", l.Min}, {"p50", l.P50}, {"p90", l.P90}, {"p95", l.P95}, {"p99", l.P99}, {"p999", l.P999}, {"max", l.Max}}
 	for _, f := range figures {
 		c.number(field+"."+f.name, f.v)
+		c.latencyMS(field+"."+f.name, f.v)
 	}
 	c.number(field+".mean", l.Mean)
 	for i := 1; i < len(figures); i++ {
@@ -73,6 +75,17 @@ func (c *checker) latency(field string, l result.Latency) {
 	}
 	if l.Mean < l.Min || l.Mean > l.Max {
 		c.fail(field+".mean", "%v is outside min %v and max %v", l.Mean, l.Min, l.Max)
+	}
+}
+
+// maxLatencyMS is the longest latency a Result summarises: every engine's
+// histogram tracks up to an hour (simulate/engine.go stats.init, load's histMax,
+// resultfile's), and reports a value up to its bucket's top, at most 1/1024 above.
+const maxLatencyMS = 3600e3 * (1 + 1.0/1024)
+
+func (c *checker) latencyMS(field string, ms float64) {
+	if ms > maxLatencyMS {
+		c.fail(field, "%v ms is over the hour every engine's latency histogram ends at", ms)
 	}
 }
 
@@ -88,6 +101,7 @@ func (c *checker) check(r *result.Result) {
 	if !slices.Contains(Engines, r.Engine) {
 		c.fail("engine", "%q is not an engine this version reads (%s)", r.Engine, strings.Join(Engines, ", "))
 	}
+	c.walk("", reflect.ValueOf(r).Elem())
 	c.number("duration_s", r.DurationS)
 	q := r.Requests
 	for _, f := range []struct {
@@ -120,6 +134,7 @@ func (c *checker) check(r *result.Result) {
 		f := fmt.Sprintf("latency_spectrum[%d]", i)
 		c.share(f+".percentile", p.Percentile/100)
 		c.number(f+".ms", p.MS)
+		c.latencyMS(f+".ms", p.MS)
 		c.count(f+".count", p.Count)
 		if i > 0 && (p.Percentile < r.LatencySpectrum[i-1].Percentile || p.MS < r.LatencySpectrum[i-1].MS) {
 			c.fail(f, "below the step before it: the spectrum rises")
@@ -146,6 +161,7 @@ func (c *checker) check(r *result.Result) {
 		pcts := []float64{p.P50MS, p.P90MS, p.P99MS, p.P999MS}
 		for j, name := range []string{"p50_ms", "p90_ms", "p99_ms", "p999_ms"} {
 			c.number(f+"."+name, pcts[j])
+			c.latencyMS(f+"."+name, pcts[j])
 			if j > 0 && pcts[j] < pcts[j-1] {
 				c.fail(f+"."+name, "%v is below the percentile before it", pcts[j])
 			}
@@ -207,5 +223,41 @@ func (c *checker) ended(x *result.Ended, total int64) {
 		if e.Kind == "" && e.Message == "" {
 			c.fail(fmt.Sprintf("ended.errors[%d]", i), "neither a kind nor a message")
 		}
+	}
+}
+
+// walk checks every number in v, at JSON path field: none is negative or not
+// finite but the seed, which any int64 may be.
+func (c *checker) walk(field string, v reflect.Value) {
+	switch v.Kind() {
+	case reflect.Pointer:
+		if !v.IsNil() {
+			c.walk(field, v.Elem())
+		}
+	case reflect.Struct:
+		t := v.Type()
+		for i := range t.NumField() {
+			name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+			if name == "" || name == "-" || name == "seed" {
+				continue
+			}
+			if field != "" {
+				name = field + "." + name
+			}
+			c.walk(name, v.Field(i))
+		}
+	case reflect.Slice:
+		for i := range v.Len() {
+			c.walk(fmt.Sprintf("%s[%d]", field, i), v.Index(i))
+		}
+	case reflect.Map:
+		iter := v.MapRange()
+		for iter.Next() {
+			c.walk(field+"."+iter.Key().String(), iter.Value())
+		}
+	case reflect.Int, reflect.Int64:
+		c.count(field, v.Int())
+	case reflect.Float64:
+		c.number(field, v.Float())
 	}
 }

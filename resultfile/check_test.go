@@ -64,6 +64,14 @@ func TestCheckRefusesWhatNoRunProduces(t *testing.T) {
 		{"ended.bytes_in", func(r *result.Result) { r.Ended.BytesIn = -1 }},
 		{"ended.status_codes", func(r *result.Result) { r.Ended.StatusCodes["200"]++ }},
 		{"ended.errors[0]", func(r *result.Result) { r.Ended.Errors = []result.EndedError{{}} }},
+		// Every number, wherever it is.
+		{"samples[2].latency_ms", func(r *result.Result) { r.Samples[2].LatencyMS = -1 }},
+		{"clients[1].replicas", func(r *result.Result) { r.Clients[1].Replicas = -2 }},
+		{"timeline[0].replicas.web", func(r *result.Result) { r.Timeline[0].Replicas["web"] = -1 }},
+		{"nodes[0].cpu_utilization", func(r *result.Result) { r.Nodes[0].CPUUtilization = math.NaN() }},
+		// Latencies over the hour the engines' histograms end at.
+		{"latency_ms.max", func(r *result.Result) { r.LatencyMS.Max = 1e308 }},
+		{"latency_spectrum[0].ms", func(r *result.Result) { r.LatencySpectrum[0].MS = 4e6 }},
 	}
 	for _, c := range cases {
 		r := readRun(t, "simulate-mixed.json")

@@ -12,7 +12,7 @@ import (
 )
 
 // readAndRender is what report and compare do with a file: read it, and render
-// what was read in every format. Whatever the bytes, reading either refuses them
+// what was read in every format, the HTML page and a comparison too. Whatever the bytes, reading either refuses them
 // with an *Error naming the file, or gives a Result that passes Check and that
 // every renderer takes without panicking.
 func readAndRender(t *testing.T, data []byte) {
@@ -36,8 +36,14 @@ func readAndRender(t *testing.T, data []byte) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
+	if err := report.HTML(io.Discard, r, report.HTMLOptions{}); err != nil {
+		t.Errorf("html: %v", err)
+	}
 	if err := report.Compare(io.Discard, []string{"a", "b"}, []*result.Result{r, r}); err != nil {
 		t.Errorf("compare: %v", err)
+	}
+	if err := report.CompareHTML(io.Discard, []string{"a", "b"}, []*result.Result{r, r}); err != nil {
+		t.Errorf("compare --html: %v", err)
 	}
 }
 
