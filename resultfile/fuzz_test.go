@@ -3,6 +3,7 @@ package resultfile
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -47,8 +48,36 @@ func readAndRender(t *testing.T, data []byte) {
 	}
 }
 
+// hostile are Results no run writes, each number at an extreme: too large for a
+// renderer's arithmetic (a latency of 1e308 ms made the HTML page's histogram
+// index an empty slice), negative, or where no engine puts it.
+var hostile = []string{
+	`{"engine":"simulate","duration_s":1e308,"requests":{"total":1,"ok":1},"latency_ms":{"min":1,"mean":1,"p50":1,"p90":1,"p95":1,"p99":1,"p999":1,"max":1e308},"throughput_rps":1e308}`,
+	`{"engine":"simulate","duration_s":10,"timeline_interval_s":1e-300,"requests":{"total":1,"ok":1},"timeline":[{"t_s":0,"requests":1},{"t_s":1e300,"requests":0}]}`,
+	`{"engine":"simulate","duration_s":10,"requests":{"total":2,"ok":2},"pods":[{"name":"a","service":"s","requests":9223372036854775807},{"name":"b","service":"s","requests":9223372036854775807}]}`,
+	`{"engine":"simulate","duration_s":10,"requests":{"total":9223372036854775807,"ok":9223372036854775807},"slow":9223372036854775807}`,
+	`{"engine":"simulate","duration_s":0,"requests":{"total":0,"ok":0}}`,
+	`{"engine":"simulate","duration_s":10,"requests":{"total":1,"ok":1},"histogram":[{"from_ms":0,"to_ms":1,"count":1,"share":1},{"from_ms":1e308,"to_ms":null,"count":9223372036854775807,"share":1}]}`,
+	`{"engine":"simulate","duration_s":10,"requests":{"total":1,"ok":1},"samples":[{"t_s":-5,"latency_ms":-3},{"t_s":1e308,"latency_ms":1e308}]}`,
+	`{"engine":"simulate","duration_s":10,"requests":{"total":1,"ok":1},"latency_spectrum":[{"percentile":100,"ms":1e308,"count":1}]}`,
+	`{"engine":"simulate","duration_s":10,"requests":{"total":1,"ok":1},"clients":[{"name":"c","target":"x","replicas":-5,"threads":-1,"runs":[{"phase":-1,"start_s":5,"end_s":-5}]}]}`,
+	`{"engine":"simulate","duration_s":10,"requests":{"total":1,"ok":1},"scale_events":[{"t_s":-1,"service":"s","from":-5,"to":1000000000}],"rollouts":[{"service":"s","start_s":-1,"done_s":-5}]}`,
+	`{"engine":"simulate","duration_s":10,"requests":{"total":1,"ok":1},"nodes":[{"name":"n","cpu":-1,"cpu_utilization":1e308,"pods":-3}],"suspects":[{"node":"n","resource":"x","share_of_tail":1e308,"slow_requests":-1}]}`,
+	`{"engine":"simulate","duration_s":10,"requests":{"total":1,"ok":1},"timeline":[{"t_s":0,"requests":1,"replicas":{"s":-1000000000},"pod_requests":{"p":-5}}],"timeline_interval_s":1}`,
+	`{"engine":"simulate","duration_s":10,"requests":{"total":1,"ok":1},"tcp":{"segments":-1,"worst_connections":[{"client":"c","pod":"p","opened_s":-1,"closed_s":-5,"retransmits":-1}]}}`,
+	`{"engine":"simulate","duration_s":10,"requests":{"total":1,"ok":1},"sidecars":[{"pod":"p","direction":"x","workers":-1,"worker_utilization":1e308}]}`,
+	`{"engine":"simulate","duration_s":10,"requests":{"total":1,"ok":1},"pending":[{"name":"p","service":"s","since_s":-1}],"background":[{"name":"b","node":"n","cpu_cores":-1,"disk_written_bytes":-1}]}`,
+}
+
+// TestHostileResults: each is refused, or read and rendered in every format.
+func TestHostileResults(t *testing.T) {
+	for i, h := range hostile {
+		t.Run(fmt.Sprint(i), func(t *testing.T) { readAndRender(t, []byte(h)) })
+	}
+}
+
 // FuzzResult reads Results written with -o json: the testdata runs of simulate and
-// load, and inputs refused by TestReadNamesFileAndField.
+// load, inputs refused by TestReadNamesFileAndField, and the hostile ones.
 func FuzzResult(f *testing.F) {
 	for _, name := range runs {
 		f.Add([]byte(mustRead(f, name)))
@@ -61,6 +90,9 @@ func FuzzResult(f *testing.F) {
 		`{"engine": "vegeta", "requests": {"total": 1, "ok": 1}, "ended": {"status_codes": {"200": 1}}}`,
 	} {
 		f.Add([]byte(bad))
+	}
+	for _, h := range hostile {
+		f.Add([]byte(h))
 	}
 	f.Fuzz(readAndRender)
 }
