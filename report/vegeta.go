@@ -65,7 +65,7 @@ type vegetaBytes struct {
 
 // ErrNotEveryRequest is VegetaJSON's error for a result that does not sum up every
 // request that ended (Result.Ended): vegeta's figures are over all of them.
-var ErrNotEveryRequest = errors.New("the result does not keep every request's latency and send time, which vegeta's report is computed from")
+var ErrNotEveryRequest = errors.New("vegeta's report is computed from every request's latency, send time and bytes, which this result does not keep")
 
 // VegetaJSON writes the result as `vegeta report -type=json` does: one line of JSON,
 // each field as vegeta's Metrics.Add and Close (lib/metrics.go) compute it from the
@@ -90,7 +90,7 @@ var ErrNotEveryRequest = errors.New("the result does not keep every request's la
 func VegetaJSON(w io.Writer, r *result.Result) error {
 	x := r.Ended
 	if x == nil {
-		return ErrNotEveryRequest
+		return fmt.Errorf("%w (engine %q; simulate's results keep them, and so do vegeta's own, which report reads)", ErrNotEveryRequest, r.Engine)
 	}
 	m := vegetaMetrics{
 		Buckets:     r.Histogram,

@@ -266,6 +266,11 @@ func TestReportAndCompareReadVegetaResults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A run that does not sum up every request has no vegeta report to give.
+	if code, _, errOut := runCLI("report", "../../resultfile/testdata/load.json", "-o", "vegeta-json"); code != exitBadInput ||
+		!strings.Contains(errOut, `which this result does not keep (engine "load"`) {
+		t.Errorf("vegeta-json of a load result: exit %d, %s", code, errOut)
+	}
 	bad := writeTemp(t, "negative.json", strings.Replace(string(data), `"p50": `, `"p50": -`, 1))
 	for _, args := range [][]string{{"report", bad}, {"compare", sim, bad}} {
 		code, out, errOut := runCLI(args...)
