@@ -21,7 +21,8 @@ import (
 // (NewJSONReporter, NewHistogramReporter), lib/histogram.go (the buckets' JSON
 // and labels) and lib/attack.go (what a result's code and error are).
 //
-// A Result has no wall clock: times are simulated seconds after vegetaEpoch.
+// A simulated run has no wall clock: its times are simulated seconds after
+// vegetaEpoch; a real attack's are its own (Ended.StartUnixNS).
 
 // vegetaEpoch is the instant a run starts in VegetaJSON's timestamps. Any fixed
 // instant keeps the report deterministic; this one is easy to subtract.
@@ -80,7 +81,8 @@ var ErrNotEveryRequest = errors.New("vegeta's report is computed from every requ
 //   - bytes_in, bytes_out: the answers' bytes and the requests' bodies, over the
 //     requests answered; the means are per request.
 //   - earliest and latest are when the first and last request were sent, end when
-//     the last one ended; duration is latest − earliest and wait end − latest.
+//     the last one ended, on the run's wall clock or after vegetaEpoch; duration
+//     is latest − earliest and wait end − latest.
 //   - rate is requests / duration and throughput successes / (duration + wait), or
 //     the counts themselves when duration is 0, as Close does.
 //   - success: successful requests over requests.
@@ -112,9 +114,13 @@ func VegetaJSON(w io.Writer, r *result.Result) error {
 		}
 		m.BytesIn = vegetaBytes{Total: x.BytesIn, Mean: float64(x.BytesIn) / float64(n)}
 		m.BytesOut = vegetaBytes{Total: x.BytesOut, Mean: float64(x.BytesOut) / float64(n)}
-		m.Earliest = vegetaEpoch.Add(time.Duration(x.FirstSentNS))
-		m.Latest = vegetaEpoch.Add(time.Duration(x.LastSentNS))
-		m.End = vegetaEpoch.Add(time.Duration(x.LastEndNS))
+		start := vegetaEpoch
+		if x.StartUnixNS != 0 {
+			start = time.Unix(0, x.StartUnixNS).UTC()
+		}
+		m.Earliest = start.Add(time.Duration(x.FirstSentNS))
+		m.Latest = start.Add(time.Duration(x.LastSentNS))
+		m.End = start.Add(time.Duration(x.LastEndNS))
 		m.Duration = m.Latest.Sub(m.Earliest)
 		m.Wait = m.End.Sub(m.Latest)
 		ok := vegetaSuccesses(x)

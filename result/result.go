@@ -79,6 +79,9 @@ type Ended struct {
 	FirstSentNS int64 `json:"first_sent_ns"`
 	LastSentNS  int64 `json:"last_sent_ns"`
 	LastEndNS   int64 `json:"last_end_ns"`
+	// StartUnixNS is the run's start on the wall clock, in Unix nanoseconds, for a
+	// run that had one (a real vegeta attack); 0 for a simulated one.
+	StartUnixNS int64 `json:"start_unix_ns,omitempty"`
 	// BytesOut are the request bodies of the requests answered; BytesIn the
 	// answers' bytes. A request without an answer counts none, as in vegeta.
 	BytesOut int64 `json:"bytes_out"`

@@ -164,6 +164,7 @@ func (s *vegetaSum) result() *result.Result {
 	x := &result.Ended{LatencyMS: result.LatencyOf(s.all), LatencySumNS: s.sum, LatencyMinNS: s.min, LatencyMaxNS: s.max,
 		BytesOut: s.bytesOut, BytesIn: s.bytesIn, StatusCodes: s.codes, Errors: s.errors}
 	if s.n > 0 {
+		x.StartUnixNS = s.earliest.UnixNano()
 		x.LastSentNS = int64(s.latest.Sub(s.earliest))
 		x.LastEndNS = int64(s.end.Sub(s.earliest))
 		// The Result's duration is the requests' window with the wait for the last
