@@ -204,6 +204,9 @@ func (c *checker) ended(x *result.Ended, total int64) {
 	if x.LatencyMinNS > x.LatencyMaxNS {
 		c.fail("ended.latency_min_ns", "%d is above latency_max_ns %d", x.LatencyMinNS, x.LatencyMaxNS)
 	}
+	if n := float64(total); float64(x.LatencySumNS) < n*float64(x.LatencyMinNS) || float64(x.LatencySumNS) > n*float64(x.LatencyMaxNS) {
+		c.fail("ended.latency_sum_ns", "%d is not between requests.total × latency_min_ns and × latency_max_ns", x.LatencySumNS)
+	}
 	if x.FirstSentNS > x.LastSentNS || x.LastSentNS > x.LastEndNS {
 		c.fail("ended.last_sent_ns", "first_sent_ns %d, last_sent_ns %d and last_end_ns %d are out of order",
 			x.FirstSentNS, x.LastSentNS, x.LastEndNS)

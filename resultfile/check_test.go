@@ -60,6 +60,7 @@ func TestCheckRefusesWhatNoRunProduces(t *testing.T) {
 		{"pods[0].cpu_utilization", func(r *result.Result) { r.Pods[0].CPUUtilization = math.Inf(1) }},
 		{"ended.latency_ms.p99", func(r *result.Result) { r.Ended.LatencyMS.P99 = r.Ended.LatencyMS.P95 / 2 }},
 		{"ended.latency_min_ns", func(r *result.Result) { r.Ended.LatencyMinNS = r.Ended.LatencyMaxNS + 1 }},
+		{"ended.latency_sum_ns", func(r *result.Result) { r.Ended.LatencySumNS = r.Ended.LatencyMaxNS*r.Requests.Total + 1 }},
 		{"ended.last_sent_ns", func(r *result.Result) { r.Ended.LastEndNS = r.Ended.LastSentNS - 1 }},
 		{"ended.bytes_in", func(r *result.Result) { r.Ended.BytesIn = -1 }},
 		{"ended.status_codes", func(r *result.Result) { r.Ended.StatusCodes["200"]++ }},

@@ -67,6 +67,14 @@ var hostile = []string{
 	`{"engine":"simulate","duration_s":10,"requests":{"total":1,"ok":1},"tcp":{"segments":-1,"worst_connections":[{"client":"c","pod":"p","opened_s":-1,"closed_s":-5,"retransmits":-1}]}}`,
 	`{"engine":"simulate","duration_s":10,"requests":{"total":1,"ok":1},"sidecars":[{"pod":"p","direction":"x","workers":-1,"worker_utilization":1e308}]}`,
 	`{"engine":"simulate","duration_s":10,"requests":{"total":1,"ok":1},"pending":[{"name":"p","service":"s","since_s":-1}],"background":[{"name":"b","node":"n","cpu_cores":-1,"disk_written_bytes":-1}]}`,
+	`{"engine":"simulate","duration_s":0,"timeline_interval_s":0,"requests":{"total":5,"ok":5},"timeline":[{"t_s":0,"requests":5,"p50_ms":1,"p90_ms":1,"p99_ms":1,"p999_ms":1,"pod_requests":{"a":5}}],"pods":[{"name":"a","service":"s","requests":5}]}`,
+	`{"engine":"emulate","duration_s":10,"requests":{"total":5,"ok":5},"latency_spectrum":[{"percentile":0,"ms":0.000001,"count":1},{"percentile":100,"ms":3600000,"count":5}]}`,
+	`{"engine":"simulate","duration_s":10,"requests":{"total":5,"ok":5},"histogram":[{"from_ms":0,"to_ms":0.0000001,"count":5,"share":1}]}`,
+	`{"engine":"simulate","duration_s":10,"requests":{"total":5,"ok":0,"failed":5},"errors":{"timeout":5},"ended":{"latency_ms":{"min":3600000,"mean":3600000,"p50":3600000,"p90":3600000,"p95":3600000,"p99":3600000,"p999":3600000,"max":3600000},"latency_sum_ns":9223372036854775807,"latency_min_ns":0,"latency_max_ns":9223372036854775807,"last_sent_ns":9223372036854775807,"last_end_ns":9223372036854775807,"status_codes":{"0":5},"errors":[{"kind":"timeout"}]}}`,
+	`{"engine":"vegeta","duration_s":10,"requests":{"total":5,"ok":5},"ended":{"first_sent_ns":0,"last_sent_ns":0,"last_end_ns":0,"start_unix_ns":9223372036854775807,"status_codes":{"200":5}}}`,
+	`{"engine":"simulate","duration_s":1e9,"requests":{"total":5,"ok":5},"timeline_interval_s":1e-9,"timeline":[{"t_s":0},{"t_s":1e9}],"scale_events":[{"t_s":5,"service":"s","from":0,"to":2147483647}]}`,
+	`{"engine":"simulate","duration_s":10,"requests":{"total":5,"ok":5},"pods":[{"name":"a","service":"s","requests":5,"start_s":1e308,"ready_s":1e308,"deleted_s":0,"end_s":1e308}],"rollouts":[{"service":"s","strategy":"x","start_s":1e308,"done_s":0}]}`,
+	`{"engine":"simulate","duration_s":10,"requests":{"total":5,"ok":5},"clients":[{"name":"c","target":"s","replicas":2147483647,"threads":2147483647,"runs":[{"phase":2147483647,"start_s":0,"end_s":1e308,"requests":5}]}]}`,
 }
 
 // TestHostileResults: each is refused, or read and rendered in every format.
