@@ -67,7 +67,7 @@ func Decode(name string, rd io.Reader) (*result.Result, error) {
 	if trimmed[0] == '{' && !bytes.HasPrefix(trimmed, []byte(`{"attack":`)) {
 		data, err := io.ReadAll(br)
 		if err != nil {
-			return nil, err
+			return nil, &Error{File: name, Err: err}
 		}
 		return checked(name)(decodeResult(data))
 	}
