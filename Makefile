@@ -13,6 +13,9 @@ build:
 test:
 	$(GO) vet ./...
 	$(GO) test -count=1 $$($(GO) list ./... | grep -v /emulate)
+	# Fuzz reading a Result and vegeta's results, as report and compare do, briefly.
+	$(GO) test -run '^$$' -fuzz '^FuzzResult$$' -fuzztime 10s -fuzzminimizetime 3s ./resultfile
+	$(GO) test -run '^$$' -fuzz '^FuzzVegeta$$' -fuzztime 10s -fuzzminimizetime 3s ./resultfile
 	# The emulate tests time real packets (a 5 ms delay to within 0.25 ms, an RTO floor):
 	# one package at a time, so that no other test binary competes for the 2 cores.
 	$(GO) test -count=1 -p 1 ./emulate/...

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -20,10 +21,8 @@ import (
 // (NewJSONReporter, NewHistogramReporter), lib/histogram.go (the buckets' JSON
 // and labels) and lib/attack.go (what a result's code and error are).
 //
-// Two differences are the Result's, not the format's:
-//   - vegeta's latencies cover every request, failed ones included; a Result's
-//     latencies (LatencyMS) are of successful requests only, and so are these.
-//   - a Result has no wall clock: times are simulated seconds after vegetaEpoch.
+// A simulated run has no wall clock: its times are simulated seconds after
+// vegetaEpoch; a real attack's are its own (Ended.StartUnixNS).
 
 // vegetaEpoch is the instant a run starts in VegetaJSON's timestamps. Any fixed
 // instant keeps the report deterministic; this one is easy to subtract.
@@ -65,46 +64,86 @@ type vegetaBytes struct {
 	Mean  float64 `json:"mean"`
 }
 
-// VegetaJSON writes the result as `vegeta report -type=json` does: one line of JSON.
+// ErrNotEveryRequest is VegetaJSON's error for a result that does not sum up every
+// request that ended (Result.Ended): vegeta's figures are over all of them.
+var ErrNotEveryRequest = errors.New("vegeta's report is computed from every request's latency, send time and bytes, which this result does not keep")
+
+// VegetaJSON writes the result as `vegeta report -type=json` does: one line of JSON,
+// each field as vegeta's Metrics.Add and Close (lib/metrics.go) compute it from the
+// same requests, the Result's Ended:
 //
-//   - latencies: of successful requests (see above), in integer nanoseconds; total
-//     is mean × successes, the sum vegeta keeps.
+//   - latencies: over every request, failed ones at their time to failure; total
+//     is their sum and mean total / requests, truncated to the nanosecond; min and
+//     max exact, percentiles to HdrHistogram's 3 significant digits where vegeta
+//     estimates them with a t-digest.
 //   - buckets: the scenario's report.histogram, keyed by each bucket's lower bound
 //     in nanoseconds, as `vegeta report -type=json -buckets` adds; absent without one.
-//   - bytes_in, bytes_out: 0. The engines model requests, not bodies, and a Result
-//     has no byte counts to report; a made-up payload size would read as measured.
-//   - earliest is the run's start, latest and end its end, so duration is the
-//     simulated duration and wait 0: requests still in flight when a run ends are not
-//     counted, so every counted one ended by then.
-//   - rate and throughput are the Result's: requests sent, and successful, per
-//     second, vegeta's meanings (its throughput divides by duration + wait).
+//   - bytes_in, bytes_out: the answers' bytes and the requests' bodies, over the
+//     requests answered; the means are per request.
+//   - earliest and latest are when the first and last request were sent, end when
+//     the last one ended, on the run's wall clock or after vegetaEpoch; duration
+//     is latest − earliest and wait end − latest.
+//   - rate is requests / duration and throughput successes / (duration + wait), or
+//     the counts themselves when duration is 0, as Close does.
 //   - success: successful requests over requests.
-//   - status_codes: "200" for successes, "503" for a sidecar's 503s, "0" for
-//     timeouts and connection errors, which never got a response: vegeta leaves a
-//     result's code 0 then.
-//   - errors: one message per error kind that occurred (vegetaErrors).
+//   - status_codes: per code, "0" for requests without an answer (timeouts and
+//     connection errors: vegeta leaves a result's code 0 then).
+//   - errors: the distinct error messages in the order first seen (vegetaErrors).
 func VegetaJSON(w io.Writer, r *result.Result) error {
-	l := r.LatencyMS
+	x := r.Ended
+	if x == nil {
+		return fmt.Errorf("%w (engine %q; simulate's results keep them, and so do vegeta's own, which report reads)", ErrNotEveryRequest, r.Engine)
+	}
 	m := vegetaMetrics{
-		Latencies: vegetaLatencies{
-			Total: nanos(l.Mean * float64(r.Requests.OK)),
-			Mean:  nanos(l.Mean), P50: nanos(l.P50), P90: nanos(l.P90), P95: nanos(l.P95), P99: nanos(l.P99),
-			Max: nanos(l.Max), Min: nanos(l.Min),
-		},
 		Buckets:     r.Histogram,
-		Earliest:    vegetaEpoch,
-		Latest:      vegetaEpoch.Add(seconds2duration(r.DurationS)),
-		End:         vegetaEpoch.Add(seconds2duration(r.DurationS)),
-		Duration:    seconds2duration(r.DurationS),
 		Requests:    r.Requests.Total,
-		Rate:        r.RateRPS,
-		Throughput:  r.ThroughputRPS,
-		Success:     ratio(r.Requests.OK, r.Requests.Total),
-		StatusCodes: vegetaStatusCodes(r),
-		Errors:      vegetaErrors(r),
+		StatusCodes: x.StatusCodes,
+		Errors:      vegetaErrors(x),
+	}
+	if m.StatusCodes == nil {
+		m.StatusCodes = map[string]int64{} // vegeta writes {} for no requests, not null
+	}
+	// Close leaves every figure zero without requests.
+	if n := r.Requests.Total; n > 0 {
+		l := x.LatencyMS
+		m.Latencies = vegetaLatencies{
+			Total: time.Duration(x.LatencySumNS),
+			Mean:  time.Duration(float64(x.LatencySumNS) / float64(n)),
+			P50:   nanos(l.P50), P90: nanos(l.P90), P95: nanos(l.P95), P99: nanos(l.P99),
+			Max: time.Duration(x.LatencyMaxNS), Min: time.Duration(x.LatencyMinNS),
+		}
+		m.BytesIn = vegetaBytes{Total: x.BytesIn, Mean: float64(x.BytesIn) / float64(n)}
+		m.BytesOut = vegetaBytes{Total: x.BytesOut, Mean: float64(x.BytesOut) / float64(n)}
+		start := vegetaEpoch
+		if x.StartUnixNS != 0 {
+			start = time.Unix(0, x.StartUnixNS).UTC()
+		}
+		m.Earliest = start.Add(time.Duration(x.FirstSentNS))
+		m.Latest = start.Add(time.Duration(x.LastSentNS))
+		m.End = start.Add(time.Duration(x.LastEndNS))
+		m.Duration = m.Latest.Sub(m.Earliest)
+		m.Wait = m.End.Sub(m.Latest)
+		ok := vegetaSuccesses(x)
+		m.Rate, m.Throughput = float64(n), float64(ok)
+		if secs := m.Duration.Seconds(); secs > 0 {
+			m.Rate /= secs
+			m.Throughput /= (m.Duration + m.Wait).Seconds()
+		}
+		m.Success = float64(ok) / float64(n)
 	}
 	// vegeta's Encoder, without indentation, ends the line with a newline.
 	return json.NewEncoder(w).Encode(m)
+}
+
+// vegetaSuccesses counts requests as vegeta's Metrics.Add does: a code from 200 to 399.
+func vegetaSuccesses(x *result.Ended) int64 {
+	var n int64
+	for code, c := range x.StatusCodes {
+		if k, err := strconv.Atoi(code); err == nil && k >= 200 && k < 400 {
+			n += c
+		}
+	}
+	return n
 }
 
 // nanos converts milliseconds to a duration, rounded to the nanosecond.
@@ -112,47 +151,21 @@ func nanos(ms float64) time.Duration {
 	return time.Duration(math.Round(ms * float64(time.Millisecond)))
 }
 
-func seconds2duration(s float64) time.Duration {
-	return time.Duration(math.Round(s * float64(time.Second)))
-}
-
-// vegetaStatusCodes counts requests by the code vegeta would record: the response's
-// status, or 0 when there was none. Codes with no request are left out, as vegeta
-// only has the codes it saw.
-func vegetaStatusCodes(r *result.Result) map[string]int64 {
-	codes := map[string]int64{}
-	e := r.Errors
-	for code, n := range map[string]int64{
-		"200": r.Requests.OK,
-		"503": e.HTTP503,
-		"0":   e.Timeout + e.ConnectionRefused + e.ConnectionReset + e.ConnectionClosed,
-	} {
-		if n > 0 {
-			codes[code] = n
-		}
-	}
-	return codes
-}
-
-// vegetaErrors lists one message per error kind that occurred, in the order of
-// result.Errors (vegeta lists them as first seen; a Result keeps no order). vegeta
-// records the error of Go's http.Client.Do, a *url.Error around a *net.OpError, or
-// the status line for a code outside 200–399. The messages are Go's wording for
-// these failures on a GET of the service; a Result has no IPs or ports, so the
-// address is the service's name and port 80, and there is no local address:
-//
-//	timeout   Get "http://web/": context deadline exceeded (Client.Timeout exceeded while awaiting headers)
-//	refused   Get "http://web/": dial tcp web:80: connect: connection refused
-//	reset     Get "http://web/": read tcp web:80: read: connection reset by peer
-//	closed    Get "http://web/": EOF
-//	http_503  503 Service Unavailable
-func vegetaErrors(r *result.Result) []string {
-	host := vegetaHost(r)
-	e := r.Errors
+// vegetaErrors is the distinct errors, in the order first seen. A message the
+// client wrote is kept; otherwise it is worded as Go's http.Client words the kind
+// on that request (vegetaError).
+func vegetaErrors(x *result.Ended) []string {
 	out := []string{} // vegeta writes [] when there were none, not null
-	for _, k := range errorKinds {
-		if k.of(e) > 0 {
-			out = append(out, vegetaError(k.name, "GET", host))
+	seen := map[string]bool{}
+	for _, e := range x.Errors {
+		msg := e.Message
+		if msg == "" {
+			msg = vegetaError(e.Kind, e.Method, e.Service)
+		}
+		// vegeta's errors are unique messages: two kinds can read alike.
+		if !seen[msg] {
+			seen[msg] = true
+			out = append(out, msg)
 		}
 	}
 	return out
@@ -163,6 +176,9 @@ func vegetaErrors(r *result.Result) []string {
 func vegetaError(kind, method, host string) string {
 	if kind == "" {
 		return ""
+	}
+	if method == "" {
+		method = "GET"
 	}
 	op := fmt.Sprintf("%s %q: ", method[:1]+strings.ToLower(method[1:]), "http://"+host+"/")
 	switch kind {
@@ -178,23 +194,6 @@ func vegetaError(kind, method, host string) string {
 		return "503 Service Unavailable"
 	}
 	return kind
-}
-
-// vegetaHost is the service the clients called: their one target, else the one
-// service; with several, errors are not split by service in a Result, so the
-// messages name none ("service").
-func vegetaHost(r *result.Result) string {
-	targets := map[string]bool{}
-	for _, c := range r.Clients {
-		targets[c.Target] = true
-	}
-	if len(targets) == 1 {
-		return r.Clients[0].Target
-	}
-	if s := services(r); len(targets) == 0 && len(s) == 1 {
-		return s[0]
-	}
-	return "service"
 }
 
 // vegetaBuckets encodes the histogram as vegeta's Histogram.MarshalJSON does: an

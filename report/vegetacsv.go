@@ -13,7 +13,8 @@ import (
 // VegetaCSV writes requests as `vegeta encode --to csv` does (lib/results.go,
 // NewCSVEncoder), so vegeta report, vegeta plot and scripts written for them read the
 // file: no header; per request the send time in Unix nanoseconds, the status code (0
-// without an answer), the latency in nanoseconds, bytes out, bytes in, the error as
+// without an answer), the latency in nanoseconds, bytes out (the request's body) and
+// in (the answer's), both 0 without an answer, the error as
 // Go words it, the body in base64 (empty: no bodies are simulated), the attack name
 // (the client), the sequence number, the method, the URL (http://SERVICE/) and the
 // response headers in base64, here X-Trafficlab-Pod naming the pod that answered.

@@ -20,5 +20,7 @@ type Request struct {
 	// when there was no endpoint.
 	Client, Service, Pod string
 	Method               string
-	BytesOut, BytesIn    int64
+	// BytesOut is the request's body and BytesIn the answer's bytes, both 0 when no
+	// answer came, as vegeta counts a result's (lib/attack.go).
+	BytesOut, BytesIn int64
 }

@@ -83,6 +83,57 @@ type Result struct {
 	Suspects []Suspect `json:"suspects,omitempty"`
 	// Background are the workloads that share nodes without serving traffic.
 	Background []Background `json:"background,omitempty"`
+	// Ended sums up every request that ended, failed ones included, as vegeta's
+	// report does; nil when the engine did not keep it.
+	Ended *Ended `json:"ended,omitempty"`
+}
+
+// Ended is what vegeta's report (lib/metrics.go, Metrics.Add and Close) computes
+// from the requests that ended, Requests.Total of them: latencies over all of them,
+// failures at their time to failure; the window they were sent in; their bytes,
+// codes and distinct errors. Times are nanoseconds since the run's start.
+type Ended struct {
+	// LatencyMS summarises every ended request's latency.
+	LatencyMS Latency `json:"latency_ms"`
+	// LatencySumNS is the exact sum of their latencies, in nanoseconds.
+	LatencySumNS int64 `json:"latency_sum_ns"`
+	// LatencyMinNS is the exact smallest latency, in nanoseconds.
+	LatencyMinNS int64 `json:"latency_min_ns"`
+	// LatencyMaxNS is the exact largest latency, in nanoseconds.
+	LatencyMaxNS int64 `json:"latency_max_ns"`
+	// FirstSentNS is when the first of them was sent.
+	FirstSentNS int64 `json:"first_sent_ns"`
+	// LastSentNS is when the last of them was sent.
+	LastSentNS int64 `json:"last_sent_ns"`
+	// LastEndNS is when the last of them ended.
+	LastEndNS int64 `json:"last_end_ns"`
+	// StartUnixNS is the run's start on the wall clock, in Unix nanoseconds, for a
+	// run that had one (a real vegeta attack); 0 for a simulated one.
+	StartUnixNS int64 `json:"start_unix_ns,omitempty"`
+	// BytesOut are the request bodies of the requests answered, in bytes; a
+	// request without an answer counts none, as in vegeta.
+	BytesOut int64 `json:"bytes_out"`
+	// BytesIn are the answers' body bytes.
+	BytesIn int64 `json:"bytes_in"`
+	// StatusCodes counts them by HTTP status, "0" for no answer.
+	StatusCodes map[string]int64 `json:"status_codes"`
+	// Errors are the distinct failures, in the order they first ended.
+	Errors []EndedError `json:"errors,omitempty"`
+}
+
+// EndedError is one distinct failure: its kind (as Errors names it; empty for one
+// no kind describes) on a request of this method to this service, or the message
+// the client wrote when it is known (a real vegeta attack's).
+type EndedError struct {
+	// Kind is the failure's kind as Errors names it; empty for one no kind describes.
+	Kind string `json:"kind,omitempty"`
+	// Service is the Service the failed request was sent to.
+	Service string `json:"service,omitempty"`
+	// Method is the failed request's HTTP method.
+	Method string `json:"method,omitempty"`
+	// Message is the error as the client wrote it, when known (a real vegeta
+	// attack's).
+	Message string `json:"message,omitempty"`
 }
 
 // Origin is how a run was asked for, so that two runs of one file tell apart: the

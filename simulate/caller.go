@@ -422,6 +422,7 @@ func (e *Engine) respond(ji int32) {
 	cp := &e.cpods[s.cpod]
 	d := &e.deps[cp.dep]
 	e.stats.success(s.sent, now)
+	e.stats.ended.add(s.sent, now, -1, d.bodyBytes, int64(e.services[d.svc].respBytes))
 	if e.onRequest != nil {
 		e.streamRequest(si, -1, j.served)
 	}
@@ -553,6 +554,12 @@ func (e *Engine) fail(si int32, kind uint8, cause int32) {
 	d := &e.deps[cp.dep]
 	d.errors++
 	e.stats.failure(kind, s.sent, e.k.Now())
+	answered := int64(0) // a sidecar's 503 is an answer: the body was sent
+	if kind == errUnavailable {
+		answered = d.bodyBytes
+	}
+	e.stats.ended.add(s.sent, e.k.Now(), int(kind), answered, 0)
+	e.stats.ended.seen(kind, d, e.services[d.svc].name)
 	if e.onRequest != nil {
 		e.streamRequest(si, int(kind), cause)
 	}

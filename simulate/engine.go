@@ -219,6 +219,7 @@ type deployment struct {
 	// What the client library does when a connection fails under a request.
 	retriesStale, abortsRun bool
 	headerBytes, bodyBytes  int64
+	errSeen                 uint8    // error kinds seen on its requests, a bit each (ended.seen)
 	windows                 [2]int64 // HTTP/2 receive windows of its pods: stream, connection
 	http2                   bool
 	phases                  []scenario.Phase
@@ -774,6 +775,7 @@ type stats struct {
 	timeline []point
 	buckets  buckets
 	samples  reservoir
+	ended    ended
 }
 
 // errorCounts counts failed requests by error kind (errTimeout, errRefused, ...).
@@ -827,6 +829,7 @@ func (s *stats) init(end sim.Time, report *scenario.Report, seed int64) {
 	// 1 ns to 1 hour at 3 significant digits: about 0.3 MB, whatever the run length.
 	s.latency = hdr.New(1, int64(3600e9), 3)
 	s.interval = hdr.New(1, int64(3600e9), 2)
+	s.ended.latency = hdr.New(1, int64(3600e9), 3)
 	s.step = sim.Time(1e9)
 	if n := math.Ceil(float64(end) / float64(s.step)); n > maxTimelinePoints {
 		s.step = sim.Time(math.Ceil(float64(end)/maxTimelinePoints/1e9)) * 1e9

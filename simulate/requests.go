@@ -1,6 +1,13 @@
 package simulate
 
-import "trafficlab/result"
+import (
+	"strconv"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"trafficlab/result"
+	"trafficlab/sim"
+)
 
 // StreamRequests has f called with every request as it ends, success or failure, in
 // the order they end. r is reused after f returns. Without it requests cost nothing
@@ -8,25 +15,86 @@ import "trafficlab/result"
 func (e *Engine) StreamRequests(f func(r *result.Request)) { e.onRequest = f }
 
 // streamRequest passes slot si's request, ended now, to the stream: kind is its
-// error kind or -1, pod the pod that answered or failed it, or -1.
+// error kind or -1, pod the pod that answered or failed it, or -1. Bytes are
+// counted as vegeta counts them (lib/attack.go, Attacker.hit): the request body
+// once an answer came, and the answer; nothing without one.
 func (e *Engine) streamRequest(si int32, kind int, pod int32) {
 	s := &e.slots[si]
 	d := &e.deps[e.cpods[s.cpod].dep]
 	svc := &e.services[d.svc]
 	r := &e.request
 	*r = result.Request{Seq: s.seq, Sent: clock(s.sent), LatencyNS: int64(e.k.Now() - s.sent),
-		Client: d.spec.Name, Service: svc.name, Method: d.spec.Request.Method,
-		BytesOut: d.headerBytes + d.bodyBytes}
+		Client: d.spec.Name, Service: svc.name, Method: d.spec.Request.Method}
 	if pod >= 0 {
 		r.Pod = e.pods[pod].name
 	}
 	switch kind {
 	case -1:
-		r.Code, r.BytesIn = 200, int64(svc.respBytes)
+		r.Code, r.BytesOut, r.BytesIn = 200, d.bodyBytes, int64(svc.respBytes)
 	case int(errUnavailable): // the sidecar's 503 is an answer, with a status
-		r.Code, r.Error = 503, errorNames[kind]
+		r.Code, r.BytesOut, r.Error = 503, d.bodyBytes, errorNames[kind]
 	default:
 		r.Error = errorNames[kind]
 	}
 	e.onRequest(r)
+}
+
+// ended sums every request that ended as vegeta's report does (lib/metrics.go,
+// Metrics.Add): latencies of all of them, the window they were sent in, their bytes
+// and codes, and the distinct errors in the order first seen. The Result's Ended.
+type ended struct {
+	n                            int64
+	latency                      *hdr.Histogram // ns, as stats.latency
+	sum, min, max                int64
+	firstSent, lastSent, lastEnd sim.Time
+	bytesOut, bytesIn            int64
+	codes                        [3]int64 // 200, 503, 0: the codes the engine gives
+	errors                       []result.EndedError
+}
+
+// add counts a request sent at sent that ended at now; kind is its error kind or
+// -1; out and in its bytes as streamRequest counts them.
+func (x *ended) add(sent, now sim.Time, kind int, out, in int64) {
+	v := int64(now - sent)
+	if x.n == 0 {
+		x.min, x.firstSent = v, sent
+	}
+	x.n++
+	x.sum += v
+	x.min, x.max = min(x.min, v), max(x.max, v)
+	x.firstSent, x.lastSent, x.lastEnd = min(x.firstSent, sent), max(x.lastSent, sent), max(x.lastEnd, now)
+	_ = x.latency.RecordValue(min(max(v, 1), x.latency.HighestTrackableValue()))
+	x.bytesOut += out
+	x.bytesIn += in
+	switch kind {
+	case -1:
+		x.codes[0]++
+	case int(errUnavailable):
+		x.codes[1]++
+	default:
+		x.codes[2]++
+	}
+}
+
+// seen notes a failure of kind on d's requests, once per kind and deployment.
+func (x *ended) seen(kind uint8, d *deployment, service string) {
+	if d.errSeen&(1<<kind) != 0 {
+		return
+	}
+	d.errSeen |= 1 << kind
+	x.errors = append(x.errors, result.EndedError{Kind: errorNames[kind], Service: service, Method: d.spec.Request.Method})
+}
+
+func (x *ended) result() *result.Ended {
+	r := &result.Ended{
+		LatencyMS: result.LatencyOf(x.latency), LatencySumNS: x.sum, LatencyMinNS: x.min, LatencyMaxNS: x.max,
+		FirstSentNS: int64(x.firstSent), LastSentNS: int64(x.lastSent), LastEndNS: int64(x.lastEnd),
+		BytesOut: x.bytesOut, BytesIn: x.bytesIn, StatusCodes: map[string]int64{}, Errors: x.errors,
+	}
+	for i, code := range []int{200, 503, 0} {
+		if x.codes[i] > 0 {
+			r.StatusCodes[strconv.Itoa(code)] = x.codes[i]
+		}
+	}
+	return r
 }

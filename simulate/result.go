@@ -155,6 +155,7 @@ func (e *Engine) Result() *result.Result {
 	}
 	r.Samples = st.samples.result()
 	r.LatencySpectrum = result.SpectrumOf(st.latency)
+	r.Ended = st.ended.result()
 	for i := range e.envoys {
 		r.Sidecars = append(r.Sidecars, e.sidecarResult(&e.envoys[i]))
 	}

@@ -19,7 +19,9 @@ func newCompare(stdout io.Writer) *cobra.Command {
 throughput, latency percentiles, errors by kind, slow requests, idle pods and the
 busiest and least busy pod's share. Each column after the first shows its change
 against the first, and * marks a change beyond the row's threshold (stated under the
-table). Results of different engines compare the same way (simulate vs emulate).
+table). Results of different engines compare the same way (simulate vs emulate), and
+a real vegeta attack's results (gob, JSON or CSV, as report reads them) sit beside a
+simulation.
 
 --html also writes one self-contained page (it opens offline): the same table, then
 the runs' charts overlaid, one colour per file: throughput, errors, latency p99 and

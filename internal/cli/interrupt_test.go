@@ -279,12 +279,11 @@ func TestInterruptedLoadIsMarked(t *testing.T) {
 			Interrupted      bool            `json:"interrupted"`
 			PlannedDurationS float64         `json:"planned_duration_s"`
 			Requests         result.Requests `json:"requests"`
-			EndReason        string          `json:"end_reason"`
 		}
 		if err := json.Unmarshal([]byte(out), &rep); err != nil {
 			t.Fatal(err)
 		}
-		if !rep.Interrupted || rep.PlannedDurationS != 3600 || rep.Requests.OK == 0 || rep.EndReason != "canceled" {
+		if !rep.Interrupted || rep.PlannedDurationS != 3600 || rep.Requests.OK == 0 {
 			t.Errorf("report %+v, want interrupted over 3600 s planned, with answers", rep)
 		}
 	}

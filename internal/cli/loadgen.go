@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -14,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"trafficlab/emulate/load"
+	"trafficlab/result"
 	"trafficlab/scenario"
 )
 
@@ -33,6 +35,9 @@ type loadFlags struct {
 	seed                     int64
 	httpClient, output       string
 	quiet                    bool
+	// scenarioName and service are --scenario's name and the client's target, set
+	// by config, for the Result.
+	scenarioName, service string
 }
 
 // shaping are the flags that describe the load themselves; with --scenario the
@@ -111,7 +116,7 @@ else 10s), when the scenario's phases are done, or after --max-requests.`,
 			if err != nil {
 				return badInput{err}
 			}
-			return writeLoad(stdout, f.output, rep, cfg.Duration)
+			return writeLoad(stdout, f.output, rep, cfg, f.scenarioName, f.service)
 		},
 	}
 	fl := c.Flags()
@@ -136,7 +141,7 @@ else 10s), when the scenario's phases are done, or after --max-requests.`,
 	fl.StringVar(&f.client, "client", "", "with --scenario: the client's name (default: its only client)")
 	fl.StringArrayVar(&f.sets, "set", nil, "with --scenario: override a scenario value, --set spec.clients[0].threads=8 (repeatable)")
 	fl.StringVar(&f.httpClient, "http-client", load.ClientTrafficlab, "HTTP/1.1 client: trafficlab (fast, pools as the library profile says)\nor net/http (Go's Transport, Go's own pooling, about half the rate); HTTP/2 always uses net/http")
-	fl.StringVarP(&f.output, "output", "o", "text", "report format: text or json")
+	fl.StringVarP(&f.output, "output", "o", "text", "report format: text, or json (the Result every engine writes: report and compare read it)")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no start line on stderr")
 	return c
 }
@@ -169,6 +174,7 @@ func (f *loadFlags) config(c *cobra.Command, stderr io.Writer) (load.Config, err
 			return load.Config{}, badInput{err}
 		}
 		duration = sc.Spec.Duration.Duration
+		f.scenarioName, f.service = sc.Metadata.Name, client.Target
 		if !changed("seed") {
 			seed = sc.Spec.Seed
 		}
@@ -279,16 +285,14 @@ func describeLoad(cfg load.Config) string {
 // writeLoad writes the report in format (text or json) and ends a run a signal
 // stopped (its end reason canceled) with its exit status, as simulate's: the JSON
 // marks it interrupted, the text says so first. planned is the duration it was to run.
-func writeLoad(w io.Writer, format string, r *load.Report, planned time.Duration) error {
+func writeLoad(w io.Writer, format string, r *load.Report, cfg load.Config, scenarioName, service string) error {
 	stopped := r.EndReason == "canceled"
+	planned := cfg.Duration
 	if format == "json" {
-		out := struct {
-			*load.Report
-			Interrupted      bool    `json:"interrupted,omitempty"`
-			PlannedDurationS float64 `json:"planned_duration_s,omitempty"`
-		}{Report: r, Interrupted: stopped}
+		// The Result, as every engine writes it: report and compare read it.
+		out := loadResult(r, cfg, scenarioName, service)
 		if stopped {
-			out.PlannedDurationS = planned.Seconds()
+			out.Interrupted, out.PlannedDurationS = true, planned.Seconds()
 		}
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
@@ -368,6 +372,61 @@ func writeLoadText(w io.Writer, r *load.Report) error {
 		fmt.Fprintf(tw, "(no %s header)\t%d\t\t\t\t\n", load.PodHeader, r.NoPodHeader)
 	}
 	return tw.Flush()
+}
+
+// loadResult is the Result of engine "load" from what one load generator measured,
+// as emulate fills a client pod's share of one (emulate/result.go): counts,
+// latencies, the timeline and the pods that answered, by their X-Trafficlab-Pod
+// header, under service (the scenario client's target, or the target's host). It
+// claims nothing load does not measure: no nodes, no CPU, no pod lifecycle, no
+// replicas over time. Failures no kind describes count in requests.failed only.
+func loadResult(rep *load.Report, cfg load.Config, scenarioName, service string) *result.Result {
+	if service == "" {
+		if u, err := url.Parse(cfg.Target); err == nil {
+			service = u.Host
+		}
+	}
+	r := &result.Result{
+		Engine: "load", Scenario: scenarioName, Seed: rep.Seed, DurationS: rep.DurationS,
+		Requests: rep.Requests, Errors: rep.Errors, ThroughputRPS: rep.ThroughputRPS, RateRPS: rep.RateRPS,
+		LatencyMS: rep.LatencyMS, LatencySpectrum: rep.LatencySpectrum, TimelineIntervalS: rep.TimelineIntervalS,
+	}
+	for _, p := range rep.Pods {
+		r.Pods = append(r.Pods, result.Pod{Name: p.Name, Service: service, Requests: p.Requests, Connections: p.Connections})
+	}
+	c := result.Client{
+		Name: cfg.Name, Target: service, Replicas: 1, Library: cfg.Library, Reuse: cfg.Conn.Reuse,
+		MaxPerHost: cfg.Conn.MaxPerHost, MaxIdle: cfg.Conn.MaxIdlePerHost, MaxLifetimeS: cfg.Conn.MaxLifetime.Seconds(),
+		ConnectionsOpened: rep.Connections.Opened, PeakOpen: rep.Connections.PeakOpen, OpenAtEnd: rep.Connections.OpenAtEnd,
+		PodsReached: rep.PodsReached, Requests: rep.Requests.Total, Errors: rep.Requests.Failed, RunsAborted: rep.RunsAborted,
+	}
+	if len(cfg.Phases) == 1 && cfg.Repeat <= 1 {
+		c.Threads, c.RatePerPod = cfg.Phases[0].Threads, cfg.Phases[0].Rate
+	}
+	r.Clients = []result.Client{c}
+	for _, p := range rep.Timeline {
+		pt := result.Point{TS: p.TS, Requests: p.Requests, Errors: p.Errors,
+			P50MS: p.P50MS, P90MS: p.P90MS, P99MS: p.P99MS, P999MS: p.P999MS, PodRequests: p.PodRequests}
+		for kind, n := range p.ErrorsByKind {
+			if pt.ErrorsByKind == nil {
+				pt.ErrorsByKind = &result.Errors{}
+			}
+			switch kind {
+			case load.ErrTimeout:
+				pt.ErrorsByKind.Timeout += n
+			case load.ErrConnectionRefused:
+				pt.ErrorsByKind.ConnectionRefused += n
+			case load.ErrConnectionReset:
+				pt.ErrorsByKind.ConnectionReset += n
+			case load.ErrConnectionClosed:
+				pt.ErrorsByKind.ConnectionClosed += n
+			case load.ErrHTTP503:
+				pt.ErrorsByKind.HTTP503 += n
+			}
+		}
+		r.Timeline = append(r.Timeline, pt)
+	}
+	return r
 }
 
 // seconds0 writes a duration in seconds, 0 as never.

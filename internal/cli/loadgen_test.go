@@ -7,11 +7,13 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync/atomic"
 	"testing"
 
 	"trafficlab/emulate/load"
+	"trafficlab/result"
 )
 
 // runLoadCLI runs `trafficlab load ARGS` as Main does.
@@ -87,12 +89,31 @@ func TestLoadRuns(t *testing.T) {
 		if code != exitOK {
 			t.Fatalf("exit %d: %s", code, errOut)
 		}
-		var r load.Report
+		// The Result schema, which report and compare read.
+		var r result.Result
 		if err := json.Unmarshal([]byte(out), &r); err != nil {
 			t.Fatal(err)
 		}
-		if r.Requests.OK == 0 || r.Requests.Failed != 0 || r.PodsReached != 2 || r.Connections.Opened < r.Requests.OK || len(r.Timeline) == 0 {
-			t.Errorf("report %+v", r)
+		if r.Engine != "load" || r.Requests.OK == 0 || r.Requests.Failed != 0 || len(r.Pods) != 2 || len(r.Clients) != 1 ||
+			r.Clients[0].PodsReached != 2 || r.Clients[0].ConnectionsOpened < r.Requests.OK || len(r.Timeline) == 0 {
+			t.Errorf("result %+v", r)
+		}
+		saved := writeTemp(t, "load.json", out)
+		sim := writeTemp(t, "sim.json", "")
+		code, simOut, errOut := runCLI("simulate", writeTemp(t, "s.yaml", good), "-o", "json", "-q")
+		if code != exitOK {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		if err := os.WriteFile(sim, []byte(simOut), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			args []string
+			want string
+		}{{[]string{"report", saved}, "web-1"}, {[]string{"compare", sim, saved}, "load.json"}} {
+			if code, out, errOut := runCLI(c.args...); code != exitOK || !strings.Contains(out, c.want) {
+				t.Errorf("%v: exit %d, want 0 and %q in:\n%s%s", c.args, code, c.want, out, errOut)
+			}
 		}
 	})
 	t.Run("text", func(t *testing.T) {
@@ -114,12 +135,13 @@ func TestLoadRuns(t *testing.T) {
 		if code != exitOK {
 			t.Fatalf("exit %d: %s", code, errOut)
 		}
-		var r load.Report
+		var r result.Result
 		if err := json.Unmarshal([]byte(out), &r); err != nil {
 			t.Fatal(err)
 		}
-		if r.Client != "caller" || r.Load != "2 threads" || r.Requests.OK == 0 || r.Seed != 0 {
-			t.Errorf("report %+v", r)
+		if r.Scenario != "cli" || len(r.Clients) != 1 || r.Clients[0].Name != "caller" || r.Clients[0].Threads != 2 ||
+			r.Requests.OK == 0 || r.Seed != 0 || r.Pods[0].Service != "web" {
+			t.Errorf("result %+v", r)
 		}
 	})
 }

@@ -1,16 +1,15 @@
 package cli
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strings"
 
 	"trafficlab/report"
 	"trafficlab/result"
+	"trafficlab/resultfile"
 )
 
 // formats are the renderings of a Result that -o names.
@@ -30,12 +29,13 @@ const outputHelp = `report format:
   prometheus   the final counters in Prometheus text format`
 
 // renderer is the -o format's renderer, or a bad-input error naming the choices.
-// A format the result lacks the data for (vegeta-hist without buckets) is bad input.
+// A format the result lacks the data for (vegeta-hist without buckets, vegeta-json
+// without every request's summary) is bad input.
 func renderer(name string) (func(io.Writer, *result.Result) error, error) {
 	if f, ok := formats[name]; ok {
 		return func(w io.Writer, r *result.Result) error {
 			err := f(w, r)
-			if errors.Is(err, report.ErrNoHistogram) {
+			if errors.Is(err, report.ErrNoHistogram) || errors.Is(err, report.ErrNotEveryRequest) {
 				return badInput{err}
 			}
 			return err
@@ -49,18 +49,13 @@ func renderer(name string) (func(io.Writer, *result.Result) error, error) {
 	return nil, badInput{fmt.Errorf("-o %q: want one of %s", name, strings.Join(names, ", "))}
 }
 
-// readResult reads a Result written with -o json.
+// readResult reads a run for report and compare: a Result written with -o json,
+// or a real vegeta attack's results (resultfile.Read); a file that is neither, or a
+// run that cannot be, is bad input.
 func readResult(path string) (*result.Result, error) {
-	data, err := os.ReadFile(path)
+	r, err := resultfile.Read(path)
 	if err != nil {
 		return nil, badInput{err}
 	}
-	var r result.Result
-	if err := json.Unmarshal(data, &r); err != nil {
-		return nil, badInput{fmt.Errorf("%s: not a trafficlab result (-o json): %v", path, err)}
-	}
-	if r.Engine == "" {
-		return nil, badInput{fmt.Errorf("%s: not a trafficlab result (-o json): no engine field", path)}
-	}
-	return &r, nil
+	return r, nil
 }

@@ -9,15 +9,22 @@ import (
 func newReport(stdout io.Writer) *cobra.Command {
 	var output, html string
 	c := &cobra.Command{
-		Use:   "report RESULT.json",
-		Short: "Render a saved result (from -o json) again, in any format",
-		Long: `report reads a result written by 'simulate -o json' (or any engine's) and renders
-it as the text report or another format, without running anything again.`,
+		Use:   "report RESULT",
+		Short: "Render a saved result (from -o json, or a vegeta attack's results) again, in any format",
+		Long: `report reads a result written by 'simulate -o json' (or emulate's, or load's) and
+renders it as the text report or another format, without running anything again.
+
+It also reads a real vegeta attack's results, in any of vegeta's encodings (gob as
+'vegeta attack' writes it, JSON or CSV as 'vegeta encode' writes them), told apart
+by content: what vegeta measured (requests, latencies, errors, bytes), nothing it
+did not. A result no run can produce (a negative latency, percentiles out of
+order, counts that do not add up) is refused with the field named.`,
 		Example: `  trafficlab simulate examples/r1-curl-loop.yaml -o json > result.json
   trafficlab report result.json
   trafficlab report result.json -o vegeta-json
   trafficlab report result.json -o prometheus > metrics.prom
-  trafficlab report result.json --html result.html`,
+  trafficlab report result.json --html result.html
+  vegeta attack -targets targets.txt -duration 30s > results.bin && trafficlab report results.bin`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			render, err := renderer(output)

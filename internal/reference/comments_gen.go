@@ -46,6 +46,32 @@ var generated = Comments{
 			"Threads":           "Threads per client pod (closed loop) or 0.",
 		},
 	},
+	"trafficlab/result.Ended": {
+		Doc: "Ended is what vegeta's report (lib/metrics.go, Metrics.Add and Close) computes\nfrom the requests that ended, Requests.Total of them: latencies over all of them,\nfailures at their time to failure; the window they were sent in; their bytes,\ncodes and distinct errors. Times are nanoseconds since the run's start.",
+		Fields: map[string]string{
+			"BytesIn":      "BytesIn are the answers' body bytes.",
+			"BytesOut":     "BytesOut are the request bodies of the requests answered, in bytes; a\nrequest without an answer counts none, as in vegeta.",
+			"Errors":       "Errors are the distinct failures, in the order they first ended.",
+			"FirstSentNS":  "FirstSentNS is when the first of them was sent.",
+			"LastEndNS":    "LastEndNS is when the last of them ended.",
+			"LastSentNS":   "LastSentNS is when the last of them was sent.",
+			"LatencyMS":    "LatencyMS summarises every ended request's latency.",
+			"LatencyMaxNS": "LatencyMaxNS is the exact largest latency, in nanoseconds.",
+			"LatencyMinNS": "LatencyMinNS is the exact smallest latency, in nanoseconds.",
+			"LatencySumNS": "LatencySumNS is the exact sum of their latencies, in nanoseconds.",
+			"StartUnixNS":  "StartUnixNS is the run's start on the wall clock, in Unix nanoseconds, for a\nrun that had one (a real vegeta attack); 0 for a simulated one.",
+			"StatusCodes":  "StatusCodes counts them by HTTP status, \"0\" for no answer.",
+		},
+	},
+	"trafficlab/result.EndedError": {
+		Doc: "EndedError is one distinct failure: its kind (as Errors names it; empty for one\nno kind describes) on a request of this method to this service, or the message\nthe client wrote when it is known (a real vegeta attack's).",
+		Fields: map[string]string{
+			"Kind":    "Kind is the failure's kind as Errors names it; empty for one no kind describes.",
+			"Message": "Message is the error as the client wrote it, when known (a real vegeta\nattack's).",
+			"Method":  "Method is the failed request's HTTP method.",
+			"Service": "Service is the Service the failed request was sent to.",
+		},
+	},
 	"trafficlab/result.Errors": {
 		Doc: "Errors counts failed requests by kind, named as the client sees them.",
 		Fields: map[string]string{
@@ -175,8 +201,8 @@ var generated = Comments{
 	"trafficlab/result.Request": {
 		Doc: "Request is one request as an engine streams it out when asked to (simulate\n--requests). Engines keep none of them, so memory stays flat however many there are.",
 		Fields: map[string]string{
-			"BytesIn":   "",
-			"BytesOut":  "",
+			"BytesIn":   "BytesOut is the request's body and BytesIn the answer's bytes, both 0 when no\nanswer came, as vegeta counts a result's (lib/attack.go).",
+			"BytesOut":  "BytesOut is the request's body and BytesIn the answer's bytes, both 0 when no\nanswer came, as vegeta counts a result's (lib/attack.go).",
 			"Client":    "Pod is the pod that answered or failed the request; empty when none did, as\nwhen there was no endpoint.",
 			"Code":      "Code is the HTTP status (200, 503), or 0 when no answer came.",
 			"Error":     "Error is the error kind as Errors names it (timeout, connection_refused, ...);\nempty on success.",
@@ -205,6 +231,7 @@ var generated = Comments{
 			"Background":        "Background are the workloads that share nodes without serving traffic.",
 			"Clients":           "Clients are the client Deployments.",
 			"DurationS":         "DurationS is the time the run covered: the scenario's duration, or less when\nit was interrupted.",
+			"Ended":             "Ended sums up every request that ended, failed ones included, as vegeta's\nreport does; nil when the engine did not keep it.",
 			"Engine":            "Engine that ran it: simulate or emulate.",
 			"Errors":            "Errors counts the failed requests by kind.",
 			"Histogram":         "Histogram counts requests in the scenario's report.histogram buckets, as\nvegeta's hist reporter does.",

@@ -1,0 +1,266 @@
+package resultfile
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"slices"
+	"strings"
+
+	"trafficlab/result"
+)
+
+// Check refuses a Result no run can produce, naming the first field at fault by
+// its JSON path: an engine this version does not know, a negative or non-finite
+// number, latency percentiles out of order, counts that do not add up (Requests:
+// Total = OK + Failed, and the errors by kind are among the failed), shares
+// outside 0..1. A report of such a Result would print what never happened.
+func Check(r *result.Result) error {
+	c := &checker{}
+	c.check(r)
+	if c.err != nil {
+		return c.err
+	}
+	return nil
+}
+
+type checker struct{ err *Error }
+
+// fail keeps the first problem.
+func (c *checker) fail(field, format string, a ...any) {
+	if c.err == nil {
+		c.err = &Error{Field: field, Err: fmt.Errorf(format, a...)}
+	}
+}
+
+// number: finite and not negative.
+func (c *checker) number(field string, v float64) {
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		c.fail(field, "%v is not a number", v)
+	case v < 0:
+		c.fail(field, "%v is negative", v)
+	}
+}
+
+func (c *checker) count(field string, v int64) {
+	if v < 0 {
+		c.fail(field, "%d is negative", v)
+	}
+}
+
+func (c *checker) share(field string, v float64) {
+	c.number(field, v)
+	if v > 1 {
+		c.fail(field, "%v is a share, at most 1", v)
+	}
+}
+
+// latency: each figure a number, the percentiles in order between min and max,
+// the mean between them too.
+func (c *checker) latency(field string, l result.Latency) {
+	figures := []struct {
+		name string
+		v    float64
+	}{{"min", l.Min}, {"p50", l.P50}, {"p90", l.P90}, {"p95", l.P95}, {"p99", l.P99}, {"p999", l.P999}, {"max", l.Max}}
+	for _, f := range figures {
+		c.number(field+"."+f.name, f.v)
+		c.latencyMS(field+"."+f.name, f.v)
+	}
+	c.number(field+".mean", l.Mean)
+	for i := 1; i < len(figures); i++ {
+		if a, b := figures[i-1], figures[i]; b.v < a.v {
+			c.fail(field+"."+b.name, "%v is below %s %v: percentiles rise", b.v, a.name, a.v)
+		}
+	}
+	if l.Mean < l.Min || l.Mean > l.Max {
+		c.fail(field+".mean", "%v is outside min %v and max %v", l.Mean, l.Min, l.Max)
+	}
+}
+
+// maxLatencyMS is the longest latency a Result summarises: every engine's
+// histogram tracks up to an hour (simulate/engine.go stats.init, load's histMax,
+// resultfile's), and reports a value up to its bucket's top, at most 1/1024 above.
+const maxLatencyMS = 3600e3 * (1 + 1.0/1024)
+
+func (c *checker) latencyMS(field string, ms float64) {
+	if ms > maxLatencyMS {
+		c.fail(field, "%v ms is over the hour every engine's latency histogram ends at", ms)
+	}
+}
+
+func (c *checker) errors(field string, e result.Errors) {
+	c.count(field+".timeout", e.Timeout)
+	c.count(field+".connection_refused", e.ConnectionRefused)
+	c.count(field+".connection_reset", e.ConnectionReset)
+	c.count(field+".connection_closed", e.ConnectionClosed)
+	c.count(field+".http_503", e.HTTP503)
+}
+
+func (c *checker) check(r *result.Result) {
+	if !slices.Contains(Engines, r.Engine) {
+		c.fail("engine", "%q is not an engine this version reads (%s)", r.Engine, strings.Join(Engines, ", "))
+	}
+	c.walk("", reflect.ValueOf(r).Elem())
+	c.number("duration_s", r.DurationS)
+	q := r.Requests
+	for _, f := range []struct {
+		name string
+		v    int64
+	}{{"total", q.Total}, {"ok", q.OK}, {"failed", q.Failed}, {"in_flight", q.InFlight}, {"not_sent", q.NotSent}, {"retried", q.Retried}} {
+		c.count("requests."+f.name, f.v)
+	}
+	if q.OK+q.Failed != q.Total {
+		c.fail("requests.total", "%d is not ok %d + failed %d", q.Total, q.OK, q.Failed)
+	}
+	c.errors("errors", r.Errors)
+	if n := r.Errors.Total(); n > q.Failed || n < 0 {
+		c.fail("errors", "%d errors by kind, more than the %d failed requests", n, q.Failed)
+	}
+	c.number("throughput_rps", r.ThroughputRPS)
+	c.number("rate_rps", r.RateRPS)
+	c.latency("latency_ms", r.LatencyMS)
+	if q.OK == 0 && r.LatencyMS != (result.Latency{}) {
+		c.fail("latency_ms", "latencies of successful requests, but none succeeded")
+	}
+	c.number("slow_threshold_ms", r.SlowThresholdMS)
+	c.count("slow", r.Slow)
+	if r.Slow > q.OK {
+		c.fail("slow", "%d slow requests, more than the %d that succeeded", r.Slow, q.OK)
+	}
+	c.share("slow_share", r.SlowShare)
+	c.number("timeline_interval_s", r.TimelineIntervalS)
+	for i, p := range r.LatencySpectrum {
+		f := fmt.Sprintf("latency_spectrum[%d]", i)
+		c.share(f+".percentile", p.Percentile/100)
+		c.number(f+".ms", p.MS)
+		c.latencyMS(f+".ms", p.MS)
+		c.count(f+".count", p.Count)
+		if i > 0 && (p.Percentile < r.LatencySpectrum[i-1].Percentile || p.MS < r.LatencySpectrum[i-1].MS) {
+			c.fail(f, "below the step before it: the spectrum rises")
+		}
+	}
+	for i, b := range r.Histogram {
+		f := fmt.Sprintf("histogram[%d]", i)
+		c.number(f+".from_ms", b.FromMS)
+		c.count(f+".count", b.Count)
+		c.share(f+".share", b.Share)
+		if b.ToMS != nil && !(*b.ToMS > b.FromMS) {
+			c.fail(f+".to_ms", "%v is not above from_ms %v", *b.ToMS, b.FromMS)
+		}
+	}
+	for i, p := range r.Timeline {
+		f := fmt.Sprintf("timeline[%d]", i)
+		c.number(f+".t_s", p.TS)
+		c.count(f+".requests", p.Requests)
+		c.count(f+".errors", p.Errors)
+		c.count(f+".slow", p.Slow)
+		if p.ErrorsByKind != nil {
+			c.errors(f+".errors_by_kind", *p.ErrorsByKind)
+		}
+		pcts := []float64{p.P50MS, p.P90MS, p.P99MS, p.P999MS}
+		for j, name := range []string{"p50_ms", "p90_ms", "p99_ms", "p999_ms"} {
+			c.number(f+"."+name, pcts[j])
+			c.latencyMS(f+"."+name, pcts[j])
+			if j > 0 && pcts[j] < pcts[j-1] {
+				c.fail(f+"."+name, "%v is below the percentile before it", pcts[j])
+			}
+		}
+	}
+	for i, p := range r.Pods {
+		f := fmt.Sprintf("pods[%d]", i)
+		c.count(f+".requests", p.Requests)
+		c.count(f+".connections", p.Connections)
+		c.number(f+".cpu_utilization", p.CPUUtilization)
+		c.number(f+".cpu_cores", p.CPUCores)
+		c.number(f+".start_s", p.StartS)
+		c.errors(f+".errors", p.Errors)
+	}
+	for i, n := range r.Nodes {
+		f := fmt.Sprintf("nodes[%d]", i)
+		c.number(f+".cpu", n.CPU)
+		c.number(f+".cpu_utilization", n.CPUUtilization)
+	}
+	for i, cl := range r.Clients {
+		f := fmt.Sprintf("clients[%d]", i)
+		c.count(f+".requests", cl.Requests)
+		c.count(f+".errors", cl.Errors)
+	}
+	if r.Ended != nil {
+		c.ended(r.Ended, q.Total)
+	}
+}
+
+func (c *checker) ended(x *result.Ended, total int64) {
+	c.latency("ended.latency_ms", x.LatencyMS)
+	for _, f := range []struct {
+		name string
+		v    int64
+	}{{"latency_sum_ns", x.LatencySumNS}, {"latency_min_ns", x.LatencyMinNS}, {"latency_max_ns", x.LatencyMaxNS},
+		{"first_sent_ns", x.FirstSentNS}, {"last_sent_ns", x.LastSentNS}, {"last_end_ns", x.LastEndNS},
+		{"bytes_out", x.BytesOut}, {"bytes_in", x.BytesIn}} {
+		c.count("ended."+f.name, f.v)
+	}
+	if x.LatencyMinNS > x.LatencyMaxNS {
+		c.fail("ended.latency_min_ns", "%d is above latency_max_ns %d", x.LatencyMinNS, x.LatencyMaxNS)
+	}
+	if n := float64(total); float64(x.LatencySumNS) < n*float64(x.LatencyMinNS) || float64(x.LatencySumNS) > n*float64(x.LatencyMaxNS) {
+		c.fail("ended.latency_sum_ns", "%d is not between requests.total × latency_min_ns and × latency_max_ns", x.LatencySumNS)
+	}
+	if x.FirstSentNS > x.LastSentNS || x.LastSentNS > x.LastEndNS {
+		c.fail("ended.last_sent_ns", "first_sent_ns %d, last_sent_ns %d and last_end_ns %d are out of order",
+			x.FirstSentNS, x.LastSentNS, x.LastEndNS)
+	}
+	var codes int64
+	for code, n := range x.StatusCodes {
+		c.count("ended.status_codes."+code, n)
+		if codes+n < codes {
+			c.fail("ended.status_codes", "the counts add up beyond 2⁶³")
+		}
+		codes += n
+	}
+	if x.StatusCodes != nil && codes != total {
+		c.fail("ended.status_codes", "%d requests by code, not the %d in requests.total", codes, total)
+	}
+	for i, e := range x.Errors {
+		if e.Kind == "" && e.Message == "" {
+			c.fail(fmt.Sprintf("ended.errors[%d]", i), "neither a kind nor a message")
+		}
+	}
+}
+
+// walk checks every number in v, at JSON path field: none is negative or not
+// finite but the seed, which any int64 may be.
+func (c *checker) walk(field string, v reflect.Value) {
+	switch v.Kind() {
+	case reflect.Pointer:
+		if !v.IsNil() {
+			c.walk(field, v.Elem())
+		}
+	case reflect.Struct:
+		t := v.Type()
+		for i := range t.NumField() {
+			name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+			if name == "" || name == "-" || name == "seed" {
+				continue
+			}
+			if field != "" {
+				name = field + "." + name
+			}
+			c.walk(name, v.Field(i))
+		}
+	case reflect.Slice:
+		for i := range v.Len() {
+			c.walk(fmt.Sprintf("%s[%d]", field, i), v.Index(i))
+		}
+	case reflect.Map:
+		iter := v.MapRange()
+		for iter.Next() {
+			c.walk(field+"."+iter.Key().String(), iter.Value())
+		}
+	case reflect.Int, reflect.Int64:
+		c.count(field, v.Int())
+	case reflect.Float64:
+		c.number(field, v.Float())
+	}
+}

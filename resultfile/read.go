@@ -1,0 +1,121 @@
+// Package resultfile reads the runs that report and compare take: a Result written
+// with -o json by any engine (simulate, emulate, load), or a real vegeta attack's
+// results in any of vegeta's encodings (gob, JSON, CSV), told apart by content, so
+// that a real attack sits beside a simulation. Every Result read is checked: one a
+// run cannot produce is refused with the field that says so.
+package resultfile
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"trafficlab/result"
+)
+
+// Engines are the engines whose Results this version reads; "vegeta" is a real
+// vegeta attack read from its results.
+var Engines = []string{"simulate", "emulate", "load", "vegeta"}
+
+// Error is a file that is not a run, or a run that cannot be: the file, and the
+// field at fault when one is.
+type Error struct {
+	File  string
+	Field string
+	Err   error
+}
+
+func (e *Error) Error() string {
+	s := e.Err.Error()
+	if e.Field != "" {
+		s = e.Field + ": " + s
+	}
+	if e.File != "" {
+		s = e.File + ": " + s
+	}
+	return s
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Read reads the run in the file at path.
+func Read(path string) (*result.Result, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return Decode(path, f)
+}
+
+// Decode reads one run from rd, named name in errors. A JSON object with an engine
+// field is a Result; vegeta's results are recognised as its DecoderFor does
+// (lib/results.go): gob, one JSON object a line, or CSV.
+func Decode(name string, rd io.Reader) (*result.Result, error) {
+	br := bufio.NewReaderSize(rd, 1<<16)
+	head, _ := br.Peek(1 << 16)
+	trimmed := bytes.TrimLeft(head, " \t\r\n")
+	if len(trimmed) == 0 {
+		return nil, &Error{File: name, Err: errors.New("empty: want a result written with -o json, or vegeta's results")}
+	}
+	// vegeta's JSON encoder writes each result's fields in its struct's order,
+	// attack first (lib/results_easyjson.go).
+	if trimmed[0] == '{' && !bytes.HasPrefix(trimmed, []byte(`{"attack":`)) {
+		data, err := io.ReadAll(br)
+		if err != nil {
+			return nil, &Error{File: name, Err: err}
+		}
+		return checked(name)(decodeResult(data))
+	}
+	return checked(name)(readVegeta(br))
+}
+
+// checked names the file in a reading error and checks what was read.
+func checked(name string) func(*result.Result, error) (*result.Result, error) {
+	return func(r *result.Result, err error) (*result.Result, error) {
+		if err == nil {
+			err = Check(r)
+		}
+		var e *Error
+		switch {
+		case errors.As(err, &e):
+			e.File = name
+			return nil, e
+		case err != nil:
+			return nil, &Error{File: name, Err: err}
+		}
+		return r, nil
+	}
+}
+
+// decodeResult decodes a Result written with -o json, and names the other JSON
+// documents trafficlab and vegeta write when given one of them instead.
+func decodeResult(data []byte) (*result.Result, error) {
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal(data, &keys); err != nil {
+		return nil, fmt.Errorf("not a trafficlab result (-o json): %v", err)
+	}
+	_, hasEngine := keys["engine"]
+	_, hasPoints := keys["points"]
+	_, hasLatencies := keys["latencies"]
+	_, hasPool := keys["pool"]
+	switch {
+	case hasEngine && hasPoints:
+		return nil, errors.New("a sweep's result: report and compare take one run's (simulate -o json)")
+	case hasLatencies && !hasEngine:
+		return nil, errors.New("a vegeta report (vegeta report -type=json), not results: give the file vegeta attack wrote")
+	case hasPool && !hasEngine:
+		return nil, errors.New("a load report of an older trafficlab: run load -o json again, it now writes a result")
+	case !hasEngine:
+		return nil, errors.New("not a trafficlab result (-o json): no engine field")
+	}
+	var r result.Result
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, fmt.Errorf("not a trafficlab result (-o json): %v", err)
+	}
+	return &r, nil
+}

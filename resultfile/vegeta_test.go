@@ -1,0 +1,159 @@
+package resultfile
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	vegeta "github.com/tsenart/vegeta/v12/lib"
+
+	"trafficlab/report"
+	"trafficlab/result"
+)
+
+// attack is a vegeta attack's results as its attacker records them
+// (lib/attack.go, Attacker.hit): answers with a code and a body, failures of Go's
+// http.Client with code 0 and its error, an error status with its status line.
+func attack() []vegeta.Result {
+	t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	ms := time.Millisecond
+	res := func(seq uint64, at, lat time.Duration, code uint16, in, out uint64, err string) vegeta.Result {
+		return vegeta.Result{Attack: "checkout", Seq: seq, Code: code, Timestamp: t0.Add(at), Latency: lat,
+			BytesIn: in, BytesOut: out, Error: err, Method: "POST", URL: "http://10.0.0.5:8080/cart",
+			Headers: http.Header{"X-Trafficlab-Pod": []string{"web-0"}}}
+	}
+	return []vegeta.Result{
+		res(0, 0, 2*ms, 200, 120, 64, ""),
+		res(1, 10*ms, 3*ms, 200, 120, 64, ""),
+		// Results come in the order they end, not the order they were sent.
+		res(3, 30*ms, 1*ms, 302, 0, 64, ""),
+		res(2, 20*ms, 30*ms, 0, 0, 0, `Post "http://10.0.0.5:8080/cart": context deadline exceeded (Client.Timeout exceeded while awaiting headers)`),
+		res(4, 40*ms, 5*ms, 503, 19, 64, "503 Service Unavailable"),
+		res(5, 50*ms, 100*time.Microsecond, 0, 0, 0, `Post "http://10.0.0.5:8080/cart": dial tcp 10.0.0.5:8080: connect: connection refused`),
+		res(6, 60*ms, 4*ms, 500, 21, 64, "500 Internal Server Error"),
+		res(7, 70*ms, 2*ms, 0, 0, 0, `Post "http://10.0.0.5:8080/cart": read tcp 10.0.0.9:40000->10.0.0.5:8080: read: connection reset by peer`),
+		res(8, 80*ms, 2*ms, 0, 0, 0, `Post "http://10.0.0.5:8080/cart": EOF`),
+		res(9, 90*ms, 6*ms, 200, 120, 64, ""),
+	}
+}
+
+// encodings are vegeta's three, each with vegeta's own encoder.
+var encodings = []struct {
+	name string
+	enc  func(*bytes.Buffer) vegeta.Encoder
+}{
+	{"gob", func(b *bytes.Buffer) vegeta.Encoder { return vegeta.NewEncoder(b) }},
+	{"json", func(b *bytes.Buffer) vegeta.Encoder { return vegeta.NewJSONEncoder(b) }},
+	{"csv", func(b *bytes.Buffer) vegeta.Encoder { return vegeta.NewCSVEncoder(b) }},
+}
+
+func encoded(t testing.TB, enc func(*bytes.Buffer) vegeta.Encoder, rs []vegeta.Result) []byte {
+	var b bytes.Buffer
+	e := enc(&b)
+	for i := range rs {
+		if err := e.Encode(&rs[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return b.Bytes()
+}
+
+func TestReadsVegetaResults(t *testing.T) {
+	rs := attack()
+	for _, e := range encodings {
+		t.Run(e.name, func(t *testing.T) {
+			r, err := Decode("results."+e.name, bytes.NewReader(encoded(t, e.enc, rs)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Counts by outcome as vegeta counts a success (a code from 200 to 399),
+			// errors by the kind their message names; a 500 is failed, of no kind.
+			want := result.Requests{Total: 10, OK: 4, Failed: 6}
+			if r.Engine != "vegeta" || r.Scenario != "checkout" || r.Requests != want {
+				t.Errorf("engine %q, scenario %q, requests %+v; want vegeta, checkout, %+v", r.Engine, r.Scenario, r.Requests, want)
+			}
+			if want := (result.Errors{Timeout: 1, ConnectionRefused: 1, ConnectionReset: 1, ConnectionClosed: 1, HTTP503: 1}); r.Errors != want {
+				t.Errorf("errors %+v, want %+v", r.Errors, want)
+			}
+			// The Result's latencies are the successes' (1, 2, 3, 6 ms), to HdrHistogram's
+			// 3 significant digits as every engine's (a bucket 1/1024 of its value wide);
+			// Ended's are every request's.
+			if l := r.LatencyMS; l.Min != 1 || l.Mean != 3 || l.Max < 6 || l.Max > 6*(1+1.0/1024) {
+				t.Errorf("latency_ms %+v: want min 1, mean 3, max 6", l)
+			}
+			x := r.Ended
+			if x.LatencyMinNS != int64(100*time.Microsecond) || x.LatencyMaxNS != int64(30*time.Millisecond) || x.LatencySumNS != int64(55100*time.Microsecond) {
+				t.Errorf("ended latencies min %d, max %d, sum %d", x.LatencyMinNS, x.LatencyMaxNS, x.LatencySumNS)
+			}
+			if x.FirstSentNS != 0 || x.LastSentNS != int64(90*time.Millisecond) || x.LastEndNS != int64(96*time.Millisecond) {
+				t.Errorf("window %d, %d, %d; want 0, 90 ms, 96 ms", x.FirstSentNS, x.LastSentNS, x.LastEndNS)
+			}
+			// Duration: the window and the wait; vegeta's rate and throughput.
+			if r.DurationS != 0.096 || r.RateRPS != result.Round(10/0.09, 3) || r.ThroughputRPS != result.Round(4/0.096, 3) {
+				t.Errorf("duration %v, rate %v, throughput %v", r.DurationS, r.RateRPS, r.ThroughputRPS)
+			}
+			if len(r.Pods) != 0 || len(r.Clients) != 0 || len(r.Timeline) != 0 || len(r.Nodes) != 0 {
+				t.Errorf("vegeta measures no pods, clients, timeline or nodes: %d, %d, %d, %d", len(r.Pods), len(r.Clients), len(r.Timeline), len(r.Nodes))
+			}
+		})
+	}
+}
+
+// TestVegetaJSONOfVegetaResults: what -o vegeta-json prints for an attack read
+// from its results is what vegeta report prints for them, but the percentiles,
+// which vegeta estimates with a t-digest (compared in internal/cli's
+// TestVegetaJSONAgreesWithVegetaReport).
+func TestVegetaJSONOfVegetaResults(t *testing.T) {
+	rs := attack()
+	var m vegeta.Metrics
+	for i := range rs {
+		m.Add(&rs[i])
+	}
+	m.Close()
+	var theirs bytes.Buffer
+	if err := vegeta.NewJSONReporter(&m).Report(&theirs); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range encodings {
+		r, err := Decode("results."+e.name, bytes.NewReader(encoded(t, e.enc, rs)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ours bytes.Buffer
+		if err := report.VegetaJSON(&ours, r); err != nil {
+			t.Fatal(err)
+		}
+		a, b := withoutPercentiles(t, ours.Bytes()), withoutPercentiles(t, theirs.Bytes())
+		if !reflect.DeepEqual(a, b) {
+			t.Errorf("%s: ours\n%v\nvegeta report\n%v", e.name, a, b)
+		}
+	}
+}
+
+func withoutPercentiles(t *testing.T, raw []byte) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatal(err)
+	}
+	lat := m["latencies"].(map[string]any)
+	for _, k := range []string{"50th", "90th", "95th", "99th"} {
+		delete(lat, k)
+	}
+	return m
+}
+
+func TestVegetaResultsThatCannotBe(t *testing.T) {
+	rs := attack()
+	rs[3].Latency = -time.Millisecond
+	for _, e := range encodings {
+		_, err := Decode("bad."+e.name, bytes.NewReader(encoded(t, e.enc, rs)))
+		if err == nil || !strings.Contains(err.Error(), "bad."+e.name+": vegeta result 4: latency -1ms is negative") {
+			t.Errorf("%s: err = %v", e.name, err)
+		}
+	}
+}
