@@ -531,9 +531,13 @@ func (e *Engine) onTimeout(ev sim.Event) {
 		e.k.At(s.deadline, e.evTimeout, si, 0)
 		return
 	}
-	cause := s.pod
-	if s.state == waitingConn {
-		cause = -1
+	// A timeout is a removal's doing only when the pod's process had ended: the SYN
+	// or the request went to an IP that nothing answered from (see arrive and dial).
+	// A live pod that answered too late (overload, CPU throttling) or packets lost on
+	// the way caused no removal error: pods[].errors counts only those.
+	cause := int32(-1)
+	if s.state != waitingConn && s.pod >= 0 && e.pods[s.pod].phase >= podExited {
+		cause = s.pod
 	}
 	if s.state == inFlight || s.state == dialing {
 		// Go's and .NET's clients close an HTTP/1.1 connection whose request was
