@@ -70,10 +70,6 @@ type nodeRow struct {
 	Pods                        int
 }
 
-// explained are the text report's sections that say what went wrong and why; the
-// page shows them under the explanations.
-var explained = []func(*strings.Builder, *result.Result){writeAttribution, writeSlow, writeSuspects, writeThrottling, writeNICs, writeTCP}
-
 // HTML writes one self-contained HTML page for r to w: it loads nothing from the
 // network, so it opens offline.
 func HTML(w io.Writer, r *result.Result, opts HTMLOptions) error {
@@ -85,6 +81,7 @@ func HTML(w io.Writer, r *result.Result, opts HTMLOptions) error {
 		Title:    opts.Title,
 		Run:      run(r),
 		Stats:    stats(r),
+		Explain:  explanations(r),
 		Sections: sections(r),
 		Nodes:    nodeRows(r),
 		Scenario: string(opts.Scenario),
@@ -96,11 +93,6 @@ func HTML(w io.Writer, r *result.Result, opts HTMLOptions) error {
 	}
 	if p.Title == "" {
 		p.Title = "trafficlab: " + r.Scenario
-	}
-	for _, svc := range services(r) {
-		if why := Explain(r, svc); why != "" {
-			p.Explain = append(p.Explain, why)
-		}
 	}
 	if p.Data.StepS != 1 {
 		p.Per = " Each point covers " + goDuration(p.Data.StepS) + "."
@@ -147,12 +139,16 @@ func stats(r *result.Result) []stat {
 	}
 }
 
-// sections are the explained sections of r's text report that have something to say.
+// sections are the text report's sections that explain and have something to say,
+// but for Explain's paragraphs, which the page shows apart.
 func sections(r *result.Result) []string {
 	var out []string
-	for _, write := range explained {
+	for _, sec := range textSections {
+		if !sec.explains || sec.write == nil {
+			continue
+		}
 		var b strings.Builder
-		write(&b, r)
+		sec.write(&b, r)
 		if s := strings.Trim(b.String(), "\n"); s != "" {
 			out = append(out, s)
 		}

@@ -49,31 +49,65 @@ func Text(w io.Writer, r *result.Result) error {
 		fmt.Fprintf(b, "(%d requests still in flight at the end are not counted; latencies are of successful requests.)\n", r.Requests.InFlight)
 	}
 
-	for _, svc := range services(r) {
-		pods := podsOf(r, svc)
-		writePods(b, r, svc, pods)
-	}
-	writeClients(b, r)
-	writeBackground(b, r)
-	writeRuns(b, r)
-	writeScaleEvents(b, r)
-	writeRollouts(b, r)
-	writePending(b, r)
-	writeAttribution(b, r)
-	writeSidecars(b, r)
-	writeHistogram(b, r)
-	writeSlow(b, r)
-	writeSuspects(b, r)
-	writeThrottling(b, r)
-	writeNICs(b, r)
-	writeTCP(b, r)
-	for _, svc := range services(r) {
-		if why := Explain(r, svc); why != "" {
-			fmt.Fprintf(b, "\n%s\n", wrap(why, 92))
+	for _, sec := range textSections {
+		if sec.prose != nil {
+			for _, p := range sec.prose(r) {
+				fmt.Fprintf(b, "\n%s\n", wrap(p, 92))
+			}
+			continue
 		}
+		sec.write(b, r)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// textSection is one section of the text report, written by write, or by prose as
+// paragraphs the text wraps and the page shows as they are. Sections that explain
+// say in sentences what happened and why; the HTML page shows each of them under
+// "What happened" and draws the rest as charts, and both walk this one list.
+type textSection struct {
+	write    func(*strings.Builder, *result.Result)
+	prose    func(*result.Result) []string
+	explains bool
+}
+
+// textSections are the text report's sections after the totals, in order.
+var textSections = []textSection{
+	{write: writeServices},
+	{write: writeClients},
+	{write: writeBackground},
+	{write: writeRuns},
+	{write: writeScaleEvents},
+	{write: writeRollouts},
+	{write: writePending},
+	{write: writeAttribution, explains: true},
+	{write: writeSidecars},
+	{write: writeHistogram},
+	{write: writeSlow, explains: true},
+	{write: writeSuspects, explains: true},
+	{write: writeThrottling, explains: true},
+	{write: writeNICs, explains: true},
+	{write: writeTCP, explains: true},
+	{prose: explanations, explains: true},
+}
+
+// writeServices tables each service's pods.
+func writeServices(b *strings.Builder, r *result.Result) {
+	for _, svc := range services(r) {
+		writePods(b, r, svc, podsOf(r, svc))
+	}
+}
+
+// explanations are Explain's paragraphs, one per service that has one.
+func explanations(r *result.Result) []string {
+	var out []string
+	for _, svc := range services(r) {
+		if why := Explain(r, svc); why != "" {
+			out = append(out, why)
+		}
+	}
+	return out
 }
 
 // services lists the services in the order their first pod appears, then any the
