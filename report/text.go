@@ -81,6 +81,7 @@ var textSections = []textSection{
 	{write: writeScaleEvents},
 	{write: writeRollouts},
 	{write: writePending},
+	{write: writeOverloads, explains: true},
 	{write: writeAttribution, explains: true},
 	{write: writeSidecars},
 	{write: writeHistogram},

@@ -58,6 +58,49 @@ type Result struct {
 	Suspects []Suspect `json:"suspects,omitempty"`
 	// Background are the workloads that share nodes without serving traffic.
 	Background []Background `json:"background,omitempty"`
+	// Overloads are the services whose clients offered more requests than their
+	// pods could serve; empty when every service kept up.
+	Overloads []Overload `json:"overloads,omitempty"`
+}
+
+// Overload is a service that got more requests than its pods served because a
+// resource of theirs ran out: the rates, what saturated, and an estimate of the
+// replicas that would carry the load.
+type Overload struct {
+	Service string `json:"service"`
+	// OfferedRPS is the requests per second its clients sent it, open-loop arrivals
+	// that found no free slot included; ServedRPS the requests per second its pods
+	// finished, answered in time or not.
+	OfferedRPS float64 `json:"offered_rps"`
+	ServedRPS  float64 `json:"served_rps"`
+	// Saturated names what ran out: "cpu" (its pods used all the CPU they could
+	// get: their limit, or their share of their nodes' cores) and "workers" (requests
+	// queued for an app worker).
+	Saturated []string `json:"saturated"`
+	// CPUUtilization is its pods' CPU over what they may use, over their lives;
+	// ThrottledShare the share of CFS periods in which they ran out of quota (0
+	// without a CPU limit).
+	CPUUtilization float64 `json:"cpu_utilization"`
+	ThrottledShare float64 `json:"throttled_share"`
+	// QueuedAtEnd are requests waiting for an app worker at the end; PoolWaitersAtEnd
+	// requests its clients held waiting for a pooled connection.
+	QueuedAtEnd      int64 `json:"queued_at_end"`
+	PoolWaitersAtEnd int64 `json:"pool_waiters_at_end"`
+	// CPUPerRequestMS is the CPU its pods spent per request they finished;
+	// CoresPerPod the mean cores a pod got; HoldMS the mean time a request held an
+	// app worker; Workers the workers a pod has (0: unbounded).
+	CPUPerRequestMS float64 `json:"cpu_per_request_ms"`
+	CoresPerPod     float64 `json:"cores_per_pod"`
+	HoldMS          float64 `json:"hold_ms"`
+	Workers         int     `json:"workers"`
+	// Replicas are its pods serving at the end; ReplicasNeeded the fewest that
+	// could serve OfferedRPS at all (each below full use of what saturated).
+	Replicas       int `json:"replicas"`
+	ReplicasNeeded int `json:"replicas_needed"`
+	// Sweep is the trafficlab command that finds the fewest replicas with no errors,
+	// FILE standing for the scenario; ReplicasPath the field it varies.
+	ReplicasPath string `json:"replicas_path"`
+	Sweep        string `json:"sweep"`
 }
 
 // Wait is where requests' time went, in milliseconds: mean per request, or summed,

@@ -27,6 +27,7 @@ func (e *Engine) onArrival(ev sim.Event) {
 		si = e.newSlot(ci, -1)
 	} else {
 		e.stats.notSent++
+		d.notSent++
 		return
 	}
 	if d.overhead > 0 {
@@ -64,6 +65,7 @@ func (e *Engine) issue(si int32) {
 	s.deadline = now + d.timeout
 	s.seq = uint64(e.stats.sent)
 	e.stats.sent++
+	d.sent++
 	if s.timerAt == 0 {
 		s.timerAt = s.deadline
 		e.k.At(s.deadline, e.evTimeout, si, 0)

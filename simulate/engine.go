@@ -225,7 +225,9 @@ type deployment struct {
 
 	open, peak, opened int64
 	requests, errors   int64
-	reached            []bool
+	// sent counts requests issued; notSent open-loop arrivals with no free slot.
+	sent, notSent int64
+	reached       []bool
 }
 
 type clientPod struct {
