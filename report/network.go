@@ -30,6 +30,27 @@ func writeHistogram(b *strings.Builder, r *result.Result) {
 	tw.Flush()
 }
 
+// writeLatencyHistogram is the text report's histogram: vegeta's table under a line
+// that says what it counts.
+func writeLatencyHistogram(b *strings.Builder, r *result.Result) {
+	if len(r.Histogram) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\n%s\n", wrap("Latency histogram: "+histogramCounts(r)+".", width))
+	var t strings.Builder
+	writeHistogram(&t, r)
+	b.WriteString(strings.TrimPrefix(t.String(), "\n"))
+}
+
+// histogramCounts says what the scenario's histogram buckets count: every request,
+// as vegeta's hist reporter does, the failed ones at their time to failure.
+func histogramCounts(r *result.Result) string {
+	if n := r.Errors.Total(); n > 0 {
+		return fmt.Sprintf("every request, the %s among them at their time to failure", counted(n, "failed one"))
+	}
+	return "every request (none failed)"
+}
+
 // duration writes milliseconds as Go writes durations, as vegeta's bucket labels are.
 func duration(v float64) string {
 	return time.Duration(v * float64(time.Millisecond)).String()
