@@ -188,13 +188,39 @@ func writePods(b *strings.Builder, r *result.Result, svc string, pods []result.P
 	if idle := idlePods(pods); idle > 0 {
 		fmt.Fprintf(b, "Idle pods: %d of %d got no request.\n", idle, len(pods))
 	}
+	if busy := unfinished(pods); busy > 0 {
+		fmt.Fprintf(b, "%s finished no request but had %s in progress at the end.\n",
+			plural(int64(busy), "pod"), plural(inProgress(pods), "request"))
+	}
 }
 
+// idlePods counts the pods that got no request: none finished, none in progress.
 func idlePods(pods []result.Pod) int {
 	n := 0
 	for _, p := range pods {
-		if p.Requests == 0 {
+		if p.Requests == 0 && p.InProgress == 0 {
 			n++
+		}
+	}
+	return n
+}
+
+// unfinished counts the pods that finished no request but had some in progress.
+func unfinished(pods []result.Pod) int {
+	n := 0
+	for _, p := range pods {
+		if p.Requests == 0 && p.InProgress > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+func inProgress(pods []result.Pod) int64 {
+	n := int64(0)
+	for _, p := range pods {
+		if p.Requests == 0 {
+			n += p.InProgress
 		}
 	}
 	return n
@@ -305,7 +331,7 @@ func Explain(r *result.Result, svc string) string {
 	}
 	var late []string // idle pods that a scale-out added after the connections were open
 	for _, p := range pods {
-		if p.Requests == 0 && p.StartS > 0 {
+		if p.Requests == 0 && p.InProgress == 0 && p.StartS > 0 {
 			late = append(late, fmt.Sprintf("%s (ready at %s)", p.Name, at(*p.ReadyS)))
 		}
 	}
@@ -323,9 +349,53 @@ func Explain(r *result.Result, svc string) string {
 		s += fmt.Sprintf("With %s over %d pods, n·(1−1/n)^k = %.2f pods are expected to get none (here: %d). ",
 			plural(peak, "long-lived connection"), n, ExpectedIdle(n, int(peak)), idle)
 	}
-	return s + "To spread it: open more connections than pods (more threads with per-thread reuse, or a larger pool), " +
+	s += saturatedPod(pods)
+	more := "open more connections than pods (more threads with per-thread reuse, or a larger pool), "
+	if int(peak) > n {
+		// There are more than pods already: more random picks only narrow the
+		// spread as the square root of their number.
+		s += fmt.Sprintf("More connections than pods are open already, and random picks still give some pods more of them than others "+
+			"(here %s a pod). ", connectionRange(pods))
+		more = ""
+	}
+	return s + "To spread it: " + more +
 		"recycle them (connections.maxLifetime, as .NET's PooledConnectionLifetime does), " +
 		"or balance per request with an L7 proxy (a service-mesh sidecar) or client-side load balancing."
+}
+
+// saturatedPod says when the busiest pod's CPU is spent: the requests pinned to it
+// wait there while other pods have room. "" when it had room too.
+func saturatedPod(pods []result.Pod) string {
+	var busiest *result.Pod
+	conns := int64(0)
+	for i := range pods {
+		conns += pods[i].Connections
+		if busiest == nil || pods[i].Requests > busiest.Requests {
+			busiest = &pods[i]
+		}
+	}
+	if busiest == nil || busiest.CPUUtilization < saturatedCPU {
+		return ""
+	}
+	of := "its node's cores"
+	if busiest.Throttling != nil {
+		of = "its CPU limit"
+	}
+	return fmt.Sprintf("%s holds %d of the %s and uses %s of %s: "+
+		"the requests pinned to it wait for CPU there while the other pods have room. ",
+		busiest.Name, busiest.Connections, plural(conns, "connection"), pct(busiest.CPUUtilization), of)
+}
+
+// saturatedCPU is the CPU use above which a pod has no room left.
+const saturatedCPU = 0.95
+
+// connectionRange is the fewest and most connections a pod accepted: "1 to 7".
+func connectionRange(pods []result.Pod) string {
+	lo, hi := pods[0].Connections, pods[0].Connections
+	for _, p := range pods {
+		lo, hi = min(lo, p.Connections), max(hi, p.Connections)
+	}
+	return fmt.Sprintf("%d to %d", lo, hi)
 }
 
 // perSecondReady keeps the pods still serving at the end of the run and scales each

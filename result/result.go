@@ -301,6 +301,9 @@ type Pod struct {
 	Requests int64 `json:"requests"`
 	// Connections accepted.
 	Connections int64 `json:"connections"`
+	// InProgress are the requests it had accepted and not finished when the run
+	// ended: on a worker, or queued for one.
+	InProgress int64 `json:"in_progress,omitempty"`
 	// CPUUtilization is CPU time used over the cores the pod may use (its limit, or its
 	// node's cores) over its lifetime, 0..1; 0 when neither limits it.
 	CPUUtilization float64 `json:"cpu_utilization"`

@@ -47,7 +47,7 @@ func (e *Engine) Result() *result.Result {
 		}
 		rp := result.Pod{
 			Name: p.name, Service: e.services[p.svc].name, Node: e.nodes[p.node].name,
-			Requests: p.requests, Connections: p.connections,
+			Requests: p.requests, Connections: p.connections, InProgress: int64(p.busy + p.queue.Len()),
 			CPUUtilization: result.Round(util, 4), CPUCores: result.Round(cores, 4),
 			StartS: p.created.Seconds(), PendingS: result.Round((p.scheduled - p.created).Seconds(), 6), Errors: errorsOf(p.errors),
 		}
