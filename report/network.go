@@ -63,8 +63,9 @@ func writeTCP(b *strings.Builder, r *result.Result) {
 	if t == nil {
 		return
 	}
-	fmt.Fprintf(b, "\nTCP: %d connections, %d segments, %d retransmitted (%.2f%%): %d by fast retransmit, %d tail loss probes, %d RTO timeouts, %d SYN retransmits.\n",
-		t.Connections, t.Segments, t.Retransmits, 100*ratio(t.Retransmits, t.Segments), t.FastRetransmits, t.TLPEvents, t.RTOEvents, t.SynRetransmits)
+	fmt.Fprintf(b, "\nTCP: %s, %s, %d retransmitted (%.2f%%): %d by fast retransmit, %s, %s, %s.\n",
+		plural(t.Connections, "connection"), plural(t.Segments, "segment"), t.Retransmits, 100*ratio(t.Retransmits, t.Segments), t.FastRetransmits,
+		plural(t.TLPEvents, "tail loss probe"), plural(t.RTOEvents, "RTO timeout"), plural(t.SynRetransmits, "SYN retransmit"))
 	if why := explainTCP(r); why != "" {
 		fmt.Fprintf(b, "%s\n", wrap(why, 92))
 	}
@@ -137,9 +138,9 @@ func explainTCP(r *result.Result) string {
 			"slowest requests paid (p99 %s).", slow, t.Retransmits, ms(r.LatencyMS.P99))
 	}
 	perConn := r.ThroughputRPS / float64(max(t.Connections, 1))
-	return fmt.Sprintf("Most losses (%d of %d repairs) were fast retransmits, found within a round trip, but %d connections "+
+	return fmt.Sprintf("Most losses (%d of %d repairs) were fast retransmits, found within a round trip, but %s "+
 		"carried about %.0f requests a second each: every loss holds back all the requests queued behind it on its "+
 		"connection until the hole is filled (head-of-line blocking in TCP), and each cut of the congestion window slows "+
 		"them all. More connections, as HTTP/1.1 or more proxy workers give, shorten this tail (p99 %s).",
-		t.FastRetransmits, t.Retransmits, t.Connections, perConn, ms(r.LatencyMS.P99))
+		t.FastRetransmits, t.Retransmits, plural(t.Connections, "connection"), perConn, ms(r.LatencyMS.P99))
 }

@@ -34,7 +34,7 @@ func overloadEvidence(r *result.Result, o result.Overload) []string {
 			}
 			out = append(out, line+".")
 		case "workers":
-			line := fmt.Sprintf("workers: all %d app workers of each pod were busy, each request holding one for %s ms",
+			line := fmt.Sprintf("workers: every app worker of each pod (%d a pod) was busy, each request holding one for %s ms",
 				o.Workers, trimFloat(o.HoldMS))
 			if o.QueuedAtEnd > 0 {
 				line += fmt.Sprintf("; %s waited for a worker at the end", counted(o.QueuedAtEnd, "request"))

@@ -41,7 +41,7 @@ var sweepColumns = []struct {
 // the --find answers.
 func SweepText(w io.Writer, sw *result.Sweep) error {
 	b := &strings.Builder{}
-	each := seconds(sw.DurationS) + " per run"
+	each := lengthOf(sw.Engine, sw.DurationS) + " per run"
 	if slices.Contains(sw.Parameters, "spec.duration") {
 		each = "durations as swept"
 	}

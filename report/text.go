@@ -3,6 +3,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"math"
@@ -19,7 +20,7 @@ import (
 // explanation when the spread is uneven.
 func Text(w io.Writer, r *result.Result) error {
 	b := &strings.Builder{}
-	fmt.Fprintf(b, "%s · %s · seed %d · %s · kube-proxy %s\n\n", r.Engine, r.Scenario, r.Seed, seconds(r.DurationS), r.ProxyMode)
+	fmt.Fprintf(b, "%s · %s · seed %d · %s · kube-proxy %s\n\n", r.Engine, r.Scenario, r.Seed, runLength(r), r.ProxyMode)
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "Requests\t[total, rate, throughput]\t%d, %.2f/s, %.2f/s\n", r.Requests.Total, r.RateRPS, r.ThroughputRPS)
 	l := r.LatencyMS
@@ -45,8 +46,8 @@ func Text(w io.Writer, r *result.Result) error {
 		fmt.Fprintf(tw, "Not sent\t[no free slot]\t%d\n", r.Requests.NotSent)
 	}
 	tw.Flush()
-	if r.Requests.InFlight > 0 {
-		fmt.Fprintf(b, "(%d requests still in flight at the end are not counted; latencies are of successful requests.)\n", r.Requests.InFlight)
+	if note := uncounted(r); note != "" {
+		fmt.Fprintf(b, "%s\n", wrap("("+note+" are not counted in the total, only in the rate; latencies are of successful requests.)", width))
 	}
 
 	for _, sec := range textSections {
@@ -60,6 +61,41 @@ func Text(w io.Writer, r *result.Result) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// uncounted names the requests sent that are in no total: "20 requests still in
+// flight at the end and 891 abandoned when ab aborted its runs"; "" when none.
+func uncounted(r *result.Result) string {
+	var parts []string
+	if n := r.Requests.InFlight; n > 0 {
+		parts = append(parts, plural(n, "request")+" still in flight at the end")
+	}
+	if n := r.Requests.Abandoned; n > 0 {
+		tool := "a client"
+		for _, c := range r.Clients {
+			if c.RunsAborted > 0 {
+				tool = cmp.Or(c.Library, c.Name)
+			}
+		}
+		s := fmt.Sprintf("%d abandoned when %s aborted its runs", n, tool)
+		if len(parts) == 0 {
+			s = plural(n, "request") + " " + strings.TrimPrefix(s, fmt.Sprint(n)+" ")
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, " and ")
+}
+
+// runLength is the header's length of the run: "30m simulated" for a simulation,
+// the span alone for a real run.
+func runLength(r *result.Result) string { return lengthOf(r.Engine, r.DurationS) }
+
+// lengthOf is a run of s seconds by engine: "1h30m simulated", or "1h30m".
+func lengthOf(engine string, s float64) string {
+	if engine == "simulate" {
+		return goDuration(s) + " simulated"
+	}
+	return goDuration(s)
 }
 
 // textSection is one section of the text report, written by write, or by prose as
@@ -157,9 +193,9 @@ func writePods(b *strings.Builder, r *result.Result, svc string, pods []result.P
 	}
 	life := hasLifecycle(r)
 	if life {
-		fmt.Fprintf(b, "\nService %s: %d pods over the run, %d at the end, behind its ClusterIP\n", svc, len(pods), podsAtEnd(pods))
+		fmt.Fprintf(b, "\nService %s: %s over the run, %d at the end, behind its ClusterIP\n", svc, plural(int64(len(pods)), "pod"), podsAtEnd(pods))
 	} else {
-		fmt.Fprintf(b, "\nService %s: %d pods behind its ClusterIP\n", svc, len(pods))
+		fmt.Fprintf(b, "\nService %s: %s behind its ClusterIP\n", svc, plural(int64(len(pods)), "pod"))
 	}
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	if life {
@@ -185,6 +221,13 @@ func writePods(b *strings.Builder, r *result.Result, svc string, pods []result.P
 		}
 	}
 	tw.Flush()
+	if note := cpuOf(pods); note != "" {
+		fmt.Fprintf(b, "%s\n", note)
+	}
+	if extra := total - clientsCounted(r, svc); clientsTarget(r, svc) && extra > 0 {
+		fmt.Fprintf(b, "%s\n", wrap(fmt.Sprintf("The pods finished %s more than the clients counted, answered or failed: %s are in no total, "+
+			"yet the pods finished some of them.", plural(extra, "request"), cmp.Or(uncounted(r), "requests the clients gave up without a result")), width))
+	}
 	if idle := idlePods(pods); idle > 0 {
 		fmt.Fprintf(b, "Idle pods: %d of %d got no request.\n", idle, len(pods))
 	}
@@ -192,6 +235,51 @@ func writePods(b *strings.Builder, r *result.Result, svc string, pods []result.P
 		fmt.Fprintf(b, "%s finished no request but had %s in progress at the end.\n",
 			plural(int64(busy), "pod"), plural(inProgress(pods), "request"))
 	}
+}
+
+// cpuOf says what the CPU column is a share of: a pod's CPU limit (the pods with
+// CFS statistics have one), or its node's cores without one.
+func cpuOf(pods []result.Pod) string {
+	limited, free := 0, 0
+	for _, p := range pods {
+		switch {
+		case p.CPUUtilization == 0: // shown in cores, or nothing used
+		case p.Throttling != nil:
+			limited++
+		default:
+			free++
+		}
+	}
+	switch {
+	case limited > 0 && free > 0:
+		return "CPU: each pod's use of its CPU limit, or of its node's cores without one."
+	case limited > 0:
+		return "CPU: each pod's use of its CPU limit."
+	case free > 0:
+		return "CPU: each pod's use of its node's cores (no CPU limit)."
+	}
+	return ""
+}
+
+// clientsTarget is true when some client sends its requests to svc.
+func clientsTarget(r *result.Result, svc string) bool {
+	for _, c := range r.Clients {
+		if c.Target == svc {
+			return true
+		}
+	}
+	return false
+}
+
+// clientsCounted are the requests svc's clients counted, answered or failed.
+func clientsCounted(r *result.Result, svc string) int64 {
+	n := int64(0)
+	for _, c := range r.Clients {
+		if c.Target == svc {
+			n += c.Requests + c.Errors
+		}
+	}
+	return n
 }
 
 // idlePods counts the pods that got no request: none finished, none in progress.
@@ -234,7 +322,7 @@ func writeClients(b *strings.Builder, r *result.Result) {
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "NAME\tTARGET\tPODS\tLOAD\tREUSE\tCONNS OPENED\tPEAK OPEN\tPODS REACHED\tREQUESTS\tERRORS\t\n")
 	for _, c := range r.Clients {
-		load := fmt.Sprintf("%d threads", c.Threads)
+		load := plural(int64(c.Threads), "thread")
 		switch {
 		case c.RatePerPod > 0:
 			load = fmt.Sprintf("%g/s", c.RatePerPod)
@@ -324,7 +412,7 @@ func Explain(r *result.Result, svc string) string {
 	s := fmt.Sprintf("Why the load on %s is uneven: kube-proxy (%s) chooses a pod once per connection, when it opens; %s. %s. ",
 		svc, mode, pin, strings.Join(held, "; "))
 	if lived {
-		s += fmt.Sprintf("(Pods came and went: this compares the %d pods serving at the end, per second since each became ready.) ", n)
+		s += fmt.Sprintf("(Pods came and went: this compares the %s serving at the end, per second since each became ready.) ", plural(int64(n), "pod"))
 	}
 	if float64(reqs)/float64(conns) < 10 {
 		return s + "Connections are short-lived here, so the spread comes from few connections or from pods that answer at different speeds."
@@ -430,13 +518,6 @@ func ms(v float64) string {
 	default:
 		return fmt.Sprintf("%.1fµs", v*1000)
 	}
-}
-
-func seconds(s float64) string {
-	if s >= 60 && math.Mod(s, 60) == 0 {
-		return fmt.Sprintf("%gm simulated", s/60)
-	}
-	return fmt.Sprintf("%gs simulated", s)
 }
 
 func wrap(s string, width int) string {

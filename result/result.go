@@ -250,7 +250,8 @@ type PendingPod struct {
 }
 
 // Requests counts requests by outcome. Total = OK + Failed; requests still in flight
-// when the run ended and open-loop arrivals that found no free slot are counted apart.
+// when the run ended, abandoned ones and open-loop arrivals that found no free slot
+// are counted apart: the requests sent are Total + InFlight + Abandoned.
 type Requests struct {
 	Total    int64 `json:"total"`
 	OK       int64 `json:"ok"`
@@ -260,6 +261,9 @@ type Requests struct {
 	// Retried counts requests a client library resent on another connection, without
 	// the caller seeing an error, after a reused connection failed under them.
 	Retried int64 `json:"retried"`
+	// Abandoned are requests sent but given up without a result when their client
+	// aborted its run (ab at a receive error); they are in no other count.
+	Abandoned int64 `json:"abandoned,omitempty"`
 }
 
 // Errors counts failed requests by kind, named as the client sees them.

@@ -2,6 +2,7 @@ package simulate
 
 import (
 	"bytes"
+	"math"
 	"strings"
 	"testing"
 
@@ -56,5 +57,44 @@ func TestAdviceFitsTheRun(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Every request sent is in the total, still in flight at the end, or abandoned by
+// an aborted run; and the pods can have finished more than the clients counted
+// only by requests in none of the totals, which the report's note names.
+func TestRequestsSentAddUp(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		r         func(t *testing.T) *result.Result
+		abandoned bool
+	}{
+		{"ab aborts at scale-in", func(t *testing.T) *result.Result {
+			return runExample(t, "r2-rapid-scaling.yaml", "spec.clients[0].repeat=3").Result()
+		}, true},
+		{"overload", func(t *testing.T) *result.Result {
+			return run(t, opts{replicas: 2, duration: "10s", pod: overloadPod, client: "    rate: 1200/s\n    timeout: 500ms"})
+		}, false},
+	} {
+		r := c.r(t)
+		q := r.Requests
+		// RateRPS is rounded to 3 decimals.
+		if sent := r.RateRPS * r.DurationS; math.Abs(sent-float64(q.Total+q.InFlight+q.Abandoned)) > 0.0005*r.DurationS+0.5 {
+			t.Errorf("%s: %.1f sent, but total %d + in flight %d + abandoned %d", c.name, sent, q.Total, q.InFlight, q.Abandoned)
+		}
+		if got := q.Abandoned > 0; got != c.abandoned {
+			t.Errorf("%s: %d abandoned, want some: %v", c.name, q.Abandoned, c.abandoned)
+		}
+		var finished, counted int64
+		for _, p := range r.Pods {
+			finished += p.Requests
+		}
+		for _, cl := range r.Clients {
+			counted += cl.Requests + cl.Errors
+		}
+		if extra := finished - counted; extra > q.InFlight+q.Abandoned {
+			t.Errorf("%s: pods finished %d more than the clients counted, more than the %d in flight and %d abandoned",
+				c.name, extra, q.InFlight, q.Abandoned)
+		}
 	}
 }

@@ -744,13 +744,15 @@ type stats struct {
 	notSent  int64
 	sent     int64
 	retries  int64 // requests a library resent after a stale connection failed
-	slow     int64 // successes over the slow threshold
-	tlSlow   int64
-	tlReq    int64
-	tlErr    errorCounts
-	timeline []point
-	buckets  buckets
-	samples  reservoir
+	// abandoned counts requests in progress when their client aborted its run.
+	abandoned int64
+	slow      int64 // successes over the slow threshold
+	tlSlow    int64
+	tlReq     int64
+	tlErr     errorCounts
+	timeline  []point
+	buckets   buckets
+	samples   reservoir
 }
 
 // errorCounts counts failed requests by error kind (errTimeout, errRefused, ...).

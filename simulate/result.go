@@ -24,7 +24,7 @@ func (e *Engine) Result() *result.Result {
 	failed := r.Errors.Total()
 	r.Requests = result.Requests{
 		Total: st.ok + failed, OK: st.ok, Failed: failed,
-		InFlight: e.inFlight(), NotSent: st.notSent, Retried: st.retries,
+		InFlight: e.inFlight(), NotSent: st.notSent, Retried: st.retries, Abandoned: st.abandoned,
 	}
 	r.ThroughputRPS = result.Round(float64(st.ok)/dur, 3)
 	r.RateRPS = result.Round(float64(st.sent)/dur, 3)
