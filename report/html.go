@@ -154,6 +154,9 @@ func stats(r *result.Result) []stat {
 // sections are the text report's sections that explain and have something to say.
 func sections(r *result.Result) []explained {
 	var out []explained
+	for _, note := range tableNotes(r) {
+		out = append(out, explained{Text: note, Prose: true})
+	}
 	for _, sec := range textSections {
 		if !sec.explains {
 			continue

@@ -309,13 +309,13 @@ func TestFormats(t *testing.T) {
 
 func TestSections(t *testing.T) {
 	del := 5.0
-	quiet := &result.Result{Engine: "simulate", Requests: result.Requests{Total: 10, OK: 10}, Pods: []result.Pod{{Name: "web-0", Service: "web"}}}
+	quiet := &result.Result{Engine: "simulate", Requests: result.Requests{Total: 10, OK: 10}, Pods: []result.Pod{{Name: "web-0", Service: "web", Requests: 10}}}
 	if got := sections(quiet); len(got) != 0 {
 		t.Errorf("a run without errors or slow requests: sections %+v", got)
 	}
 	r := &result.Result{Engine: "simulate", Requests: result.Requests{Total: 10, OK: 9, Failed: 1},
 		Errors: result.Errors{ConnectionRefused: 1},
-		Pods:   []result.Pod{{Name: "web-0", Service: "web", DeletedS: &del, Errors: result.Errors{ConnectionRefused: 1}}}}
+		Pods:   []result.Pod{{Name: "web-0", Service: "web", Requests: 9, DeletedS: &del, Errors: result.Errors{ConnectionRefused: 1}}}}
 	got := sections(r)
 	if len(got) != 1 || !strings.HasPrefix(got[0].Text, "Where the errors came from: 1 of 1 failed request") || strings.HasSuffix(got[0].Text, "\n") {
 		t.Errorf("sections %+v, want the attribution alone, trimmed", got)

@@ -46,8 +46,8 @@ func Text(w io.Writer, r *result.Result) error {
 		fmt.Fprintf(tw, "Not sent\t[no free slot]\t%d\n", r.Requests.NotSent)
 	}
 	tw.Flush()
-	if note := uncounted(r); note != "" {
-		fmt.Fprintf(b, "%s\n", wrap("("+note+" are not counted in the total, only in the rate; latencies are of successful requests.)", width))
+	if note := uncountedNote(r); note != "" {
+		fmt.Fprintf(b, "%s\n", wrap(note, width))
 	}
 
 	for _, sec := range textSections {
@@ -84,6 +84,14 @@ func uncounted(r *result.Result) string {
 		parts = append(parts, s)
 	}
 	return strings.Join(parts, " and ")
+}
+
+// uncountedNote says which requests sent the total leaves out; "" when none.
+func uncountedNote(r *result.Result) string {
+	if note := uncounted(r); note != "" {
+		return "(" + note + " are not counted in the total, only in the rate; latencies are of successful requests.)"
+	}
+	return ""
 }
 
 // runLength is the header's length of the run: "30m simulated" for a simulation,
@@ -224,17 +232,46 @@ func writePods(b *strings.Builder, r *result.Result, svc string, pods []result.P
 	if note := cpuOf(pods); note != "" {
 		fmt.Fprintf(b, "%s\n", note)
 	}
+	for _, note := range podNotes(r, svc, pods) {
+		fmt.Fprintf(b, "%s\n", wrap(note, width))
+	}
+}
+
+// podNotes are the sentences under a service's pods table, after the CPU column's
+// label: why the pods finished more than the clients counted, and which pods got
+// no request or finished none.
+func podNotes(r *result.Result, svc string, pods []result.Pod) []string {
+	var out []string
+	total := int64(0)
+	for _, p := range pods {
+		total += p.Requests
+	}
 	if extra := total - clientsCounted(r, svc); clientsTarget(r, svc) && extra > 0 {
-		fmt.Fprintf(b, "%s\n", wrap(fmt.Sprintf("The pods finished %s more than the clients counted, answered or failed: %s are in no total, "+
-			"yet the pods finished some of them.", plural(extra, "request"), cmp.Or(uncounted(r), "requests the clients gave up without a result")), width))
+		out = append(out, fmt.Sprintf("The pods finished %s more than the clients counted, answered or failed: %s are in no total, "+
+			"yet the pods finished some of them.", plural(extra, "request"), cmp.Or(uncounted(r), "requests the clients gave up without a result")))
 	}
 	if idle := idlePods(pods); idle > 0 {
-		fmt.Fprintf(b, "Idle pods: %d of %d got no request.\n", idle, len(pods))
+		out = append(out, fmt.Sprintf("Idle pods: %d of %d got no request.", idle, len(pods)))
 	}
 	if busy := unfinished(pods); busy > 0 {
-		fmt.Fprintf(b, "%s finished no request but had %s in progress at the end.\n",
-			plural(int64(busy), "pod"), plural(inProgress(pods), "request"))
+		out = append(out, fmt.Sprintf("%s finished no request but had %s in progress at the end.",
+			plural(int64(busy), "pod"), plural(inProgress(pods), "request")))
 	}
+	return out
+}
+
+// tableNotes are the sentences the text report writes under its tables of totals
+// and pods, which the page draws as tiles and charts: the page shows them under
+// "What happened".
+func tableNotes(r *result.Result) []string {
+	var out []string
+	if note := uncountedNote(r); note != "" {
+		out = append(out, note)
+	}
+	for _, svc := range services(r) {
+		out = append(out, podNotes(r, svc, podsOf(r, svc))...)
+	}
+	return out
 }
 
 // cpuOf says what the CPU column is a share of: a pod's CPU limit (the pods with
