@@ -17,7 +17,9 @@ func writeOverloads(b *strings.Builder, r *result.Result) {
 			fmt.Fprintf(b, "%s\n", indentWrap(s, "  - ", "    "))
 		}
 		fmt.Fprintf(b, "%s\n", wrap(overloadFix(o), width))
-		fmt.Fprintf(b, "  %s\n", o.Sweep)
+		if o.Sweep != "" {
+			fmt.Fprintf(b, "  %s\n", o.Sweep)
+		}
 	}
 }
 
@@ -33,6 +35,9 @@ func overloadEvidence(r *result.Result, o result.Overload) []string {
 				line += fmt.Sprintf("; their CPU limits throttled them in %s of CFS periods", pct(o.ThrottledShare))
 			}
 			out = append(out, line+".")
+		case "node_cpu":
+			out = append(out, fmt.Sprintf("CPU: the nodes its pods ran on (%s in all) were %s busy; its pods have no CPU limit and share their cores, %s ms of CPU a request.",
+				cores(o.NodeCores), pct(o.CPUUtilization), trimFloat(o.CPUPerRequestMS)))
 		case "workers":
 			line := fmt.Sprintf("workers: every app worker of each pod (%d a pod) was busy, each request holding one for %s ms",
 				o.Workers, trimFloat(o.HoldMS))
@@ -62,6 +67,11 @@ func overloadEvidence(r *result.Result, o result.Overload) []string {
 
 // overloadFix is the replica estimate and the math behind it.
 func overloadFix(o result.Overload) string {
+	if o.ReplicasNeeded == 0 {
+		return fmt.Sprintf("Fix: more cores. The offered load needs %s/s × %s ms of CPU = %s, and more replicas on the same nodes "+
+			"only share the same cores: add nodes, or give the pods CPU requests and limits so that the scheduler "+
+			"spreads them over nodes with room.", rps(o.OfferedRPS), trimFloat(o.CPUPerRequestMS), cores(o.OfferedRPS*o.CPUPerRequestMS/1e3))
+	}
 	var need []string
 	for _, s := range o.Saturated {
 		switch s {

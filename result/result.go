@@ -73,10 +73,12 @@ type Overload struct {
 	// finished, answered in time or not.
 	OfferedRPS float64 `json:"offered_rps"`
 	ServedRPS  float64 `json:"served_rps"`
-	// Saturated names what ran out: "cpu" (its pods used all the CPU they could
-	// get: their limit, or their share of their nodes' cores) and "workers" (requests
-	// queued for an app worker).
+	// Saturated names what ran out: "cpu" (its pods used all of their CPU limits),
+	// "node_cpu" (without a limit, the cores of the nodes they ran on) and "workers"
+	// (requests queued for an app worker).
 	Saturated []string `json:"saturated"`
+	// NodeCores are the cores of the nodes its pods ran on, when node_cpu ran out.
+	NodeCores float64 `json:"node_cores,omitempty"`
 	// CPUUtilization is its pods' CPU over what they may use, over their lives;
 	// ThrottledShare the share of CFS periods in which they ran out of quota (0
 	// without a CPU limit).
@@ -94,11 +96,13 @@ type Overload struct {
 	HoldMS          float64 `json:"hold_ms"`
 	Workers         int     `json:"workers"`
 	// Replicas are its pods serving at the end; ReplicasNeeded the fewest that
-	// could serve OfferedRPS at all (each below full use of what saturated).
+	// could serve OfferedRPS at all (each below full use of what saturated), 0
+	// when more replicas would not help (node_cpu alone: they share the cores).
 	Replicas       int `json:"replicas"`
 	ReplicasNeeded int `json:"replicas_needed"`
 	// Sweep is the trafficlab command that finds the fewest replicas with no errors,
-	// FILE standing for the scenario; ReplicasPath the field it varies.
+	// FILE standing for the scenario; ReplicasPath the field it varies. Empty
+	// without ReplicasNeeded.
 	ReplicasPath string `json:"replicas_path"`
 	Sweep        string `json:"sweep"`
 }

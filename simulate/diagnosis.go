@@ -318,9 +318,11 @@ func (e *Engine) overloads(r *result.Result) []result.Overload {
 			QueuedAtEnd: queued, PoolWaitersAtEnd: e.poolWaiters(int32(si)), Replicas: int(replicas),
 			Workers: svc.spec.Pod.Concurrency, ThrottledShare: share(throttled, periods),
 		}
-		cpuUtil := used / capLife
-		if capLife == 0 {
-			cpuUtil = e.nodeUse(r, int32(si)) // no limit: the nodes' cores are what runs out
+		// Without a limit the pods share their nodes' cores, and the nodes' use is
+		// what runs out.
+		cpuUtil := e.nodeUse(r, int32(si))
+		if svc.limit > 0 {
+			cpuUtil = used / capLife
 		}
 		o.CPUUtilization = result.Round(min(1, cpuUtil), 4)
 		perReq := used / float64(served) // core-seconds a request
@@ -339,15 +341,26 @@ func (e *Engine) overloads(r *result.Result) []result.Overload {
 		// timeout depends on the service-time spread, which the sweep measures.
 		x := 0.0
 		offeredRPS := float64(offered) / dur
-		if cpuUtil >= saturated && o.CoresPerPod > 0 {
+		switch {
+		case cpuUtil < saturated || o.CoresPerPod == 0:
+		case svc.limit > 0:
 			o.Saturated = append(o.Saturated, "cpu")
 			x = offeredRPS * perReq / (used / life)
+		default:
+			// More replicas on the same nodes share the same cores: no count of them
+			// fixes this, more cores do.
+			o.Saturated = append(o.Saturated, "node_cpu")
+			o.NodeCores = e.nodeCores(int32(si))
 		}
 		if workerLife > 0 && holdS > 0 && float64(served)*holdS/workerLife >= saturated {
 			o.Saturated = append(o.Saturated, "workers")
 			x = max(x, offeredRPS*holdS/float64(o.Workers))
 		}
 		if len(o.Saturated) == 0 {
+			continue
+		}
+		if x == 0 {
+			out = append(out, o)
 			continue
 		}
 		o.ReplicasNeeded = int(math.Floor(x)) + 1
@@ -376,7 +389,20 @@ func (e *Engine) poolWaiters(si int32) int64 {
 	return n
 }
 
-// nodeUse is the CPU use of the busiest node that runs a pod of service si.
+// nodeCores are the cores of the nodes that ran a pod of service si.
+func (e *Engine) nodeCores(si int32) float64 {
+	seen := map[int32]bool{}
+	n := 0.0
+	for i := range e.pods {
+		if p := &e.pods[i]; p.svc == si && !seen[p.node] {
+			seen[p.node] = true
+			n += e.nodes[p.node].cpu.Cores()
+		}
+	}
+	return n
+}
+
+// nodeUse is the CPU use of the busiest node that ran a pod of service si.
 func (e *Engine) nodeUse(r *result.Result, si int32) float64 {
 	most := 0.0
 	for i := range e.pods {

@@ -40,6 +40,12 @@ func TestOverloadIsDiagnosed(t *testing.T) {
 					"      waitTime: {distribution: constant, value: 10ms}",
 				client: "    rate: 500/s\n    timeout: 500ms"})
 		}, true, "workers", 500, 2 * 2 / 0.0101, 0.1},
+		// No CPU limit: 4 pods share a 2-core node, which serves 1,000/s; more
+		// replicas on it would share the same cores, so none is proposed.
+		{"node cores", func(t *testing.T) *result.Result {
+			return run(t, opts{replicas: 4, duration: "10s", nodes: `[{name: worker, count: 1, cpu: "2"}]`,
+				pod: "      serviceTime: {distribution: exponential, mean: 2ms}", client: "    rate: 1200/s\n    timeout: 500ms"})
+		}, true, "node_cpu", 1200, 1000, 2},
 		// 600/s against the same pods (ρ = 0.6): no overload, and no error.
 		{"keeps up", func(t *testing.T) *result.Result {
 			return run(t, opts{replicas: 2, duration: "10s", pod: overloadPod, client: "    rate: 600/s\n    timeout: 500ms"})
@@ -88,10 +94,19 @@ func TestOverloadIsDiagnosed(t *testing.T) {
 			near("offered", o.OfferedRPS, c.offered)
 			near("served", o.ServedRPS, c.served)
 			near("CPU per request (ms)", o.CPUPerRequestMS, c.cpuReq)
+			if len(o.Saturated) != 1 || o.Saturated[0] != c.saturated {
+				t.Errorf("overload %+v: want %s saturated", o, c.saturated)
+			}
+			if c.saturated == "node_cpu" {
+				if o.ReplicasNeeded != 0 || o.Sweep != "" || !strings.Contains(text.String(), "Fix: more cores.") {
+					t.Errorf("overload %+v: want more cores, not more replicas", o)
+				}
+				return
+			}
 			// CPU: 1,200/s × 2 ms = 2.4 cores at 1 core a pod; workers: 5.05 at 2 a
 			// pod. Either way ⌊x⌋+1 = 3 pods.
-			if o.ReplicasNeeded != 3 || o.Replicas != 2 || len(o.Saturated) != 1 || o.Saturated[0] != c.saturated {
-				t.Errorf("overload %+v: want 3 replicas needed of 2, %s saturated", o, c.saturated)
+			if o.ReplicasNeeded != 3 || o.Replicas != 2 {
+				t.Errorf("overload %+v: want 3 replicas needed of 2", o)
 			}
 			want := "trafficlab sweep FILE --set 'spec.services[0].replicas=3..4' --find 'min spec.services[0].replicas where errors == 0'"
 			if o.Sweep != want || !strings.Contains(text.String(), want) {
