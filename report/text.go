@@ -89,7 +89,7 @@ func uncounted(r *result.Result) string {
 // uncountedNote says which requests sent the total leaves out; "" when none.
 func uncountedNote(r *result.Result) string {
 	if note := uncounted(r); note != "" {
-		return "(" + note + " are not counted in the total, only in the rate; latencies are of successful requests.)"
+		return "(Not in the total, only in the rate: " + note + ". Latencies are of successful requests.)"
 	}
 	return ""
 }
@@ -247,8 +247,8 @@ func podNotes(r *result.Result, svc string, pods []result.Pod) []string {
 		total += p.Requests
 	}
 	if extra := total - clientsCounted(r, svc); clientsTarget(r, svc) && extra > 0 {
-		out = append(out, fmt.Sprintf("The pods finished %s more than the clients counted, answered or failed: %s are in no total, "+
-			"yet the pods finished some of them.", plural(extra, "request"), cmp.Or(uncounted(r), "requests the clients gave up without a result")))
+		out = append(out, fmt.Sprintf("The pods finished %s more than the clients counted, answered or failed: "+
+			"requests in no total that the pods finished (%s).", plural(extra, "request"), cmp.Or(uncounted(r), "requests the clients gave up without a result")))
 	}
 	if idle := idlePods(pods); idle > 0 {
 		out = append(out, fmt.Sprintf("Idle pods: %d of %d got no request.", idle, len(pods)))
