@@ -550,8 +550,10 @@ func (e *Engine) onTimeout(ev sim.Event) {
 }
 
 // fail ends slot si's request as failed with error kind, caused by pod cause (-1:
-// none, as when no endpoint exists). A client library that aborts its run at a
-// receive error (ab) does so here: an EOF is only counted.
+// none, as when no endpoint exists). The pod is blamed only once its removal is
+// under way (draining, exited or gone): a live pod's failures, such as a sidecar's
+// per-try timeout on a slow answer, are not a removal's doing. A client library that
+// aborts its run at a receive error (ab) does so here: an EOF is only counted.
 func (e *Engine) fail(si int32, kind uint8, cause int32) {
 	s := &e.slots[si]
 	s.state = idle
@@ -562,7 +564,7 @@ func (e *Engine) fail(si int32, kind uint8, cause int32) {
 	if e.onRequest != nil {
 		e.streamRequest(si, int(kind), cause)
 	}
-	if cause >= 0 {
+	if cause >= 0 && e.pods[cause].phase >= podDraining {
 		e.pods[cause].errors.add(kind)
 	}
 	r := d.run(cp)

@@ -248,7 +248,8 @@ func TestEndpointPropagation(t *testing.T) {
 // with endpoint changes slow to reach the nodes and the IP released at once, new
 // connections still go to the deleted pod's gone IP and time out. A pod that was
 // never removed caused none: not when it answered too late because the load was
-// more than it could serve, nor when a partition dropped its packets.
+// more than it could serve, nor when a partition dropped its packets, nor when a
+// client's sidecar gave up on its slow answer (a 503 after the per-try timeout).
 func TestOnlyARemovedPodIsBlamedForErrors(t *testing.T) {
 	slowRules := "    endpointPropagation: {latency: 3s, jitter: 0s}\n    podNetworkTeardown: 0s"
 	for _, c := range []struct {
@@ -266,6 +267,9 @@ func TestOnlyARemovedPodIsBlamedForErrors(t *testing.T) {
 		{"partition", opts{replicas: 1, duration: "10s",
 			client: "    rate: 100/s\n    timeout: 1s\n    connections: {reuse: none}",
 			faults: "  faults: [{kind: partition, start: 2s, end: 5s, target: {service: web}, direction: both}]"}, false, false},
+		{"sidecar per-try timeout", opts{replicas: 1, duration: "5s",
+			pod: "      serviceTime: {distribution: constant, value: 20ms}",
+			client: "    threads: 2\n    timeout: 1s\n    sidecar: {retries: {attempts: 0, perTryTimeout: 5ms}}"}, false, false},
 	} {
 		e := build(t, c.o)
 		var r *result.Result
@@ -275,8 +279,8 @@ func TestOnlyARemovedPodIsBlamedForErrors(t *testing.T) {
 			e.Run(nil)
 			r = e.Result()
 		}
-		if r.Errors.Timeout == 0 {
-			t.Fatalf("%s: no timeouts; the case tests nothing", c.name)
+		if r.Errors.Timeout+r.Errors.HTTP503 == 0 {
+			t.Fatalf("%s: no timeouts or 503s; the case tests nothing", c.name)
 		}
 		var blamed int64
 		for _, p := range r.Pods {
