@@ -268,7 +268,7 @@ func TestOnlyARemovedPodIsBlamedForErrors(t *testing.T) {
 			client: "    rate: 100/s\n    timeout: 1s\n    connections: {reuse: none}",
 			faults: "  faults: [{kind: partition, start: 2s, end: 5s, target: {service: web}, direction: both}]"}, false, false},
 		{"sidecar per-try timeout", opts{replicas: 1, duration: "5s",
-			pod: "      serviceTime: {distribution: constant, value: 20ms}",
+			pod:    "      serviceTime: {distribution: constant, value: 20ms}",
 			client: "    threads: 2\n    timeout: 1s\n    sidecar: {retries: {attempts: 0, perTryTimeout: 5ms}}"}, false, false},
 	} {
 		e := build(t, c.o)
