@@ -15,9 +15,9 @@ import (
 )
 
 // Text writes the human summary: vegeta-style totals, the per-pod spread with bars,
-// the clients' connections and runs, the autoscaler's scale events, which pod's
-// removal caused which errors, the slow requests and their suspects, and an
-// explanation when the spread is uneven.
+// the clients' connections and runs, the autoscaler's scale events, the services
+// offered more than they could serve, which pod's removal caused which errors, the
+// slow requests and their suspects, and an explanation when the spread is uneven.
 func Text(w io.Writer, r *result.Result) error {
 	b := &strings.Builder{}
 	fmt.Fprintf(b, "%s · %s · seed %d · %s · kube-proxy %s\n\n", r.Engine, r.Scenario, r.Seed, runLength(r), r.ProxyMode)
