@@ -45,19 +45,30 @@ type HTMLOptions struct {
 // page is what assets/page.html renders. Everything from the Result or the
 // scenario is escaped by html/template: names are user input.
 type page struct {
-	Title    string
-	Run      string // scenario · engine · seed · duration · kube-proxy mode
-	Stats    []stat
-	Explain  []string // report.Explain's paragraphs, one per service that has one
-	Sections []string // the text report's sections on errors, slow requests and their causes
-	Per      string   // what one point of a time chart covers, when not one second
-	Nodes    []nodeRow
-	Scenario string
-	Text     string
-	Data     data
-	Style    template.CSS
-	Script   template.JS
-	UPlot    template.JS
+	Title string
+	Run   string // scenario · engine · seed · duration · kube-proxy mode
+	Stats []stat
+	// Explained are the text report's sections that explain, in its order; Quiet
+	// says what the run shows when there are none.
+	Explained []explained
+	Quiet     string
+	// Histogram says what the latency histogram counts.
+	Histogram string
+	Per       string // what one point of a time chart covers, when not one second
+	Nodes     []nodeRow
+	Scenario  string
+	Text      string
+	Data      data
+	Style     template.CSS
+	Script    template.JS
+	UPlot     template.JS
+}
+
+// explained is one section that explains: a paragraph of prose, or preformatted
+// text with its tables.
+type explained struct {
+	Text  string
+	Prose bool
 }
 
 type stat struct {
@@ -70,10 +81,6 @@ type nodeRow struct {
 	Pods                        int
 }
 
-// explained are the text report's sections that say what went wrong and why; the
-// page shows them under the explanations.
-var explained = []func(*strings.Builder, *result.Result){writeAttribution, writeSlow, writeSuspects, writeThrottling, writeNICs, writeTCP}
-
 // HTML writes one self-contained HTML page for r to w: it loads nothing from the
 // network, so it opens offline.
 func HTML(w io.Writer, r *result.Result, opts HTMLOptions) error {
@@ -82,26 +89,23 @@ func HTML(w io.Writer, r *result.Result, opts HTMLOptions) error {
 		return err
 	}
 	p := page{
-		Title:    opts.Title,
-		Run:      run(r),
-		Stats:    stats(r),
-		Sections: sections(r),
-		Nodes:    nodeRows(r),
-		Scenario: string(opts.Scenario),
-		Text:     text.String(),
-		Data:     chartData(r),
-		Style:    style,
-		Script:   script,
-		UPlot:    uplot,
+		Title:     opts.Title,
+		Run:       run(r),
+		Stats:     stats(r),
+		Explained: sections(r),
+		Quiet:     quiet(r),
+		Histogram: histogramCaption(r),
+		Nodes:     nodeRows(r),
+		Scenario:  string(opts.Scenario),
+		Text:      text.String(),
+		Data:      chartData(r),
+		Style:     style,
+		Script:    script,
+		UPlot:     uplot,
 	}
 	p.Run += interruptedRun(r)
 	if p.Title == "" {
 		p.Title = "trafficlab: " + r.Scenario
-	}
-	for _, svc := range services(r) {
-		if why := Explain(r, svc); why != "" {
-			p.Explain = append(p.Explain, why)
-		}
 	}
 	if p.Data.StepS != 1 {
 		p.Per = " Each point covers " + goDuration(p.Data.StepS) + "."
@@ -148,17 +152,59 @@ func stats(r *result.Result) []stat {
 	}
 }
 
-// sections are the explained sections of r's text report that have something to say.
-func sections(r *result.Result) []string {
-	var out []string
-	for _, write := range explained {
+// sections are the text report's sections that explain and have something to say.
+func sections(r *result.Result) []explained {
+	var out []explained
+	for _, note := range tableNotes(r) {
+		out = append(out, explained{Text: note, Prose: true})
+	}
+	for _, sec := range textSections {
+		if !sec.explains {
+			continue
+		}
+		if sec.prose != nil {
+			for _, p := range sec.prose(r) {
+				out = append(out, explained{Text: p, Prose: true})
+			}
+			continue
+		}
 		var b strings.Builder
-		write(&b, r)
+		sec.write(&b, r)
 		if s := strings.Trim(b.String(), "\n"); s != "" {
-			out = append(out, s)
+			out = append(out, explained{Text: s})
 		}
 	}
 	return out
+}
+
+// quiet is what the page says of a run none of whose sections explain anything:
+// only what the run shows.
+func quiet(r *result.Result) string {
+	var failed []string
+	if n := r.Errors.Total(); n > 0 {
+		failed = append(failed, counted(n, "request")+" failed")
+	}
+	if r.Slow > 0 {
+		failed = append(failed, counted(r.Slow, "request")+" were slow")
+	}
+	if len(failed) > 0 {
+		return "No section of the text report explains this run, although " + strings.Join(failed, " and ") + "."
+	}
+	return "Nothing to explain: the load was spread evenly, and no request failed or was slow."
+}
+
+// histogramCaption says what the histogram counts: the scenario's buckets count
+// every request, failures at their time to failure; buckets derived from the
+// latency spectrum count the successful ones.
+func histogramCaption(r *result.Result) string {
+	if len(r.Histogram) > 0 {
+		return "How many requests took how long, in the scenario's buckets: " + histogramCounts(r) + "."
+	}
+	s := "How many successful requests took how long"
+	if n := r.Errors.Total(); n > 0 {
+		s += fmt.Sprintf(" (the %s are not counted)", counted(n, "failed request"))
+	}
+	return s + "."
 }
 
 func nodeRows(r *result.Result) []nodeRow {

@@ -309,15 +309,55 @@ func TestFormats(t *testing.T) {
 
 func TestSections(t *testing.T) {
 	del := 5.0
-	quiet := &result.Result{Engine: "simulate", Requests: result.Requests{Total: 10, OK: 10}, Pods: []result.Pod{{Name: "web-0", Service: "web"}}}
+	quiet := &result.Result{Engine: "simulate", Requests: result.Requests{Total: 10, OK: 10}, Pods: []result.Pod{{Name: "web-0", Service: "web", Requests: 10}}}
 	if got := sections(quiet); len(got) != 0 {
-		t.Errorf("a run without errors or slow requests: sections %q", got)
+		t.Errorf("a run without errors or slow requests: sections %+v", got)
 	}
 	r := &result.Result{Engine: "simulate", Requests: result.Requests{Total: 10, OK: 9, Failed: 1},
 		Errors: result.Errors{ConnectionRefused: 1},
-		Pods:   []result.Pod{{Name: "web-0", Service: "web", DeletedS: &del, Errors: result.Errors{ConnectionRefused: 1}}}}
+		Pods:   []result.Pod{{Name: "web-0", Service: "web", Requests: 9, DeletedS: &del, Errors: result.Errors{ConnectionRefused: 1}}}}
 	got := sections(r)
-	if len(got) != 1 || !strings.HasPrefix(got[0], "Where the errors came from: 1 of 1 failed request") || strings.HasSuffix(got[0], "\n") {
-		t.Errorf("sections %q, want the attribution alone, trimmed", got)
+	if len(got) != 1 || !strings.HasPrefix(got[0].Text, "Where the errors came from: 1 of 1 failed request") || strings.HasSuffix(got[0].Text, "\n") {
+		t.Errorf("sections %+v, want the attribution alone, trimmed", got)
+	}
+}
+
+// The page says only what the run shows: the histogram's caption names what it
+// counts (the scenario's buckets count every request, failures included; derived
+// buckets only successes), and a run none of whose sections explains anything is
+// called uneventful only when no request failed or was slow.
+func TestPageSaysWhatItCounts(t *testing.T) {
+	to := 10.0
+	buckets := []result.Bucket{{FromMS: 0, ToMS: &to, Count: 5}, {FromMS: 10, Count: 5}}
+	spectrum := []result.Percentile{{Percentile: 50, MS: 1, Count: 3}, {Percentile: 100, MS: 2, Count: 5}}
+	cases := []struct {
+		name      string
+		r         *result.Result
+		want, not []string
+	}{
+		{"buckets with timeouts", &result.Result{Errors: result.Errors{Timeout: 5}, Histogram: buckets},
+			[]string{"every request, the 5 failed ones among them at their time to failure",
+				"No section of the text report explains this run, although 5 requests failed."},
+			[]string{"How many successful requests", "Nothing to explain"}},
+		{"derived buckets with timeouts", &result.Result{Errors: result.Errors{Timeout: 5}, LatencySpectrum: spectrum},
+			[]string{"How many successful requests took how long (the 5 failed requests are not counted)."},
+			[]string{"every request", "no request failed"}},
+		{"no failures", &result.Result{Histogram: buckets},
+			[]string{"every request (none failed)", "Nothing to explain: the load was spread evenly, and no request failed or was slow."},
+			[]string{"successful requests took"}},
+	}
+	for _, c := range cases {
+		c.r.Engine, c.r.Scenario = "simulate", "s"
+		page := write(t, c.r, HTMLOptions{})
+		for _, w := range c.want {
+			if !strings.Contains(page, w) {
+				t.Errorf("%s: the page lacks %q", c.name, w)
+			}
+		}
+		for _, n := range c.not {
+			if strings.Contains(page, n) {
+				t.Errorf("%s: the page says %q", c.name, n)
+			}
+		}
 	}
 }

@@ -30,6 +30,27 @@ func writeHistogram(b *strings.Builder, r *result.Result) {
 	tw.Flush()
 }
 
+// writeLatencyHistogram is the text report's histogram: vegeta's table under a line
+// that says what it counts.
+func writeLatencyHistogram(b *strings.Builder, r *result.Result) {
+	if len(r.Histogram) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\n%s\n", wrap("Latency histogram: "+histogramCounts(r)+".", width))
+	var t strings.Builder
+	writeHistogram(&t, r)
+	b.WriteString(strings.TrimPrefix(t.String(), "\n"))
+}
+
+// histogramCounts says what the scenario's histogram buckets count: every request,
+// as vegeta's hist reporter does, the failed ones at their time to failure.
+func histogramCounts(r *result.Result) string {
+	if n := r.Errors.Total(); n > 0 {
+		return fmt.Sprintf("every request, the %s among them at their time to failure", counted(n, "failed one"))
+	}
+	return "every request (none failed)"
+}
+
 // duration writes milliseconds as Go writes durations, as vegeta's bucket labels are.
 func duration(v float64) string {
 	return time.Duration(v * float64(time.Millisecond)).String()
@@ -42,8 +63,9 @@ func writeTCP(b *strings.Builder, r *result.Result) {
 	if t == nil {
 		return
 	}
-	fmt.Fprintf(b, "\nTCP: %d connections, %d segments, %d retransmitted (%.2f%%): %d by fast retransmit, %d tail loss probes, %d RTO timeouts, %d SYN retransmits.\n",
-		t.Connections, t.Segments, t.Retransmits, 100*ratio(t.Retransmits, t.Segments), t.FastRetransmits, t.TLPEvents, t.RTOEvents, t.SynRetransmits)
+	fmt.Fprintf(b, "\nTCP: %s, %s, %d retransmitted (%.2f%%): %d by fast retransmit, %s, %s, %s.\n",
+		plural(t.Connections, "connection"), plural(t.Segments, "segment"), t.Retransmits, 100*ratio(t.Retransmits, t.Segments), t.FastRetransmits,
+		plural(t.TLPEvents, "tail loss probe"), plural(t.RTOEvents, "RTO timeout"), plural(t.SynRetransmits, "SYN retransmit"))
 	if why := explainTCP(r); why != "" {
 		fmt.Fprintf(b, "%s\n", wrap(why, 92))
 	}
@@ -116,9 +138,9 @@ func explainTCP(r *result.Result) string {
 			"slowest requests paid (p99 %s).", slow, t.Retransmits, ms(r.LatencyMS.P99))
 	}
 	perConn := r.ThroughputRPS / float64(max(t.Connections, 1))
-	return fmt.Sprintf("Most losses (%d of %d repairs) were fast retransmits, found within a round trip, but %d connections "+
+	return fmt.Sprintf("Most losses (%d of %d repairs) were fast retransmits, found within a round trip, but %s "+
 		"carried about %.0f requests a second each: every loss holds back all the requests queued behind it on its "+
 		"connection until the hole is filled (head-of-line blocking in TCP), and each cut of the congestion window slows "+
 		"them all. More connections, as HTTP/1.1 or more proxy workers give, shorten this tail (p99 %s).",
-		t.FastRetransmits, t.Retransmits, t.Connections, perConn, ms(r.LatencyMS.P99))
+		t.FastRetransmits, t.Retransmits, plural(t.Connections, "connection"), perConn, ms(r.LatencyMS.P99))
 }

@@ -21,7 +21,7 @@ func TestTextNetworkSections(t *testing.T) {
 	}{
 		{"probes", func(r *result.Result) {
 			r.TCP = &result.TCP{Connections: 30, Segments: 1000, Retransmits: 10, TLPEvents: 9, RTOEvents: 1}
-		}, []string{"10 retransmitted (1.00%): 0 by fast retransmit, 9 tail loss probes, 1 RTO timeouts",
+		}, []string{"10 retransmitted (1.00%): 0 by fast retransmit, 9 tail loss probes, 1 RTO timeout,",
 			"Most losses (10 of 10 repairs) were found by the tail loss probe", "(p99 220.000ms)"}, []string{"head-of-line"}},
 		{"head of line", func(r *result.Result) {
 			r.TCP = &result.TCP{Connections: 2, Segments: 1000, Retransmits: 10, FastRetransmits: 9, TLPEvents: 1}

@@ -129,7 +129,11 @@ func writeRuns(b *strings.Builder, r *result.Result) {
 			if len(c.Runs) > 0 {
 				of = fmt.Sprintf(" of %d", len(c.Runs))
 			}
-			line := fmt.Sprintf("%s aborted %d%s runs at a receive error", tool, c.RunsAborted, of)
+			runs := fmt.Sprintf("%d%s runs", c.RunsAborted, of)
+			if of == "" {
+				runs = plural(c.RunsAborted, "run")
+			}
+			line := fmt.Sprintf("%s aborted %s at a receive error", tool, runs)
 			if c.Library == "ab" {
 				line += "; without -r, ab exits at its first socket receive error and the rest of that run is never sent"
 			}

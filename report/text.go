@@ -3,6 +3,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"math"
@@ -14,13 +15,13 @@ import (
 )
 
 // Text writes the human summary: vegeta-style totals, the per-pod spread with bars,
-// the clients' connections and runs, the autoscaler's scale events, which pod's
-// removal caused which errors, the slow requests and their suspects, and an
-// explanation when the spread is uneven.
+// the clients' connections and runs, the autoscaler's scale events, the services
+// offered more than they could serve, which pod's removal caused which errors, the
+// slow requests and their suspects, and an explanation when the spread is uneven.
 func Text(w io.Writer, r *result.Result) error {
 	b := &strings.Builder{}
 	writeInterrupted(b, r)
-	fmt.Fprintf(b, "%s · %s · seed %d · %s · kube-proxy %s\n\n", r.Engine, r.Scenario, r.Seed, seconds(r.DurationS), r.ProxyMode)
+	fmt.Fprintf(b, "%s · %s · seed %d · %s · kube-proxy %s\n\n", r.Engine, r.Scenario, r.Seed, runLength(r), r.ProxyMode)
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "Requests\t[total, rate, throughput]\t%d, %.2f/s, %.2f/s\n", r.Requests.Total, r.RateRPS, r.ThroughputRPS)
 	l := r.LatencyMS
@@ -46,35 +47,113 @@ func Text(w io.Writer, r *result.Result) error {
 		fmt.Fprintf(tw, "Not sent\t[no free slot]\t%d\n", r.Requests.NotSent)
 	}
 	tw.Flush()
-	if r.Requests.InFlight > 0 {
-		fmt.Fprintf(b, "(%d requests still in flight at the end are not counted; latencies are of successful requests.)\n", r.Requests.InFlight)
+	if note := uncountedNote(r); note != "" {
+		fmt.Fprintf(b, "%s\n", wrap(note, width))
 	}
 
-	for _, svc := range services(r) {
-		pods := podsOf(r, svc)
-		writePods(b, r, svc, pods)
-	}
-	writeClients(b, r)
-	writeBackground(b, r)
-	writeRuns(b, r)
-	writeScaleEvents(b, r)
-	writeRollouts(b, r)
-	writePending(b, r)
-	writeAttribution(b, r)
-	writeSidecars(b, r)
-	writeHistogram(b, r)
-	writeSlow(b, r)
-	writeSuspects(b, r)
-	writeThrottling(b, r)
-	writeNICs(b, r)
-	writeTCP(b, r)
-	for _, svc := range services(r) {
-		if why := Explain(r, svc); why != "" {
-			fmt.Fprintf(b, "\n%s\n", wrap(why, 92))
+	for _, sec := range textSections {
+		if sec.prose != nil {
+			for _, p := range sec.prose(r) {
+				fmt.Fprintf(b, "\n%s\n", wrap(p, 92))
+			}
+			continue
 		}
+		sec.write(b, r)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// uncounted names the requests sent that are in no total: "20 requests still in
+// flight at the end and 891 abandoned when ab aborted its runs"; "" when none.
+func uncounted(r *result.Result) string {
+	var parts []string
+	if n := r.Requests.InFlight; n > 0 {
+		parts = append(parts, plural(n, "request")+" still in flight at the end")
+	}
+	if n := r.Requests.Abandoned; n > 0 {
+		tool := "a client"
+		for _, c := range r.Clients {
+			if c.RunsAborted > 0 {
+				tool = cmp.Or(c.Library, c.Name)
+			}
+		}
+		s := fmt.Sprintf("%d abandoned when %s aborted its runs", n, tool)
+		if len(parts) == 0 {
+			s = plural(n, "request") + " " + strings.TrimPrefix(s, fmt.Sprint(n)+" ")
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, " and ")
+}
+
+// uncountedNote says which requests sent the total leaves out; "" when none.
+func uncountedNote(r *result.Result) string {
+	if note := uncounted(r); note != "" {
+		return "(Not in the total, only in the rate: " + note + ". Latencies are of successful requests.)"
+	}
+	return ""
+}
+
+// runLength is the header's length of the run: "30m simulated" for a simulation,
+// the span alone for a real run.
+func runLength(r *result.Result) string { return lengthOf(r.Engine, r.DurationS) }
+
+// lengthOf is a run of s seconds by engine: "1h30m simulated", or "1h30m".
+func lengthOf(engine string, s float64) string {
+	if engine == "simulate" {
+		return goDuration(s) + " simulated"
+	}
+	return goDuration(s)
+}
+
+// textSection is one section of the text report, written by write, or by prose as
+// paragraphs the text wraps and the page shows as they are. Sections that explain
+// say in sentences what happened and why; the HTML page shows each of them under
+// "What happened" and draws the rest as charts, and both walk this one list.
+type textSection struct {
+	write    func(*strings.Builder, *result.Result)
+	prose    func(*result.Result) []string
+	explains bool
+}
+
+// textSections are the text report's sections after the totals, in order.
+var textSections = []textSection{
+	{write: writeServices},
+	{write: writeClients},
+	{write: writeBackground, explains: true},
+	{write: writeRuns, explains: true},
+	{write: writeScaleEvents},
+	{write: writeRollouts, explains: true},
+	{write: writePending, explains: true},
+	{write: writeOverloads, explains: true},
+	{write: writeAttribution, explains: true},
+	{write: writeSidecars, explains: true},
+	{write: writeLatencyHistogram},
+	{write: writeSlow, explains: true},
+	{write: writeSuspects, explains: true},
+	{write: writeThrottling, explains: true},
+	{write: writeNICs, explains: true},
+	{write: writeTCP, explains: true},
+	{prose: explanations, explains: true},
+}
+
+// writeServices tables each service's pods.
+func writeServices(b *strings.Builder, r *result.Result) {
+	for _, svc := range services(r) {
+		writePods(b, r, svc, podsOf(r, svc))
+	}
+}
+
+// explanations are Explain's paragraphs, one per service that has one.
+func explanations(r *result.Result) []string {
+	var out []string
+	for _, svc := range services(r) {
+		if why := Explain(r, svc); why != "" {
+			out = append(out, why)
+		}
+	}
+	return out
 }
 
 // services lists the services in the order their first pod appears, then any the
@@ -123,9 +202,9 @@ func writePods(b *strings.Builder, r *result.Result, svc string, pods []result.P
 	}
 	life := hasLifecycle(r)
 	if life {
-		fmt.Fprintf(b, "\nService %s: %d pods over the run, %d at the end, behind its ClusterIP\n", svc, len(pods), podsAtEnd(pods))
+		fmt.Fprintf(b, "\nService %s: %s over the run, %d at the end, behind its ClusterIP\n", svc, plural(int64(len(pods)), "pod"), podsAtEnd(pods))
 	} else {
-		fmt.Fprintf(b, "\nService %s: %d pods behind its ClusterIP\n", svc, len(pods))
+		fmt.Fprintf(b, "\nService %s: %s behind its ClusterIP\n", svc, plural(int64(len(pods)), "pod"))
 	}
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	if life {
@@ -151,16 +230,123 @@ func writePods(b *strings.Builder, r *result.Result, svc string, pods []result.P
 		}
 	}
 	tw.Flush()
-	if idle := idlePods(pods); idle > 0 {
-		fmt.Fprintf(b, "Idle pods: %d of %d got no request.\n", idle, len(pods))
+	if note := cpuOf(pods); note != "" {
+		fmt.Fprintf(b, "%s\n", note)
+	}
+	for _, note := range podNotes(r, svc, pods) {
+		fmt.Fprintf(b, "%s\n", wrap(note, width))
 	}
 }
 
+// podNotes are the sentences under a service's pods table, after the CPU column's
+// label: why the pods finished more than the clients counted, and which pods got
+// no request or finished none.
+func podNotes(r *result.Result, svc string, pods []result.Pod) []string {
+	var out []string
+	total := int64(0)
+	for _, p := range pods {
+		total += p.Requests
+	}
+	if extra := total - clientsCounted(r, svc); clientsTarget(r, svc) && extra > 0 {
+		out = append(out, fmt.Sprintf("The pods finished %s more than the clients counted, answered or failed: "+
+			"requests in no total that the pods finished (%s).", plural(extra, "request"), cmp.Or(uncounted(r), "requests the clients gave up without a result")))
+	}
+	if idle := idlePods(pods); idle > 0 {
+		out = append(out, fmt.Sprintf("Idle pods: %d of %d got no request.", idle, len(pods)))
+	}
+	if busy := unfinished(pods); busy > 0 {
+		out = append(out, fmt.Sprintf("%s finished no request but had %s in progress at the end.",
+			plural(int64(busy), "pod"), plural(inProgress(pods), "request")))
+	}
+	return out
+}
+
+// tableNotes are the sentences the text report writes under its tables of totals
+// and pods, which the page draws as tiles and charts: the page shows them under
+// "What happened".
+func tableNotes(r *result.Result) []string {
+	var out []string
+	if note := uncountedNote(r); note != "" {
+		out = append(out, note)
+	}
+	for _, svc := range services(r) {
+		out = append(out, podNotes(r, svc, podsOf(r, svc))...)
+	}
+	return out
+}
+
+// cpuOf says what the CPU column is a share of: a pod's CPU limit (the pods with
+// CFS statistics have one), or its node's cores without one.
+func cpuOf(pods []result.Pod) string {
+	limited, free := 0, 0
+	for _, p := range pods {
+		switch {
+		case p.CPUUtilization == 0: // shown in cores, or nothing used
+		case p.Throttling != nil:
+			limited++
+		default:
+			free++
+		}
+	}
+	switch {
+	case limited > 0 && free > 0:
+		return "CPU: each pod's use of its CPU limit, or of its node's cores without one."
+	case limited > 0:
+		return "CPU: each pod's use of its CPU limit."
+	case free > 0:
+		return "CPU: each pod's use of its node's cores (no CPU limit)."
+	}
+	return ""
+}
+
+// clientsTarget is true when some client sends its requests to svc.
+func clientsTarget(r *result.Result, svc string) bool {
+	for _, c := range r.Clients {
+		if c.Target == svc {
+			return true
+		}
+	}
+	return false
+}
+
+// clientsCounted are the requests svc's clients counted, answered or failed.
+func clientsCounted(r *result.Result, svc string) int64 {
+	n := int64(0)
+	for _, c := range r.Clients {
+		if c.Target == svc {
+			n += c.Requests + c.Errors
+		}
+	}
+	return n
+}
+
+// idlePods counts the pods that got no request: none finished, none in progress.
 func idlePods(pods []result.Pod) int {
 	n := 0
 	for _, p := range pods {
-		if p.Requests == 0 {
+		if p.Requests == 0 && p.InProgress == 0 {
 			n++
+		}
+	}
+	return n
+}
+
+// unfinished counts the pods that finished no request but had some in progress.
+func unfinished(pods []result.Pod) int {
+	n := 0
+	for _, p := range pods {
+		if p.Requests == 0 && p.InProgress > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+func inProgress(pods []result.Pod) int64 {
+	n := int64(0)
+	for _, p := range pods {
+		if p.Requests == 0 {
+			n += p.InProgress
 		}
 	}
 	return n
@@ -174,7 +360,7 @@ func writeClients(b *strings.Builder, r *result.Result) {
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "NAME\tTARGET\tPODS\tLOAD\tREUSE\tCONNS OPENED\tPEAK OPEN\tPODS REACHED\tREQUESTS\tERRORS\t\n")
 	for _, c := range r.Clients {
-		load := fmt.Sprintf("%d threads", c.Threads)
+		load := plural(int64(c.Threads), "thread")
 		switch {
 		case c.RatePerPod > 0:
 			load = fmt.Sprintf("%g/s", c.RatePerPod)
@@ -264,14 +450,14 @@ func Explain(r *result.Result, svc string) string {
 	s := fmt.Sprintf("Why the load on %s is uneven: kube-proxy (%s) chooses a pod once per connection, when it opens; %s. %s. ",
 		svc, mode, pin, strings.Join(held, "; "))
 	if lived {
-		s += fmt.Sprintf("(Pods came and went: this compares the %d pods serving at the end, per second since each became ready.) ", n)
+		s += fmt.Sprintf("(Pods came and went: this compares the %s serving at the end, per second since each became ready.) ", plural(int64(n), "pod"))
 	}
 	if float64(reqs)/float64(conns) < 10 {
 		return s + "Connections are short-lived here, so the spread comes from few connections or from pods that answer at different speeds."
 	}
 	var late []string // idle pods that a scale-out added after the connections were open
 	for _, p := range pods {
-		if p.Requests == 0 && p.StartS > 0 {
+		if p.Requests == 0 && p.InProgress == 0 && p.StartS > 0 {
 			late = append(late, fmt.Sprintf("%s (ready at %s)", p.Name, at(*p.ReadyS)))
 		}
 	}
@@ -289,9 +475,53 @@ func Explain(r *result.Result, svc string) string {
 		s += fmt.Sprintf("With %s over %d pods, n·(1−1/n)^k = %.2f pods are expected to get none (here: %d). ",
 			plural(peak, "long-lived connection"), n, ExpectedIdle(n, int(peak)), idle)
 	}
-	return s + "To spread it: open more connections than pods (more threads with per-thread reuse, or a larger pool), " +
+	s += saturatedPod(pods)
+	more := "open more connections than pods (more threads with per-thread reuse, or a larger pool), "
+	if int(peak) > n {
+		// There are more than pods already: more random picks only narrow the
+		// spread as the square root of their number.
+		s += fmt.Sprintf("More connections than pods are open already, and random picks still give some pods more of them than others "+
+			"(here %s a pod). ", connectionRange(pods))
+		more = ""
+	}
+	return s + "To spread it: " + more +
 		"recycle them (connections.maxLifetime, as .NET's PooledConnectionLifetime does), " +
 		"or balance per request with an L7 proxy (a service-mesh sidecar) or client-side load balancing."
+}
+
+// saturatedPod says when the busiest pod's CPU is spent: the requests pinned to it
+// wait there while other pods have room. "" when it had room too.
+func saturatedPod(pods []result.Pod) string {
+	var busiest *result.Pod
+	conns := int64(0)
+	for i := range pods {
+		conns += pods[i].Connections
+		if busiest == nil || pods[i].Requests > busiest.Requests {
+			busiest = &pods[i]
+		}
+	}
+	if busiest == nil || busiest.CPUUtilization < saturatedCPU {
+		return ""
+	}
+	of := "its node's cores"
+	if busiest.Throttling != nil {
+		of = "its CPU limit"
+	}
+	return fmt.Sprintf("%s holds %d of the %s and uses %s of %s: "+
+		"the requests pinned to it wait for CPU there while the other pods have room. ",
+		busiest.Name, busiest.Connections, plural(conns, "connection"), pct(busiest.CPUUtilization), of)
+}
+
+// saturatedCPU is the CPU use above which a pod has no room left.
+const saturatedCPU = 0.95
+
+// connectionRange is the fewest and most connections a pod accepted: "1 to 7".
+func connectionRange(pods []result.Pod) string {
+	lo, hi := pods[0].Connections, pods[0].Connections
+	for _, p := range pods {
+		lo, hi = min(lo, p.Connections), max(hi, p.Connections)
+	}
+	return fmt.Sprintf("%d to %d", lo, hi)
 }
 
 // perSecondReady keeps the pods still serving at the end of the run and scales each
@@ -326,13 +556,6 @@ func ms(v float64) string {
 	default:
 		return fmt.Sprintf("%.1fµs", v*1000)
 	}
-}
-
-func seconds(s float64) string {
-	if s >= 60 && math.Mod(s, 60) == 0 {
-		return fmt.Sprintf("%gm simulated", s/60)
-	}
-	return fmt.Sprintf("%gs simulated", s)
 }
 
 func wrap(s string, width int) string {

@@ -276,3 +276,66 @@ func TestExplainComparesThePodsServingAtTheEnd(t *testing.T) {
 		t.Errorf("pods serving at even rates need no explanation, got %q", why)
 	}
 }
+
+// The text report's totals add up, or say why not, and its words fit the run: the
+// length of a real run is not "simulated", spans read as Go writes them, counts of
+// one are singular, and the CPU column says what it is a share of.
+func TestTotalsAndWordsFitTheRun(t *testing.T) {
+	limited := &result.Throttling{Periods: 10}
+	cases := []struct {
+		name      string
+		r         result.Result
+		want, not []string
+	}{
+		{"nothing finished, ten in flight", result.Result{Engine: "simulate", DurationS: 10, RateRPS: 1,
+			Requests: result.Requests{InFlight: 10}},
+			[]string{"0, 1.00/s", "(Not in the total, only in the rate: 10 requests still in flight at the end."}, nil},
+		{"all counted", result.Result{Engine: "simulate", DurationS: 10, RateRPS: 1, Requests: result.Requests{Total: 10, OK: 10}},
+			nil, []string{"Not in the total"}},
+		{"abandoned, pods finished more than the clients counted", result.Result{Engine: "simulate", DurationS: 10,
+			Requests: result.Requests{Total: 100, OK: 100, Abandoned: 9},
+			Pods:     []result.Pod{{Name: "web-0", Service: "web", Requests: 104}},
+			Clients:  []result.Client{{Name: "ab", Target: "web", Library: "ab", Requests: 100, RunsAborted: 1, Threads: 1}}},
+			[]string{"(Not in the total, only in the rate: 9 requests abandoned when ab aborted its runs.",
+				"The pods finished 4 requests more than the clients counted, answered or failed: requests in no total that the pods finished (9 requests abandoned when ab aborted its runs)."},
+			nil},
+		{"pods finished fewer", result.Result{Engine: "simulate", DurationS: 10, Requests: result.Requests{Total: 100, OK: 90, Failed: 10},
+			Errors:  result.Errors{ConnectionRefused: 10},
+			Pods:    []result.Pod{{Name: "web-0", Service: "web", Requests: 90}},
+			Clients: []result.Client{{Name: "c", Target: "web", Requests: 90, Errors: 10, Threads: 1}}},
+			nil, []string{"more than the clients counted"}},
+		{"a real run of a day", result.Result{Engine: "emulate", DurationS: 86400},
+			[]string{"emulate ·  · seed 0 · 24h · kube-proxy"}, []string{"simulated", "1440m"}},
+		{"a simulated hour and a half", result.Result{Engine: "simulate", DurationS: 5400},
+			[]string{"· 1h30m simulated ·"}, []string{"90m"}},
+		{"one pod, one thread, its CPU limit", result.Result{Engine: "simulate", DurationS: 1,
+			Pods:    []result.Pod{{Name: "web-0", Service: "web", CPUUtilization: 0.5, Throttling: limited}},
+			Clients: []result.Client{{Name: "c", Target: "web", Replicas: 1, Threads: 1}}},
+			[]string{"Service web: 1 pod behind its ClusterIP", "1 thread ", "CPU: each pod's use of its CPU limit."},
+			[]string{"1 pods", "1 threads", "node's cores"}},
+		{"no CPU limit", result.Result{Engine: "simulate", DurationS: 1,
+			Pods: []result.Pod{{Name: "web-0", Service: "web", CPUUtilization: 0.5}, {Name: "web-1", Service: "web", CPUUtilization: 0.5}}},
+			[]string{"Service web: 2 pods behind", "CPU: each pod's use of its node's cores (no CPU limit)."}, []string{"CPU limit."}},
+		{"TCP counts of one", result.Result{Engine: "simulate", DurationS: 1,
+			TCP: &result.TCP{Connections: 1, Segments: 10, Retransmits: 3, FastRetransmits: 1, TLPEvents: 1, RTOEvents: 1}},
+			[]string{"TCP: 1 connection, 10 segments, 3 retransmitted", "1 tail loss probe, 1 RTO timeout, 0 SYN retransmits."},
+			[]string{"1 connections", "1 tail loss probes", "1 RTO timeouts"}},
+	}
+	for _, c := range cases {
+		var b bytes.Buffer
+		if err := Text(&b, &c.r); err != nil {
+			t.Fatal(err)
+		}
+		out := strings.Join(strings.Fields(b.String()), " ")
+		for _, w := range c.want {
+			if !strings.Contains(out, strings.Join(strings.Fields(w), " ")) {
+				t.Errorf("%s: the report lacks %q:\n%s", c.name, w, b.String())
+			}
+		}
+		for _, n := range c.not {
+			if strings.Contains(out, n) {
+				t.Errorf("%s: the report says %q:\n%s", c.name, n, b.String())
+			}
+		}
+	}
+}

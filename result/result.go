@@ -86,6 +86,9 @@ type Result struct {
 	// Ended sums up every request that ended, failed ones included, as vegeta's
 	// report does; nil when the engine did not keep it.
 	Ended *Ended `json:"ended,omitempty"`
+	// Overloads are the services whose clients offered more requests than their
+	// pods could serve; empty when every service kept up.
+	Overloads []Overload `json:"overloads,omitempty"`
 }
 
 // Ended is what vegeta's report (lib/metrics.go, Metrics.Add and Close) computes
@@ -150,6 +153,55 @@ type Origin struct {
 	DurationS float64 `json:"duration_s,omitempty"`
 	// Scale is emulate's --scale when given.
 	Scale float64 `json:"scale,omitempty"`
+}
+
+// Overload is a service that got more requests than its pods served because a
+// resource of theirs ran out: the rates, what saturated, and an estimate of the
+// replicas that would carry the load.
+type Overload struct {
+	// Service is the overloaded Service's name.
+	Service string `json:"service"`
+	// OfferedRPS is the requests per second its clients sent it, open-loop arrivals
+	// that found no free slot included.
+	OfferedRPS float64 `json:"offered_rps"`
+	// ServedRPS is the requests per second its pods finished, answered in time or not.
+	ServedRPS float64 `json:"served_rps"`
+	// Saturated names what ran out: "cpu" (its pods used all of their CPU limits),
+	// "node_cpu" (without a limit, the cores of the nodes they ran on) and "workers"
+	// (requests queued for an app worker).
+	Saturated []string `json:"saturated"`
+	// NodeCores are the cores of the nodes its pods ran on, when node_cpu ran out.
+	NodeCores float64 `json:"node_cores,omitempty"`
+	// CPUUtilization is its pods' CPU over what they may use, over their lives (a
+	// share, 1 = all of it).
+	CPUUtilization float64 `json:"cpu_utilization"`
+	// ThrottledShare is the share of CFS periods in which its pods ran out of quota
+	// (0 without a CPU limit).
+	ThrottledShare float64 `json:"throttled_share"`
+	// QueuedAtEnd are the requests waiting for an app worker at the end.
+	QueuedAtEnd int64 `json:"queued_at_end"`
+	// PoolWaitersAtEnd are the requests its clients held waiting for a pooled
+	// connection at the end.
+	PoolWaitersAtEnd int64 `json:"pool_waiters_at_end"`
+	// CPUPerRequestMS is the CPU its pods spent per request they finished, in ms.
+	CPUPerRequestMS float64 `json:"cpu_per_request_ms"`
+	// CoresPerPod is the mean number of cores a pod got.
+	CoresPerPod float64 `json:"cores_per_pod"`
+	// HoldMS is the mean time a request held an app worker, in ms.
+	HoldMS float64 `json:"hold_ms"`
+	// Workers is the app workers a pod has (0: unbounded).
+	Workers int `json:"workers"`
+	// Replicas are its pods serving at the end.
+	Replicas int `json:"replicas"`
+	// ReplicasNeeded is the fewest pods that could serve OfferedRPS at all (each
+	// below full use of what saturated); 0 when more replicas would not help
+	// (node_cpu alone: they share the cores).
+	ReplicasNeeded int `json:"replicas_needed"`
+	// ReplicasPath is the scenario field Sweep varies; empty without ReplicasNeeded.
+	ReplicasPath string `json:"replicas_path"`
+	// Sweep is the trafficlab command that finds the fewest replicas with no errors,
+	// FILE standing for the scenario; empty without ReplicasNeeded.
+	Sweep string `json:"sweep"`
 }
 
 // Wait is where requests' time went, in milliseconds: mean per request, or summed,
@@ -353,7 +405,8 @@ type PendingPod struct {
 }
 
 // Requests counts requests by outcome. Total = OK + Failed; requests still in flight
-// when the run ended and open-loop arrivals that found no free slot are counted apart.
+// when the run ended, abandoned ones and open-loop arrivals that found no free slot
+// are counted apart: the requests sent are Total + InFlight + Abandoned.
 type Requests struct {
 	// Total is every request that finished: OK + Failed.
 	Total int64 `json:"total"`
@@ -368,6 +421,9 @@ type Requests struct {
 	// Retried counts requests a client library resent on another connection, without
 	// the caller seeing an error, after a reused connection failed under them.
 	Retried int64 `json:"retried"`
+	// Abandoned are requests sent but given up without a result when their client
+	// aborted its run (ab at a receive error); they are in no other count.
+	Abandoned int64 `json:"abandoned,omitempty"`
 }
 
 // Errors counts failed requests by kind, named as the client sees them.
@@ -424,6 +480,9 @@ type Pod struct {
 	Requests int64 `json:"requests"`
 	// Connections accepted.
 	Connections int64 `json:"connections"`
+	// InProgress are the requests it had accepted and not finished when the run
+	// ended: on a worker, or queued for one.
+	InProgress int64 `json:"in_progress,omitempty"`
 	// CPUUtilization is CPU time used over the cores the pod may use (its limit, or its
 	// node's cores) over its lifetime, 0..1; 0 when neither limits it.
 	CPUUtilization float64 `json:"cpu_utilization"`

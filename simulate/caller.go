@@ -27,6 +27,7 @@ func (e *Engine) onArrival(ev sim.Event) {
 		si = e.newSlot(ci, -1)
 	} else {
 		e.stats.notSent++
+		d.notSent++
 		return
 	}
 	if d.overhead > 0 {
@@ -64,6 +65,7 @@ func (e *Engine) issue(si int32) {
 	s.deadline = now + d.timeout
 	s.seq = uint64(e.stats.sent)
 	e.stats.sent++
+	d.sent++
 	if s.timerAt == 0 {
 		s.timerAt = s.deadline
 		e.k.At(s.deadline, e.evTimeout, si, 0)
@@ -532,9 +534,13 @@ func (e *Engine) onTimeout(ev sim.Event) {
 		e.k.At(s.deadline, e.evTimeout, si, 0)
 		return
 	}
-	cause := s.pod
-	if s.state == waitingConn {
-		cause = -1
+	// A timeout is a removal's doing only when the pod's process had ended: the SYN
+	// or the request went to an IP that nothing answered from (see arrive and dial).
+	// A live pod that answered too late (overload, CPU throttling) or packets lost on
+	// the way caused no removal error: pods[].errors counts only those.
+	cause := int32(-1)
+	if s.state != waitingConn && s.pod >= 0 && e.pods[s.pod].phase >= podExited {
+		cause = s.pod
 	}
 	if s.state == inFlight || s.state == dialing {
 		// Go's and .NET's clients close an HTTP/1.1 connection whose request was
@@ -545,8 +551,10 @@ func (e *Engine) onTimeout(ev sim.Event) {
 }
 
 // fail ends slot si's request as failed with error kind, caused by pod cause (-1:
-// none, as when no endpoint exists). A client library that aborts its run at a
-// receive error (ab) does so here: an EOF is only counted.
+// none, as when no endpoint exists). The pod is blamed only once its removal is
+// under way (draining, exited or gone): a live pod's failures, such as a sidecar's
+// per-try timeout on a slow answer, are not a removal's doing. A client library that
+// aborts its run at a receive error (ab) does so here: an EOF is only counted.
 func (e *Engine) fail(si int32, kind uint8, cause int32) {
 	s := &e.slots[si]
 	s.state = idle
@@ -563,7 +571,7 @@ func (e *Engine) fail(si int32, kind uint8, cause int32) {
 	if e.onRequest != nil {
 		e.streamRequest(si, int(kind), cause)
 	}
-	if cause >= 0 {
+	if cause >= 0 && e.pods[cause].phase >= podDraining {
 		e.pods[cause].errors.add(kind)
 	}
 	r := d.run(cp)

@@ -2,7 +2,9 @@ package simulate
 
 import (
 	"cmp"
+	"fmt"
 	"maps"
+	"math"
 	"slices"
 
 	"trafficlab/model/node"
@@ -189,6 +191,7 @@ func (e *Engine) diagnose(r *result.Result) {
 		}
 	}
 	r.Suspects = e.suspects()
+	r.Overloads = e.overloads(r)
 }
 
 // neighbour is who else used the resource of a suspect on node ni.
@@ -243,4 +246,169 @@ func (e *Engine) cpuNeighbour(ni int32) string {
 		}
 	}
 	return best
+}
+
+// saturated is the share of a resource in use above which it has no room left: a
+// queue's wait grows as 1/(1−ρ), twenty service times at 95 %.
+const saturated = 0.95
+
+// unservedShare is the share of the offered requests its pods must leave unfinished
+// for a service to count as overloaded. One that keeps up leaves only those in
+// progress at the end, λ·W by Little's law: a few response times' worth of the
+// run's λ·T; an overloaded one falls behind by (λ−μ)·T.
+const unservedShare = 0.05
+
+// sweepTarget is the CPU or worker utilisation the sweep range reaches up to: at
+// 70 % an M/M/1 queue's mean wait is 2.3 service times, a load most services carry
+// without timeouts.
+const sweepTarget = 0.7
+
+// overloads finds the services whose clients offered more than their pods served
+// while a resource of theirs was saturated and requests failed or were not sent,
+// and estimates the replicas that would carry the load.
+func (e *Engine) overloads(r *result.Result) []result.Overload {
+	dur := e.end.Seconds()
+	var out []result.Overload
+	for si := range e.services {
+		svc := &e.services[si]
+		var offered, failed int64
+		for di := range e.deps {
+			if d := &e.deps[di]; d.svc == int32(si) {
+				offered += d.sent + d.notSent
+				failed += d.errors + d.notSent
+			}
+		}
+		var served, queued, replicas int64
+		var used, life, capLife, workerLife, ok float64
+		var periods, throttled int64
+		var hold spent
+		for pi := range e.pods {
+			p := &e.pods[pi]
+			if p.svc != int32(si) {
+				continue
+			}
+			served += p.requests
+			queued += int64(p.queue.Len())
+			if !p.deleting && p.phase < podExited {
+				replicas++
+			}
+			end := e.end
+			if p.ended >= 0 {
+				end = p.ended
+			}
+			l := (end - p.created).Seconds()
+			used += p.grp.Used(e.end)
+			life += l
+			capLife += p.grp.Capacity() * l
+			workerLife += float64(p.concurrency) * l
+			hold.add(&p.diag.okSpent)
+			ok += float64(p.diag.ok)
+			if svc.limit > 0 {
+				st := p.grp.Stat(e.end)
+				periods += st.NrPeriods
+				throttled += st.NrThrottled
+			}
+		}
+		if offered == 0 || served == 0 || life == 0 || failed == 0 ||
+			float64(offered-served) <= unservedShare*float64(offered) {
+			continue
+		}
+		o := result.Overload{
+			Service: svc.name, OfferedRPS: result.Round(float64(offered)/dur, 3), ServedRPS: result.Round(float64(served)/dur, 3),
+			QueuedAtEnd: queued, PoolWaitersAtEnd: e.poolWaiters(int32(si)), Replicas: int(replicas),
+			Workers: svc.spec.Pod.Concurrency, ThrottledShare: share(throttled, periods),
+		}
+		// Without a limit the pods share their nodes' cores, and the nodes' use is
+		// what runs out.
+		cpuUtil := e.nodeUse(r, int32(si))
+		if svc.limit > 0 {
+			cpuUtil = used / capLife
+		}
+		o.CPUUtilization = result.Round(min(1, cpuUtil), 4)
+		perReq := used / float64(served) // core-seconds a request
+		o.CPUPerRequestMS = result.Round(perReq*1e3, 4)
+		o.CoresPerPod = result.Round(used/life, 4)
+		holdS := 0.0
+		if ok > 0 {
+			holdS = float64(hold.atPod()-hold[partQueue]) / ok / 1e9
+		}
+		o.HoldMS = result.Round(holdS*1e3, 4)
+		// Each pod carries at most its cores' worth of CPU work a second, and, with
+		// bounded workers, workers/hold requests a second (Little's law). The offered
+		// load needs x pods' worth of the resource that ran out: x = λ·c/cores, or
+		// λ·hold/workers. A queue is stable only below 100 % use, so fewer than
+		// ⌊x⌋+1 pods cannot serve it at all; how many more keep the tail within the
+		// timeout depends on the service-time spread, which the sweep measures.
+		x := 0.0
+		offeredRPS := float64(offered) / dur
+		switch {
+		case cpuUtil < saturated || o.CoresPerPod == 0:
+		case svc.limit > 0:
+			o.Saturated = append(o.Saturated, "cpu")
+			x = offeredRPS * perReq / (used / life)
+		default:
+			// More replicas on the same nodes share the same cores: no count of them
+			// fixes this, more cores do.
+			o.Saturated = append(o.Saturated, "node_cpu")
+			o.NodeCores = e.nodeCores(int32(si))
+		}
+		if workerLife > 0 && holdS > 0 && float64(served)*holdS/workerLife >= saturated {
+			o.Saturated = append(o.Saturated, "workers")
+			x = max(x, offeredRPS*holdS/float64(o.Workers))
+		}
+		if len(o.Saturated) == 0 {
+			continue
+		}
+		if x == 0 {
+			out = append(out, o)
+			continue
+		}
+		o.ReplicasNeeded = int(math.Floor(x)) + 1
+		o.ReplicasPath = fmt.Sprintf("spec.services[%d].replicas", si)
+		if svc.spec.Autoscaler != nil {
+			o.ReplicasPath = fmt.Sprintf("spec.services[%d].autoscaler.maxReplicas", si)
+		}
+		from := o.Replicas + 1
+		to := max(from+1, o.ReplicasNeeded, int(math.Ceil(x/sweepTarget)))
+		o.Sweep = fmt.Sprintf("trafficlab sweep FILE --set '%s=%d..%d' --find 'min %s where errors == 0'", o.ReplicasPath, from, to, o.ReplicasPath)
+		out = append(out, o)
+	}
+	return out
+}
+
+// poolWaiters counts the requests of service si's clients waiting for a pooled
+// connection at the end.
+func (e *Engine) poolWaiters(si int32) int64 {
+	n := int64(0)
+	for i := range e.slots {
+		s := &e.slots[i]
+		if s.state == waitingConn && e.deps[e.cpods[s.cpod].dep].svc == si {
+			n++
+		}
+	}
+	return n
+}
+
+// nodeCores are the cores of the nodes that ran a pod of service si.
+func (e *Engine) nodeCores(si int32) float64 {
+	seen := map[int32]bool{}
+	n := 0.0
+	for i := range e.pods {
+		if p := &e.pods[i]; p.svc == si && !seen[p.node] {
+			seen[p.node] = true
+			n += e.nodes[p.node].cpu.Cores()
+		}
+	}
+	return n
+}
+
+// nodeUse is the CPU use of the busiest node that ran a pod of service si.
+func (e *Engine) nodeUse(r *result.Result, si int32) float64 {
+	most := 0.0
+	for i := range e.pods {
+		if p := &e.pods[i]; p.svc == si {
+			most = max(most, r.Nodes[p.node].CPUUtilization)
+		}
+	}
+	return most
 }

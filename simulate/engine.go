@@ -230,7 +230,9 @@ type deployment struct {
 
 	open, peak, opened int64
 	requests, errors   int64
-	reached            []bool
+	// sent counts requests issued; notSent open-loop arrivals with no free slot.
+	sent, notSent int64
+	reached       []bool
 }
 
 type clientPod struct {
@@ -768,14 +770,16 @@ type stats struct {
 	notSent  int64
 	sent     int64
 	retries  int64 // requests a library resent after a stale connection failed
-	slow     int64 // successes over the slow threshold
-	tlSlow   int64
-	tlReq    int64
-	tlErr    errorCounts
-	timeline []point
-	buckets  buckets
-	samples  reservoir
-	ended    ended
+	// abandoned counts requests in progress when their client aborted its run.
+	abandoned int64
+	slow      int64 // successes over the slow threshold
+	tlSlow    int64
+	tlReq     int64
+	tlErr     errorCounts
+	timeline  []point
+	buckets   buckets
+	samples   reservoir
+	ended     ended
 }
 
 // errorCounts counts failed requests by error kind (errTimeout, errRefused, ...).

@@ -242,3 +242,55 @@ func TestEndpointPropagation(t *testing.T) {
 		}
 	}
 }
+
+// pods[].errors are the failed requests a pod's removal caused, and only those. A
+// timeout is one when the request went to the IP of a pod whose process had ended:
+// with endpoint changes slow to reach the nodes and the IP released at once, new
+// connections still go to the deleted pod's gone IP and time out. A pod that was
+// never removed caused none: not when it answered too late because the load was
+// more than it could serve, nor when a partition dropped its packets, nor when a
+// client's sidecar gave up on its slow answer (a 503 after the per-try timeout).
+func TestOnlyARemovedPodIsBlamedForErrors(t *testing.T) {
+	slowRules := "    endpointPropagation: {latency: 3s, jitter: 0s}\n    podNetworkTeardown: 0s"
+	for _, c := range []struct {
+		name   string
+		o      opts
+		scale  bool // scale 3 → 1 at 5 s
+		blamed bool
+	}{
+		{"scale-in to a gone IP", opts{replicas: 3, duration: "15s", cluster: slowRules,
+			client: "    threads: 4\n    timeout: 500ms\n    connections: {reuse: none}"}, true, true},
+		// 2 pods of 1 core at 2 ms a request carry 1,000/s; 1,500/s arrive.
+		{"overload", opts{replicas: 2, duration: "10s",
+			pod:    "      serviceTime: {distribution: exponential, mean: 2ms}\n      resources: {limits: {cpu: \"1\"}}",
+			client: "    rate: 1500/s\n    timeout: 500ms"}, false, false},
+		{"partition", opts{replicas: 1, duration: "10s",
+			client: "    rate: 100/s\n    timeout: 1s\n    connections: {reuse: none}",
+			faults: "  faults: [{kind: partition, start: 2s, end: 5s, target: {service: web}, direction: both}]"}, false, false},
+		{"sidecar per-try timeout", opts{replicas: 1, duration: "5s",
+			pod:    "      serviceTime: {distribution: constant, value: 20ms}",
+			client: "    threads: 2\n    timeout: 1s\n    sidecar: {retries: {attempts: 0, perTryTimeout: 5ms}}"}, false, false},
+	} {
+		e := build(t, c.o)
+		var r *result.Result
+		if c.scale {
+			r = runScaling(e, 5*sec, 1)
+		} else {
+			e.Run(nil)
+			r = e.Result()
+		}
+		if r.Errors.Timeout+r.Errors.HTTP503 == 0 {
+			t.Fatalf("%s: no timeouts or 503s; the case tests nothing", c.name)
+		}
+		var blamed int64
+		for _, p := range r.Pods {
+			blamed += p.Errors.Total()
+			if p.EndS == nil && p.Errors.Total() > 0 {
+				t.Errorf("%s: %s is still running but is blamed for %+v", c.name, p.Name, p.Errors)
+			}
+		}
+		if got := blamed > 0; got != c.blamed {
+			t.Errorf("%s: pods blamed for %d of %d errors (%+v), want blame: %v", c.name, blamed, r.Errors.Total(), r.Errors, c.blamed)
+		}
+	}
+}

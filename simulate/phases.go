@@ -192,6 +192,9 @@ func (e *Engine) abortRun(ci int32) {
 		if s.state == idle && !s.scheduled {
 			continue
 		}
+		if s.state != idle {
+			e.stats.abandoned++ // sent, and now never answered nor failed
+		}
 		if s.state == inFlight || s.state == dialing {
 			e.letGo(si, false)
 		}

@@ -24,7 +24,7 @@ func (e *Engine) Result() *result.Result {
 	failed := r.Errors.Total()
 	r.Requests = result.Requests{
 		Total: st.ok + failed, OK: st.ok, Failed: failed,
-		InFlight: e.inFlight(), NotSent: st.notSent, Retried: st.retries,
+		InFlight: e.inFlight(), NotSent: st.notSent, Retried: st.retries, Abandoned: st.abandoned,
 	}
 	r.ThroughputRPS = result.Round(float64(st.ok)/dur, 3)
 	r.RateRPS = result.Round(float64(st.sent)/dur, 3)
@@ -47,7 +47,7 @@ func (e *Engine) Result() *result.Result {
 		}
 		rp := result.Pod{
 			Name: p.name, Service: e.services[p.svc].name, Node: e.nodes[p.node].name,
-			Requests: p.requests, Connections: p.connections,
+			Requests: p.requests, Connections: p.connections, InProgress: int64(p.busy + p.queue.Len()),
 			CPUUtilization: result.Round(util, 4), CPUCores: result.Round(cores, 4),
 			StartS: p.created.Seconds(), PendingS: result.Round((p.scheduled - p.created).Seconds(), 6), Errors: errorsOf(p.errors),
 		}
