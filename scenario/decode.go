@@ -301,6 +301,10 @@ func (d *decoder) duration(n *yaml.Node, v reflect.Value, path string) {
 		d.errorf(n, path, "negative duration %s", n.Value)
 		return
 	}
+	if dur > maxDuration {
+		d.errorf(n, path, "duration %s is over the limit of %.0fh (a year); no run is longer", n.Value, maxDuration.Hours())
+		return
+	}
 	v.Set(reflect.ValueOf(metav1.Duration{Duration: dur}))
 }
 

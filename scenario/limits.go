@@ -1,0 +1,315 @@
+package scenario
+
+// Limits on the sizes a scenario may ask for, so that whatever validates runs in
+// bounded memory and sets up in bounded time. Each is chosen from what simulate's
+// engine holds, measured on amd64 (heap after GC, engine built and run 10 ms):
+//
+//   - a pod, with its endpoints and placement, about 1.9 kB: 10,000 pods took
+//     18.6 MB. Placing them grows faster than their number (the scheduler scores
+//     every node for each pod and counts the pods already placed): 10,000 pods took
+//     0.26 s, 20,000 on 10 nodes 3.4 s, 10,000 on 5,000 nodes 15 s.
+//   - a node about 0.8 kB: 5,000 nodes took 4.1 MB.
+//   - a request in flight, with its caller, connection and events, about 450 B:
+//     100,000 closed-loop threads took 49 MB (66 MB with a pool per thread), and an
+//     open loop of 1,000,000/s against one overloaded pod held 445 MB after 1 s, the
+//     million requests it had sent all still waiting.
+//
+// So maxPods × 1.9 kB ≈ 19 MB, maxNodes × 0.8 kB ≈ 4 MB and maxInFlight × 450 B ≈
+// 450 MB (660 MB with a pool per thread): each class stays under a gigabyte.
+
+import (
+	"fmt"
+	"math"
+	"time"
+)
+
+const (
+	// maxPods bounds the pods a run creates: services' replicas (or their
+	// autoscalers' maxReplicas, whichever is larger) once per rollout and once more,
+	// client replicas and background workloads.
+	maxPods = 10_000
+	// maxNodes is Kubernetes' own limit of a cluster's size
+	// (kubernetes.io/docs/setup/best-practices/cluster-large: at most 5,000 nodes).
+	maxNodes = 5_000
+	// maxInFlight bounds the requests clients may have outstanding at once, over the
+	// whole run: one per closed-loop thread; for an open loop, its rate times how
+	// long a request may last (overhead and timeout), or its maxInFlight if smaller.
+	maxInFlight = 1_000_000
+	// maxRate bounds an open loop's rate per client pod: simulated time counts
+	// nanoseconds, and a faster rate would put several arrivals in one.
+	maxRate = 1e9
+	// maxDuration bounds every duration, and maxSeconds every count of seconds:
+	// simulated time is nanoseconds in an int64 (292 years), and the engine adds
+	// durations to times (a deadline is now plus a timeout), so a year keeps every
+	// sum far from overflowing. A run of a year is also about as long as anyone waits:
+	// see the wall-time estimate simulate prints.
+	maxDuration = 365 * 24 * time.Hour
+	maxSeconds  = int64(maxDuration / time.Second)
+	// maxBytes bounds a size in bytes: HTTP/2's largest window (RFC 9113 section
+	// 6.9.1). Sizes cost the simulator no memory, but segments and events in
+	// proportion, and a sum of several larger ones could overflow.
+	maxBytes = math.MaxInt32
+	// maxRuns bounds a client's phases times its repeat: the engine keeps figures
+	// for each run of the phase list (about 40 B each).
+	maxRuns = 100_000
+	// maxSamples bounds spec.report.samples: each kept request takes about 64 B
+	// while running and in the Result.
+	maxSamples = 1_000_000
+	// maxSidecarConcurrency bounds an Envoy's worker threads (--concurrency), each
+	// with its own queue and balancer: no node has more cores.
+	maxSidecarConcurrency = 1024
+)
+
+// sizes checks every size against its limit and reports whether all are within
+// them. It runs before the checks that enumerate nodes or pods, which are skipped
+// when it fails, so that a huge count is an error at once instead of a hang.
+func (v *validator) sizes(s *Scenario) bool {
+	before := len(v.diags)
+	v.nodeCount(s.Spec.Cluster.Nodes)
+	v.podCount(s)
+	v.inFlight(s.Spec.Clients)
+	v.byteSizes(s)
+	v.seconds(s)
+	v.counts(s)
+	return len(v.diags) == before
+}
+
+// over reports the field at path over limit; instead says what to do.
+func (v *validator) over(path, what string, limit any, unit, instead string) {
+	v.errorf(path, "%s is over the limit of %v %s; %s", what, limit, unit, instead)
+}
+
+func (v *validator) nodeCount(pools []NodePool) {
+	total := 0
+	for i, p := range pools {
+		path := fmt.Sprintf("spec.cluster.nodes[%d].count", i)
+		const instead = "model the nodes the pods run on, and scale the load with them"
+		switch {
+		case p.Count > maxNodes:
+			v.over(path, fmt.Sprintf("count %d", p.Count), maxNodes, "nodes a run (Kubernetes' own limit of a cluster)", instead)
+			return
+		case p.Count > 0 && total+p.Count > maxNodes:
+			v.over(path, fmt.Sprintf("count %d brings the cluster to %d nodes, which", p.Count, total+p.Count), maxNodes,
+				"nodes a run (Kubernetes' own limit of a cluster)", instead)
+			return
+		}
+		total += max(p.Count, 0)
+	}
+}
+
+// podCount adds up the pods a run may create, in the order they are written, and
+// reports the field that takes the total over maxPods.
+func (v *validator) podCount(s *Scenario) {
+	total := 0
+	add := func(path string, n int, what string) bool {
+		const instead = "model a slice of the service and scale the load with it"
+		switch {
+		case n > maxPods:
+			v.over(path, what, maxPods, "pods a run", instead)
+			return false
+		case total+n > maxPods:
+			v.over(path, fmt.Sprintf("%s brings the run to %d pods, which", what, total+n), maxPods, "pods a run", instead)
+			return false
+		}
+		total += n
+		return true
+	}
+	for i := range s.Spec.Services {
+		svc := &s.Spec.Services[i]
+		path := fmt.Sprintf("spec.services[%d]", i)
+		n, at, what := max(svc.Replicas, 0), path+".replicas", fmt.Sprintf("replicas %d", svc.Replicas)
+		if a := svc.Autoscaler; a != nil && int(a.MaxReplicas) > n {
+			n, at, what = int(a.MaxReplicas), path+".autoscaler.maxReplicas", fmt.Sprintf("maxReplicas %d", a.MaxReplicas)
+		}
+		if len(svc.Rollouts) > 0 && n > 0 {
+			// Each rollout replaces every pod with a new one.
+			if n > maxPods/(len(svc.Rollouts)+1) {
+				at = fmt.Sprintf("%s.rollouts[%d]", path, len(svc.Rollouts)-1)
+			}
+			what = fmt.Sprintf("%s with %d rollout%s (%d pods)", what, len(svc.Rollouts), plural(len(svc.Rollouts)), n*(len(svc.Rollouts)+1))
+			n *= len(svc.Rollouts) + 1
+		}
+		if !add(at, n, what) {
+			return
+		}
+	}
+	for i, c := range s.Spec.Clients {
+		if !add(fmt.Sprintf("spec.clients[%d].replicas", i), max(c.Replicas, 0), fmt.Sprintf("replicas %d", c.Replicas)) {
+			return
+		}
+	}
+	if n := len(s.Spec.Background); n > 0 {
+		add("spec.background", n, fmt.Sprintf("%d background workloads", n))
+	}
+}
+
+// inFlight bounds the requests clients may have outstanding, and open loops' rates.
+func (v *validator) inFlight(clients []Client) {
+	total := 0.0
+	for i := range clients {
+		c := &clients[i]
+		path := fmt.Sprintf("spec.clients[%d]", i)
+		replicas := float64(max(c.Replicas, 1))
+		perPod, at, what := 0.0, "", ""
+		closed := func(p string, threads int) {
+			if t := float64(threads); t > perPod {
+				perPod, at, what = t, p, fmt.Sprintf("threads %d", threads)
+			}
+		}
+		// A request lasts at most the client's overhead and its timeout.
+		lasts := c.Overhead.Duration
+		if c.Timeout != nil {
+			lasts += c.Timeout.Duration
+		}
+		open := func(p string, r *Rate) {
+			if r == nil {
+				return
+			}
+			if r.PerSecond > maxRate {
+				v.over(p, "rate "+r.String(), fmt.Sprintf("%g/s", maxRate), "a client pod",
+					"simulated time counts nanoseconds: spread the load over more client pods (replicas)")
+				return
+			}
+			n := math.Ceil(r.PerSecond*lasts.Seconds()) + 1
+			w := fmt.Sprintf("rate %s, with requests lasting up to %s (overhead and timeout), can have %.3g requests in flight a client pod, and so",
+				r.String(), lasts, n)
+			if c.MaxInFlight > 0 && float64(c.MaxInFlight) < n {
+				n, p = float64(c.MaxInFlight), path+".maxInFlight"
+				w = fmt.Sprintf("maxInFlight %d", c.MaxInFlight)
+			}
+			if n > perPod {
+				perPod, at, what = n, p, w
+			}
+		}
+		closed(path+".threads", c.Threads)
+		open(path+".rate", c.Rate)
+		for j := range c.Phases {
+			ph := &c.Phases[j]
+			pp := fmt.Sprintf("%s.phases[%d]", path, j)
+			closed(pp+".threads", ph.Threads)
+			open(pp+".rate", ph.Rate)
+			open(pp+".rampTo", ph.RampTo)
+		}
+		if rc := c.RateCurve; rc != nil {
+			for j := range rc.Points {
+				open(fmt.Sprintf("%s.rateCurve.points[%d].rate", path, j), rc.Points[j].Rate)
+			}
+			if d := rc.Diurnal; d != nil {
+				open(path+".rateCurve.diurnal.min", d.Min)
+				open(path+".rateCurve.diurnal.max", d.Max)
+			}
+		}
+		if at == "" {
+			continue
+		}
+		n := perPod * replicas
+		const instead = "model a slice of the clients and scale the service with it; an open loop can be capped with maxInFlight, as vegeta's -max-workers"
+		switch {
+		case n > maxInFlight && replicas == 1:
+			v.over(at, what, maxInFlight, "requests in flight a run", instead)
+			return
+		case total+n > maxInFlight:
+			v.over(at, fmt.Sprintf("%s, times %d client pods, brings the run to %.3g requests in flight, which", what, int(replicas), total+n),
+				maxInFlight, "requests in flight a run", instead)
+			return
+		}
+		total += n
+	}
+}
+
+// byteSizes checks every size in bytes.
+func (v *validator) byteSizes(s *Scenario) {
+	check := func(path string, n *int64) {
+		if n != nil && *n > maxBytes {
+			v.over(path, fmt.Sprintf("%d bytes", *n), maxBytes, "bytes (2Gi-1, HTTP/2's largest window)",
+				"a larger message only takes longer to send: send several requests")
+		}
+	}
+	windows := func(path string, w *HTTP2Windows) {
+		if w != nil {
+			check(path+".streamWindowBytes", w.StreamWindowBytes)
+			check(path+".connectionWindowBytes", w.ConnectionWindowBytes)
+		}
+	}
+	for i := range s.Spec.Services {
+		p := &s.Spec.Services[i].Pod
+		at := fmt.Sprintf("spec.services[%d].pod", i)
+		check(at+".responseBytes", p.ResponseBytes)
+		windows(at+".http2", p.HTTP2)
+		if a := p.AccessLog; a != nil {
+			check(at+".accessLog.bytes", a.Bytes)
+			check(at+".accessLog.bufferBytes", a.BufferBytes)
+		}
+	}
+	for i := range s.Spec.Clients {
+		c := &s.Spec.Clients[i]
+		at := fmt.Sprintf("spec.clients[%d]", i)
+		check(at+".request.headerBytes", c.Request.HeaderBytes)
+		check(at+".request.bodyBytes", &c.Request.BodyBytes)
+		windows(at+".connections.http2", c.Connections.HTTP2)
+	}
+	for i := range s.Spec.Background {
+		b := &s.Spec.Background[i]
+		at := fmt.Sprintf("spec.background[%d]", i)
+		check(at+".diskWriteChunkBytes", b.DiskWriteChunkBytes)
+		check(at+".diskIOBytes", b.DiskIOBytes)
+	}
+}
+
+// seconds checks the counts of seconds Kubernetes' fields take, as durations are
+// checked when decoded.
+func (v *validator) seconds(s *Scenario) {
+	check := func(path string, n int64) {
+		if n > maxSeconds {
+			v.over(path, fmt.Sprintf("%d seconds", n), maxSeconds, "seconds (a year)", "no run is longer than a year")
+		}
+	}
+	for i := range s.Spec.Services {
+		svc := &s.Spec.Services[i]
+		at := fmt.Sprintf("spec.services[%d]", i)
+		check(at+".minReadySeconds", int64(svc.MinReadySeconds))
+		p := &svc.Pod
+		if g := p.TerminationGracePeriodSeconds; g != nil {
+			check(at+".pod.terminationGracePeriodSeconds", *g)
+		}
+		if l := p.Lifecycle; l != nil && l.PreStop != nil && l.PreStop.Sleep != nil {
+			check(at+".pod.lifecycle.preStop.sleep.seconds", l.PreStop.Sleep.Seconds)
+		}
+		if r := p.ReadinessProbe; r != nil {
+			rp := at + ".pod.readinessProbe"
+			check(rp+".initialDelaySeconds", int64(r.InitialDelaySeconds))
+			for _, f := range []struct {
+				name string
+				n    *int32
+			}{{"periodSeconds", r.PeriodSeconds}, {"timeoutSeconds", r.TimeoutSeconds}} {
+				if f.n != nil {
+					check(rp+"."+f.name, int64(*f.n))
+				}
+			}
+		}
+	}
+}
+
+// counts checks the counts that the engine allocates for.
+func (v *validator) counts(s *Scenario) {
+	for i := range s.Spec.Clients {
+		c := &s.Spec.Clients[i]
+		at := fmt.Sprintf("spec.clients[%d]", i)
+		if runs := float64(max(len(c.Phases), 1)) * float64(c.Repeat); runs > maxRuns {
+			v.over(at+".repeat", fmt.Sprintf("repeat %d of %d phase%s", c.Repeat, max(len(c.Phases), 1), plural(max(len(c.Phases), 1))),
+				maxRuns, "runs of the phase list", "repeat fewer times, or run the scenario several times with other seeds")
+		}
+		if sc := c.Sidecar; sc != nil && sc.Concurrency != nil && *sc.Concurrency > maxSidecarConcurrency {
+			v.over(at+".sidecar.concurrency", fmt.Sprintf("concurrency %d", *sc.Concurrency), maxSidecarConcurrency, "workers", "no node has more cores")
+		}
+	}
+	for i := range s.Spec.Services {
+		if sc := s.Spec.Services[i].Sidecar; sc != nil && sc.Concurrency != nil && *sc.Concurrency > maxSidecarConcurrency {
+			v.over(fmt.Sprintf("spec.services[%d].sidecar.concurrency", i), fmt.Sprintf("concurrency %d", *sc.Concurrency),
+				maxSidecarConcurrency, "workers", "no node has more cores")
+		}
+	}
+	if n := s.Spec.Report.Samples; n != nil && *n > maxSamples {
+		v.over("spec.report.samples", fmt.Sprintf("samples %d", *n), maxSamples, "requests", "a uniform sample of a million already shows latency over time")
+	}
+}

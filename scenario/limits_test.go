@@ -1,0 +1,98 @@
+package scenario
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// TestSizeLimits sets each size just at its limit, which loads, and just over it,
+// which is an error at the field that names the limit.
+func TestSizeLimits(t *testing.T) {
+	hpa := []string{"spec.services[0].pod.cpu=1"}
+	phases := []string{"spec.clients[0].threads=", "spec.clients[0].phases[0].threads=2", "spec.clients[0].phases[0].duration=1s"}
+	// open is an open loop whose requests last at most timeout.
+	open := func(rate, timeout string) []string {
+		return []string{"spec.clients[0].threads=", "spec.clients[0].rate=" + rate, "spec.clients[0].timeout=" + timeout}
+	}
+	for _, tc := range []struct {
+		name        string
+		ok, over    []string
+		path, limit string
+	}{
+		// base has 2 service pods and 1 client pod: each size just over the limit is
+		// over it on its own, and totals are checked by the field that crosses.
+		{"service replicas", []string{"spec.services[0].replicas=9999"}, []string{"spec.services[0].replicas=10001"},
+			"spec.services[0].replicas", "10000 pods a run"},
+		{"huge service replicas", nil, []string{"spec.services[0].replicas=1000000000000"},
+			"spec.services[0].replicas", "10000 pods a run"},
+		{"client replicas", []string{"spec.clients[0].replicas=9998", "spec.clients[0].threads=1"}, []string{"spec.clients[0].replicas=9999", "spec.clients[0].threads=1"},
+			"spec.clients[0].replicas", "10000 pods a run"},
+		{"autoscaler maxReplicas", append([]string{"spec.services[0].autoscaler.maxReplicas=9999"}, hpa...),
+			append([]string{"spec.services[0].autoscaler.maxReplicas=10001"}, hpa...), "spec.services[0].autoscaler.maxReplicas", "10000 pods a run"},
+		{"rollouts", []string{"spec.services[0].replicas=4999", "spec.services[0].rollouts[0].at=1s"},
+			[]string{"spec.services[0].replicas=5001", "spec.services[0].rollouts[0].at=1s"}, "spec.services[0].rollouts[0]", "10000 pods a run"},
+		{"node pool", []string{"spec.cluster.nodes[0].name=n", "spec.cluster.nodes[0].count=5000"},
+			[]string{"spec.cluster.nodes[0].name=n", "spec.cluster.nodes[0].count=5001"}, "spec.cluster.nodes[0].count", "5000 nodes"},
+		{"node pools together", []string{"spec.cluster.nodes[0].name=n", "spec.cluster.nodes[0].count=2500", "spec.cluster.nodes[1].name=m", "spec.cluster.nodes[1].count=2500"},
+			[]string{"spec.cluster.nodes[0].name=n", "spec.cluster.nodes[0].count=2500", "spec.cluster.nodes[1].name=m", "spec.cluster.nodes[1].count=2501"},
+			"spec.cluster.nodes[1].count", "5000 nodes"},
+		{"huge node pool", nil, []string{"spec.cluster.nodes[0].name=n", "spec.cluster.nodes[0].count=100000000"}, "spec.cluster.nodes[0].count", "5000 nodes"},
+		{"threads", []string{"spec.clients[0].threads=1000000"}, []string{"spec.clients[0].threads=1000001"},
+			"spec.clients[0].threads", "1000000 requests in flight"},
+		{"threads of every client pod", []string{"spec.clients[0].threads=100000", "spec.clients[0].replicas=10"},
+			[]string{"spec.clients[0].threads=100000", "spec.clients[0].replicas=11"}, "spec.clients[0].threads", "1000000 requests in flight"},
+		{"phase threads", append(phases, "spec.clients[0].phases[1].threads=1000000", "spec.clients[0].phases[1].duration=1s"),
+			append(phases, "spec.clients[0].phases[1].threads=1000001", "spec.clients[0].phases[1].duration=1s"),
+			"spec.clients[0].phases[1].threads", "1000000 requests in flight"},
+		// ceil(10000/s × 99.99s) + 1 = 999901 in flight; × 100s, 1000001.
+		{"rate times timeout", open("10000/s", "99.99s"), open("10000/s", "100s"), "spec.clients[0].rate", "1000000 requests in flight"},
+		{"huge rate", nil, open("1000000000000/s", "30s"), "spec.clients[0].rate", "1e+09/s a client pod"},
+		{"rate", append(open("1000000000/s", "30s"), "spec.clients[0].maxInFlight=1000"),
+			append(open("1100000000/s", "30s"), "spec.clients[0].maxInFlight=1000"), "spec.clients[0].rate", "1e+09/s a client pod"},
+		{"maxInFlight", append(open("100000000/s", "30s"), "spec.clients[0].maxInFlight=1000000"),
+			append(open("100000000/s", "30s"), "spec.clients[0].maxInFlight=1000001"), "spec.clients[0].maxInFlight", "1000000 requests in flight"},
+		{"duration", []string{"spec.duration=8760h"}, []string{"spec.duration=8761h"}, "spec.duration", "8760h"},
+		{"other durations", []string{"spec.clients[0].timeout=8760h"}, []string{"spec.clients[0].timeout=8761h"}, "spec.clients[0].timeout", "8760h"},
+		{"body bytes", []string{"spec.clients[0].request.bodyBytes=2147483647"}, []string{"spec.clients[0].request.bodyBytes=2Gi"},
+			"spec.clients[0].request.bodyBytes", "2147483647 bytes"},
+		{"response bytes", []string{"spec.services[0].pod.responseBytes=2147483647"}, []string{"spec.services[0].pod.responseBytes=2147483648"},
+			"spec.services[0].pod.responseBytes", "2147483647 bytes"},
+		{"header bytes", []string{"spec.clients[0].request.headerBytes=2147483647"}, []string{"spec.clients[0].request.headerBytes=2147483648"},
+			"spec.clients[0].request.headerBytes", "2147483647 bytes"},
+		{"grace period", []string{"spec.services[0].pod.terminationGracePeriodSeconds=31536000"},
+			[]string{"spec.services[0].pod.terminationGracePeriodSeconds=31536001"}, "spec.services[0].pod.terminationGracePeriodSeconds", "31536000 seconds"},
+		{"samples", []string{"spec.report.samples=1000000"}, []string{"spec.report.samples=1000001"}, "spec.report.samples", "1000000 requests"},
+		{"repeat", append([]string{"spec.clients[0].repeat=100000"}, phases...), append([]string{"spec.clients[0].repeat=100001"}, phases...),
+			"spec.clients[0].repeat", "100000 runs"},
+		{"sidecar workers", []string{"spec.services[0].sidecar.concurrency=1024"}, []string{"spec.services[0].sidecar.concurrency=1025"},
+			"spec.services[0].sidecar.concurrency", "1024 workers"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.ok != nil {
+				if _, _, diags := Load("f.yaml", []byte(base), tc.ok); diags.HasErrors() {
+					t.Errorf("at the limit: %v", diags)
+				}
+			}
+			_, _, diags := Load("f.yaml", []byte(base), tc.over)
+			want := fmt.Sprintf("%s: ", tc.path)
+			found := false
+			for _, d := range diags {
+				if d.Severity == Error && strings.HasPrefix(d.Msg, want) && strings.Contains(d.Msg, "over the limit of "+tc.limit) {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("over the limit: %v; want an error at %s naming the limit %q", diags, tc.path, tc.limit)
+			}
+		})
+	}
+}
+
+// TestSizeErrorsArePositioned: a size over its limit written in the file is
+// reported at its line and column, and the checks that list nodes do not run.
+func TestSizeErrorsArePositioned(t *testing.T) {
+	in := edit(t, "  services:", "  cluster:\n    nodes:\n    - {name: n, count: 100000000}\n  services:")
+	_, _, diags := Load("f.yaml", []byte(in), nil)
+	checkLines(t, diags, []string{"f.yaml:8:24: spec.cluster.nodes[0].count: count 100000000 is over the limit of 5000 nodes a run (Kubernetes' own limit of a cluster); model the nodes the pods run on, and scale the load with them"})
+}
