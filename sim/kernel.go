@@ -42,6 +42,7 @@ type Kernel struct {
 	seq      uint64
 	queue    queue
 	handlers []Handler
+	stopped  bool
 	// Processed counts events handled, for benchmarks.
 	Processed uint64
 }
@@ -78,7 +79,7 @@ func (k *Kernel) After(d Time, kind uint8, obj int32, gen uint32) {
 // Run handles the events before until, in order; the clock then rests at until. The horizon is exclusive so that a run of
 // length d covers [0, d): at 1 request a second, 10 s sends 10 requests, as vegeta does.
 func (k *Kernel) Run(until Time) {
-	for len(k.queue) > 0 {
+	for len(k.queue) > 0 && !k.stopped {
 		if k.queue[0].At >= until {
 			break
 		}
@@ -87,10 +88,14 @@ func (k *Kernel) Run(until Time) {
 		k.Processed++
 		k.handlers[uint8(ev.key)].Handle(ev)
 	}
-	if k.now < until {
+	if k.now < until && !k.stopped {
 		k.now = until
 	}
 }
+
+// Stop ends the run after the event being handled: Run returns, now and later, with
+// the clock where it stopped.
+func (k *Kernel) Stop() { k.stopped = true }
 
 // Pending is the number of scheduled events.
 func (k *Kernel) Pending() int { return len(k.queue) }

@@ -58,6 +58,8 @@ type Engine struct {
 	conns     client.Conns
 	jobs      []job
 	freeJobs  []int32
+	err       error   // why the run stopped early (see maxLiveRequests)
+	liveLimit int     // maxLiveRequests; tests lower it
 	done      []int32 // scratch for finished CPU work
 	expired   []client.ConnID
 	live      func(client.Waiter) bool
@@ -358,7 +360,7 @@ type job struct {
 
 // New builds the cluster twin. The scenario must have been validated.
 func New(sc *scenario.Scenario) (*Engine, error) {
-	e := &Engine{k: sim.New(), sc: sc}
+	e := &Engine{k: sim.New(), sc: sc, liveLimit: maxLiveRequests}
 	spec := &sc.Spec
 	e.end = sim.Duration(spec.Duration.Duration)
 	e.mode = spec.Cluster.ProxyMode
@@ -715,6 +717,9 @@ func (e *Engine) Run(progress Progress) {
 			t = e.end
 		}
 		e.k.Run(t)
+		if e.err != nil {
+			return
+		}
 		if progress != nil {
 			progress(t, e.end)
 		}

@@ -119,6 +119,9 @@ sidecar's workers are the bottleneck; spec.report.histogram adds vegeta-style bu
 			bar := newProgress(stderr, f.quiet)
 			e.Run(func(now, end sim.Time) { bar.update(time.Duration(now), time.Duration(end), e.Requests(), "") })
 			bar.done()
+			if err := e.Err(); err != nil {
+				return err
+			}
 			if requests != nil {
 				if err := requests.Flush(); err != nil {
 					return err

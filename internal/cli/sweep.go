@@ -166,6 +166,9 @@ func runSweep(c *cobra.Command, args []string, f *sweepFlags, stdout, stderr io.
 				fmt.Sprintf("%d/%d runs", finished.Load(), runs))
 		})
 		finished.Add(1)
+		if err := e.Err(); err != nil {
+			return nil, err
+		}
 		return e.Result(), nil
 	})
 	bar.done()

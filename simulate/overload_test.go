@@ -1,0 +1,85 @@
+package simulate
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"trafficlab/scenario"
+)
+
+// overloaded offers a 2-core pod 10 times what it serves (20,000/s of 1 ms each),
+// with a timeout much shorter than the run: the requests clients give up on pile up
+// at the pod at about 18,000/s.
+const overloaded = `apiVersion: trafficlab/v1alpha1
+kind: Scenario
+metadata: {name: overloaded}
+spec:
+  duration: 60s
+  cluster:
+    nodes: [{name: n, count: 1, cpu: "2"}]
+  services:
+  - name: web
+    replicas: 1
+    pod:
+      serviceTime: {distribution: constant, value: 1ms}
+  clients:
+  - name: c
+    target: web
+    rate: 20000/s
+    timeout: 100ms
+`
+
+// TestOverloadStopsAtTheLiveRequestBound: what the pods hold grows with the run
+// when the offered load is far beyond their capacity; the run stops with an error
+// naming the pod once they hold liveLimit requests, instead of growing until the
+// process runs out of memory.
+func TestOverloadStopsAtTheLiveRequestBound(t *testing.T) {
+	sc, _, diags := scenario.Load("overloaded.yaml", []byte(overloaded), nil)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	e, err := New(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The pod's backlog grows at the offered rate less the served one: 20,000/s less
+	// 2 cores / 1 ms = 18,000/s, so 36,000 live requests take about 2 s.
+	e.liveLimit = 36_000
+	e.Run(nil)
+	err = e.Err()
+	if err == nil {
+		t.Fatalf("the run went to its end with %d live requests", len(e.jobs)-len(e.freeJobs))
+	}
+	if !strings.Contains(err.Error(), "at pod web-0") || !strings.Contains(err.Error(), "spec.services[0].replicas") {
+		t.Errorf("error %q does not name the pod and the path to sweep", err)
+	}
+	if len(e.jobs) > e.liveLimit+1 {
+		t.Errorf("%d jobs allocated, over the bound %d", len(e.jobs), e.liveLimit)
+	}
+	// Stopped where the backlog reached the bound: 2 s, give or take the 100 ms
+	// before the first requests time out and the start-up of the pod.
+	if at := time.Duration(e.k.Now()); at < 1500*time.Millisecond || at > 3*time.Second {
+		t.Errorf("stopped at %s, want about 2s", at)
+	}
+}
+
+// TestRunWithinCapacityHasNoError: a run the pods keep up with goes to its end.
+func TestRunWithinCapacityHasNoError(t *testing.T) {
+	sc, _, diags := scenario.Load("ok.yaml", []byte(strings.Replace(overloaded, "rate: 20000/s", "rate: 1000/s", 1)), []string{"spec.duration=5s"})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	e, err := New(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.liveLimit = 36_000
+	e.Run(nil)
+	if err := e.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if got := time.Duration(e.k.Now()); got != 5*time.Second {
+		t.Errorf("ended at %s", got)
+	}
+}
