@@ -11,6 +11,7 @@ import (
 	"trafficlab/report"
 	"trafficlab/result"
 	"trafficlab/sim"
+	"trafficlab/simulate"
 )
 
 type runFlags struct {
@@ -106,6 +107,7 @@ sidecar's workers are the bottleneck; spec.report.histogram adds vegeta-style bu
 			if err != nil {
 				return err
 			}
+			announceLongRun(stderr, "simulate", simulate.Offered(sc), 1)
 			var requests *report.VegetaCSV
 			var requestsFile *os.File
 			if f.requests != "" {

@@ -14,6 +14,7 @@ import (
 	"trafficlab/report"
 	"trafficlab/result"
 	"trafficlab/sim"
+	"trafficlab/simulate"
 	"trafficlab/sweep"
 )
 
@@ -128,6 +129,7 @@ func runSweep(c *cobra.Command, args []string, f *sweepFlags, stdout, stderr io.
 	warnings := &onceLines{w: stderr}
 	plans := make([]sweepPlan, len(points))
 	var total time.Duration
+	offered := 0.0
 	for i, p := range points {
 		sets := append(append([]string(nil), fixed...), p.Sets...)
 		sc, _, err := loadSource(src, sets, warnings)
@@ -136,7 +138,9 @@ func runSweep(c *cobra.Command, args []string, f *sweepFlags, stdout, stderr io.
 		}
 		plans[i] = sweepPlan{sets: sets, seed: sc.Spec.Seed, duration: sc.Spec.Duration.Duration}
 		total += time.Duration(f.seeds) * plans[i].duration
+		offered += float64(f.seeds) * simulate.Offered(sc)
 	}
+	announceLongRun(stderr, "sweep", offered, min(f.parallel, len(points)*f.seeds))
 
 	bar := newProgress(stderr, f.quiet)
 	var (

@@ -1,0 +1,67 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestValidateHugeSizesIsQuick: sizes that hung validate or ran it out of memory
+// (it built the engine, a pod or a node at a time) are errors at once, naming the
+// limit. Loading a 20-line file takes milliseconds; one second is far from any
+// engine with a million pods or nodes.
+func TestValidateHugeSizesIsQuick(t *testing.T) {
+	f := writeTemp(t, "s.yaml", good)
+	for _, sets := range [][]string{
+		{"spec.services[0].replicas=1000000000000"},
+		{"spec.clients[0].threads=1000000000"},
+		{"spec.cluster.nodes[0].name=n", "spec.cluster.nodes[0].count=100000000"},
+		{"spec.clients[0].threads=", "spec.clients[0].rate=1000000000000/s"},
+	} {
+		args := []string{"validate", f}
+		for _, s := range sets {
+			args = append(args, "--set", s)
+		}
+		start := time.Now()
+		code, _, errOut := runCLI(args...)
+		if took := time.Since(start); took > time.Second {
+			t.Errorf("%v: took %s", sets, took)
+		}
+		if code != exitBadInput || !strings.Contains(errOut, "is over the limit of") {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and the limit", sets, code, errOut)
+		}
+	}
+}
+
+// TestLongRunIsAnnounced: a run estimated to take longer than longRun says so on
+// stderr before it starts, though stderr is no terminal here; a short one does not.
+func TestLongRunIsAnnounced(t *testing.T) {
+	f := writeTemp(t, "s.yaml", good)
+	for _, tc := range []struct {
+		longRun time.Duration
+		want    bool
+	}{{longRun, false}, {0, true}} {
+		defer func(d time.Duration) { longRun = d }(longRun)
+		longRun = tc.longRun
+		for _, verb := range [][]string{{"simulate", f, "-q"}, {"sweep", f, "-q", "--set", "spec.services[0].replicas=2,3"}} {
+			code, _, errOut := runCLI(verb...)
+			if code != exitOK {
+				t.Fatalf("%v: exit %d: %s", verb, code, errOut)
+			}
+			if got := strings.Contains(errOut, "simulated requests: about"); got != tc.want {
+				t.Errorf("%v with longRun %s: stderr %q; announced %v, want %v", verb, tc.longRun, errOut, got, tc.want)
+			}
+		}
+	}
+}
+
+func TestRoughly(t *testing.T) {
+	for _, tc := range []struct {
+		s    float64
+		want string
+	}{{12, "12 seconds"}, {90, "1.5 minutes"}, {7200, "2 hours"}, {3 * 86400, "3 days"}, {2 * 365 * 86400, "2 years"}} {
+		if got := roughly(tc.s); got != tc.want {
+			t.Errorf("roughly(%g) = %q, want %q", tc.s, got, tc.want)
+		}
+	}
+}
