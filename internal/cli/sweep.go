@@ -111,7 +111,8 @@ func runSweep(c *cobra.Command, args []string, f *sweepFlags, stdout, stderr io.
 		fixed = append(fixed, "spec.duration="+f.duration.String())
 	}
 	var query *sweep.Query
-	if f.find != "" {
+	// An empty --find is a mistake to report, not a query to skip.
+	if c.Flags().Changed("find") {
 		q, err := sweep.ParseQuery(f.find, axes)
 		if err != nil {
 			return badInput{err}
