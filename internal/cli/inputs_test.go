@@ -65,3 +65,23 @@ func TestRoughly(t *testing.T) {
 		}
 	}
 }
+
+// TestFlagErrorsNameTheFlag: --duration and --seed are checked as the --set values
+// they stand for, but an error names the flag that was typed, in every verb.
+func TestFlagErrorsNameTheFlag(t *testing.T) {
+	f := writeTemp(t, "s.yaml", good)
+	for _, args := range [][]string{
+		{"simulate", f, "--duration", "-1s"},
+		{"emulate", f, "--duration", "-1s"},
+		{"sweep", f, "--duration", "-1s", "--set", "spec.services[0].replicas=2,3"},
+	} {
+		code, _, errOut := runCLI(args...)
+		if code != exitBadInput || !strings.Contains(errOut, "s.yaml: --duration -1s: spec.duration:") || strings.Contains(errOut, "--set spec.duration") {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and the error on --duration -1s", args, code, errOut)
+		}
+	}
+	code, _, errOut := runCLI("simulate", f, "--duration", "10000h", "--seed", "3")
+	if code != exitBadInput || !strings.Contains(errOut, "s.yaml: --duration 10000h0m0s: spec.duration: duration 10000h0m0s is over the limit") {
+		t.Errorf("exit %d, stderr %q; want the limit on --duration", code, errOut)
+	}
+}

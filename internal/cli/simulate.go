@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"fmt"
 	"io"
 	"os"
 	"time"
@@ -10,6 +9,7 @@ import (
 
 	"trafficlab/report"
 	"trafficlab/result"
+	"trafficlab/scenario"
 	"trafficlab/sim"
 	"trafficlab/simulate"
 )
@@ -52,17 +52,16 @@ func (f *runFlags) write(c *cobra.Command, stdout io.Writer, src source, r *resu
 	return render(stdout, r)
 }
 
-// overrides turns --seed and --duration into --set values, so they are validated
-// like any other value.
+// overrides is the --set values and those --seed and --duration stand for.
 func (f *runFlags) overrides(c *cobra.Command) []string {
-	sets := append([]string(nil), f.sets...)
-	if c.Flags().Changed("seed") {
-		sets = append(sets, fmt.Sprintf("spec.seed=%d", f.seed))
-	}
-	if c.Flags().Changed("duration") {
-		sets = append(sets, "spec.duration="+f.duration.String())
-	}
-	return sets
+	return append(append([]string(nil), f.sets...), sets(flagSets(c, f.seed, f.duration))...)
+}
+
+// load loads the scenario with the overrides; diagnostics name --seed and
+// --duration as typed.
+func (f *runFlags) load(c *cobra.Command, src source, stderr io.Writer) (*scenario.Scenario, scenario.Positions, error) {
+	sc, pos, err := loadSource(src, f.overrides(c), stderr)
+	return sc, pos, nameFlags(err, flagSets(c, f.seed, f.duration))
 }
 
 func newSimulate(stdout, stderr io.Writer) *cobra.Command {
@@ -99,7 +98,7 @@ sidecar's workers are the bottleneck; spec.report.histogram adds vegeta-style bu
 			if err != nil {
 				return err
 			}
-			sc, pos, err := loadSource(src, f.overrides(c), stderr)
+			sc, pos, err := f.load(c, src, stderr)
 			if err != nil {
 				return err
 			}

@@ -104,12 +104,8 @@ func runSweep(c *cobra.Command, args []string, f *sweepFlags, stdout, stderr io.
 			axes = append(axes, a)
 		}
 	}
-	if c.Flags().Changed("seed") {
-		fixed = append(fixed, fmt.Sprintf("spec.seed=%d", f.seed))
-	}
-	if c.Flags().Changed("duration") {
-		fixed = append(fixed, "spec.duration="+f.duration.String())
-	}
+	flags := flagSets(c, f.seed, f.duration)
+	fixed = append(fixed, sets(flags)...)
 	var query *sweep.Query
 	// An empty --find is a mistake to report, not a query to skip.
 	if c.Flags().Changed("find") {
@@ -135,7 +131,7 @@ func runSweep(c *cobra.Command, args []string, f *sweepFlags, stdout, stderr io.
 		sets := append(append([]string(nil), fixed...), p.Sets...)
 		sc, _, err := loadSource(src, sets, warnings)
 		if err != nil {
-			return err
+			return nameFlags(err, flags)
 		}
 		plans[i] = sweepPlan{sets: sets, seed: sc.Spec.Seed, duration: sc.Spec.Duration.Duration}
 		total += time.Duration(f.seeds) * plans[i].duration
