@@ -114,7 +114,7 @@ func FuzzSet(f *testing.F) {
 		f.Add(uint8(i), "spec.services[0].replicas=3", "spec.duration=1s")
 	}
 	for _, c := range setErrorCases {
-		f.Add(uint8(0), c.set, "")
+		f.Add(uint8(0), c.set, "spec.seed=2")
 	}
 	for _, s := range []string{
 		"spec.services[0].pod.serviceTime={distribution: constant, value: 1ms}",
