@@ -58,7 +58,37 @@ const (
 	// maxSidecarConcurrency bounds an Envoy's worker threads (--concurrency), each
 	// with its own queue and balancer: no node has more cores.
 	maxSidecarConcurrency = 1024
+	// maxCurveSegments bounds the straight segments that trace a diurnal rate curve
+	// over the run, which the engine holds (about 80 B each: 80 MB), DiurnalSteps a
+	// period: a year of daily periods is 525,600.
+	maxCurveSegments = 1_000_000
+	// maxPeriodicEvents bounds the events of a periodic setting over the run (an HPA
+	// sync, a metrics scrape, a burst's edges, a background workload's diurnal
+	// steps), which cost wall time but no request: at the engine's 5 to 10 M events
+	// per wall second, at most about 20 s each.
+	maxPeriodicEvents = 100_000_000
 )
+
+// DiurnalSteps is how many straight segments trace one period of a diurnal curve,
+// a rate's or a background workload's intensity. The largest gap between a cosine
+// and its chords is h²/8 times its largest second derivative, which for h =
+// period/1440 is (2π/1440)²/8 ≈ 2.4e-6 of the swing: far below sampling noise.
+const DiurnalSteps = 1440
+
+// periodic checks that a period of a run of the given duration, each period making
+// perPeriod events, makes at most maxPeriodicEvents, and that each step of it is at
+// least the simulated clock's nanosecond.
+func (v *validator) periodic(path string, period, duration time.Duration, perPeriod int64, what string) {
+	switch {
+	case period <= 0:
+		// Reported by the field's own check.
+	case period < time.Duration(perPeriod):
+		v.errorf(path, "must be at least %s: %s takes %d steps a period, and simulated time counts nanoseconds", time.Duration(perPeriod), what, perPeriod)
+	case float64(duration)/float64(period)*float64(perPeriod) > maxPeriodicEvents:
+		v.over(path, fmt.Sprintf("period %s over a run of %s makes %.3g events of %s, which", period, duration, float64(duration)/float64(period)*float64(perPeriod), what),
+			maxPeriodicEvents, "events a run", "a longer period, or a shorter run")
+	}
+}
 
 // sizes checks every size against its limit and reports whether all are within
 // them. It runs before the checks that enumerate nodes or pods, which are skipped
@@ -71,7 +101,49 @@ func (v *validator) sizes(s *Scenario) bool {
 	v.byteSizes(s)
 	v.seconds(s)
 	v.counts(s)
+	v.periods(s)
 	return len(v.diags) == before
+}
+
+// periods checks the settings that make events or segments at a period.
+func (v *validator) periods(s *Scenario) {
+	run := s.Spec.Duration.Duration
+	for i := range s.Spec.Services {
+		if a := s.Spec.Services[i].Autoscaler; a != nil {
+			at := fmt.Sprintf("spec.services[%d].autoscaler.controller", i)
+			if p := a.Controller.SyncPeriod; p != nil {
+				v.periodic(at+".syncPeriod", p.Duration, run, 1, "the HPA's syncs")
+			}
+			if p := a.Controller.MetricResolution; p != nil {
+				v.periodic(at+".metricResolution", p.Duration, run, 1, "metrics-server's scrapes")
+			}
+		}
+	}
+	for i := range s.Spec.Background {
+		sc := s.Spec.Background[i].Schedule
+		if sc == nil {
+			continue
+		}
+		at := fmt.Sprintf("spec.background[%d].schedule", i)
+		if d := sc.Diurnal; d != nil {
+			v.periodic(at+".diurnal.period", d.Period.Duration, run, DiurnalSteps, "a diurnal intensity")
+		}
+		if b := sc.Bursts; b != nil {
+			v.periodic(at+".bursts.every", b.Every.Duration, run, 2, "bursts (a start and an end each)")
+		}
+	}
+	for i := range s.Spec.Clients {
+		rc := s.Spec.Clients[i].RateCurve
+		if rc == nil || rc.Diurnal == nil || rc.Diurnal.Period == nil || rc.Diurnal.Period.Duration <= 0 {
+			continue
+		}
+		at := fmt.Sprintf("spec.clients[%d].rateCurve.diurnal.period", i)
+		period := rc.Diurnal.Period.Duration
+		if n := float64(run) / float64(period) * DiurnalSteps; n > maxCurveSegments {
+			v.over(at, fmt.Sprintf("period %s over a run of %s traces %.3g segments (%d a period), which", period, run, n, DiurnalSteps),
+				maxCurveSegments, "segments a run", "a longer period, or a shorter run")
+		}
+	}
 }
 
 // over reports the field at path over limit; instead says what to do.

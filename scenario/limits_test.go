@@ -65,6 +65,20 @@ func TestSizeLimits(t *testing.T) {
 		{"samples", []string{"spec.report.samples=1000000"}, []string{"spec.report.samples=1000001"}, "spec.report.samples", "1000000 requests"},
 		{"repeat", append([]string{"spec.clients[0].repeat=100000"}, phases...), append([]string{"spec.clients[0].repeat=100001"}, phases...),
 			"spec.clients[0].repeat", "100000 runs"},
+		// base runs 10 s: 1e8 events are one every 100 ns, 1e6 curve segments of
+		// 1,440 a period one period every 14.4 ms.
+		{"HPA sync period", append([]string{"spec.services[0].autoscaler.maxReplicas=3", "spec.services[0].autoscaler.controller.syncPeriod=100ns"}, hpa...),
+			append([]string{"spec.services[0].autoscaler.maxReplicas=3", "spec.services[0].autoscaler.controller.syncPeriod=99ns"}, hpa...),
+			"spec.services[0].autoscaler.controller.syncPeriod", "100000000 events a run"},
+		{"rate curve period", []string{"spec.clients[0].threads=", "spec.clients[0].rateCurve={diurnal: {min: 1/s, max: 2/s, period: 14.4ms}}"},
+			[]string{"spec.clients[0].threads=", "spec.clients[0].rateCurve={diurnal: {min: 1/s, max: 2/s, period: 14.3ms}}"},
+			"spec.clients[0].rateCurve.diurnal.period", "1000000 segments a run"},
+		{"background diurnal period", []string{"spec.background[0]={name: bg, cpu: '1', schedule: {diurnal: {period: 144us}}}"},
+			[]string{"spec.background[0]={name: bg, cpu: '1', schedule: {diurnal: {period: 143us}}}"},
+			"spec.background[0].schedule.diurnal.period", "100000000 events a run"},
+		{"bursts", []string{"spec.background[0]={name: bg, cpu: '1', schedule: {bursts: {every: 200ns, length: 100ns}}}"},
+			[]string{"spec.background[0]={name: bg, cpu: '1', schedule: {bursts: {every: 199ns, length: 100ns}}}"},
+			"spec.background[0].schedule.bursts.every", "100000000 events a run"},
 		{"sidecar workers", []string{"spec.services[0].sidecar.concurrency=1024"}, []string{"spec.services[0].sidecar.concurrency=1025"},
 			"spec.services[0].sidecar.concurrency", "1024 workers"},
 	} {
@@ -95,4 +109,32 @@ func TestSizeErrorsArePositioned(t *testing.T) {
 	in := edit(t, "  services:", "  cluster:\n    nodes:\n    - {name: n, count: 100000000}\n  services:")
 	_, _, diags := Load("f.yaml", []byte(in), nil)
 	checkLines(t, diags, []string{"f.yaml:8:24: spec.cluster.nodes[0].count: count 100000000 is over the limit of 5000 nodes a run (Kubernetes' own limit of a cluster); model the nodes the pods run on, and scale the load with them"})
+}
+
+// TestDiurnalStepIsANanosecondAtLeast: a background workload's diurnal intensity
+// moves every period/1440; a shorter step than the clock's nanosecond is 0, and the
+// run would never leave its first instant.
+func TestDiurnalStepIsANanosecondAtLeast(t *testing.T) {
+	for _, tc := range []struct {
+		period string
+		err    bool
+	}{{"1440ns", false}, {"1439ns", true}} {
+		_, _, diags := Load("f.yaml", []byte(base), []string{"spec.duration=1ms",
+			"spec.background[0]={name: bg, cpu: '1', schedule: {diurnal: {period: " + tc.period + "}}}"})
+		got := strings.Contains(diags.Error(), "spec.background[0].schedule.diurnal.period: must be at least 1.44µs")
+		if got != tc.err || diags.HasErrors() != tc.err {
+			t.Errorf("period %s: %v; want an error %v", tc.period, diags, tc.err)
+		}
+	}
+}
+
+// TestNullUnsetsAgainstRateCurve: --set FIELD= unsets a field, so a closed loop can
+// become a rate curve from the command line.
+func TestNullUnsetsAgainstRateCurve(t *testing.T) {
+	_, _, diags := Load("f.yaml", []byte(base), []string{"spec.clients[0].threads=", "spec.clients[0].rateCurve={points: [{at: 0s, rate: 5/s}]}"})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	_, _, diags = Load("f.yaml", []byte(base), []string{"spec.clients[0].rateCurve={points: [{at: 0s, rate: 5/s}]}"})
+	checkLines(t, diags, []string{"f.yaml:14:14: spec.clients[0].threads: cannot be set with rateCurve"})
 }

@@ -334,9 +334,13 @@ func (v *validator) rateCurve(path string, c *Client) {
 	r := c.RateCurve
 	at := path + ".rateCurve"
 	const one = "cannot be set with rateCurve, which sets the rate over the whole run"
-	for _, f := range []string{"rate", "threads", "phases"} {
-		if v.written(path + "." + f) {
-			v.errorf(path+"."+f, one)
+	// By value: a field set to null (--set spec.clients[0].threads=) is unset.
+	for _, f := range []struct {
+		name string
+		set  bool
+	}{{"rate", c.Rate != nil}, {"threads", c.Threads != 0}, {"phases", c.Phases != nil}} {
+		if f.set {
+			v.errorf(path+"."+f.name, one)
 		}
 	}
 	switch {
