@@ -9,9 +9,9 @@ import (
 )
 
 // Fuzzers of the loader: decoding, --set, defaults and validation. They start from
-// every example and every bad-input case of the tests; `make test` runs each for a
-// few seconds, and every input they found a bug with is a case in
-// TestFuzzFindings. Run one longer with
+// every example and every bad-input case of the tests, and `make test` runs each for
+// 10 s; an input one finds a bug with becomes a case of a regular test. Run one
+// longer with
 //
 //	go test -run '^$' -fuzz FuzzLoad -fuzztime 90s ./scenario
 

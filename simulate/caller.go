@@ -591,6 +591,12 @@ func (e *Engine) next(si int32) {
 	if d.hasThink {
 		delay += sim.Time(d.think.Sample(s.rng))
 	}
+	if delay == 0 && s.sent == e.k.Now() {
+		// The request took no simulated time (no latency, no work, or refused at
+		// once with a local latency of 0): the next one waits the clock's
+		// nanosecond, or the loop would never let time advance.
+		delay = 1
+	}
 	if delay == 0 {
 		e.issue(si)
 		return

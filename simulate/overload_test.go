@@ -83,3 +83,41 @@ func TestRunWithinCapacityHasNoError(t *testing.T) {
 		t.Errorf("ended at %s", got)
 	}
 }
+
+// TestZeroTimeRequestsLetTimeAdvance: with no latency and no work, or refused at
+// once, a closed loop's request takes no simulated time; each thread then sends at
+// most one a nanosecond, where the run used to loop at its first instant for ever.
+func TestZeroTimeRequestsLetTimeAdvance(t *testing.T) {
+	const zero = `apiVersion: trafficlab/v1alpha1
+kind: Scenario
+metadata: {name: zero}
+spec:
+  duration: 1us
+  cluster:
+    network: {latency: 0s, localLatency: 0s}
+  services:
+  - name: web
+    replicas: 1
+    pod:
+      serviceTime: {distribution: constant, value: 0s}
+  clients:
+  - name: c
+    target: web
+    threads: 2
+`
+	for _, sets := range [][]string{nil, {"spec.services[0].replicas=0"}, {"spec.clients[0].connections.reuse=none"}} {
+		sc, _, diags := scenario.Load("zero.yaml", []byte(zero), sets)
+		if diags.HasErrors() {
+			t.Fatal(diags)
+		}
+		e, err := New(sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.Run(nil)
+		// 2 threads, one request a nanosecond each, over 1,000 ns.
+		if got := e.Requests(); got != 2000 {
+			t.Errorf("%v: %d requests, want 2000", sets, got)
+		}
+	}
+}
