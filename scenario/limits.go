@@ -172,15 +172,16 @@ func (v *validator) nodeCount(pools []NodePool) {
 // podCount adds up the pods a run may create, in the order they are written, and
 // reports the field that takes the total over maxPods.
 func (v *validator) podCount(s *Scenario) {
-	total := 0
-	add := func(path string, n int, what string) bool {
+	// Counted in float64: a count times the rollouts could overflow an int.
+	total := 0.0
+	add := func(path string, n float64, what string) bool {
 		const instead = "model a slice of the service and scale the load with it"
 		switch {
 		case n > maxPods:
 			v.over(path, what, maxPods, "pods a run", instead)
 			return false
 		case total+n > maxPods:
-			v.over(path, fmt.Sprintf("%s brings the run to %d pods, which", what, total+n), maxPods, "pods a run", instead)
+			v.over(path, fmt.Sprintf("%s brings the run to %.0f pods, which", what, total+n), maxPods, "pods a run", instead)
 			return false
 		}
 		total += n
@@ -189,29 +190,27 @@ func (v *validator) podCount(s *Scenario) {
 	for i := range s.Spec.Services {
 		svc := &s.Spec.Services[i]
 		path := fmt.Sprintf("spec.services[%d]", i)
-		n, at, what := max(svc.Replicas, 0), path+".replicas", fmt.Sprintf("replicas %d", svc.Replicas)
-		if a := svc.Autoscaler; a != nil && int(a.MaxReplicas) > n {
-			n, at, what = int(a.MaxReplicas), path+".autoscaler.maxReplicas", fmt.Sprintf("maxReplicas %d", a.MaxReplicas)
+		n, at, what := float64(max(svc.Replicas, 0)), path+".replicas", fmt.Sprintf("replicas %d", svc.Replicas)
+		if a := svc.Autoscaler; a != nil && float64(a.MaxReplicas) > n {
+			n, at, what = float64(a.MaxReplicas), path+".autoscaler.maxReplicas", fmt.Sprintf("maxReplicas %d", a.MaxReplicas)
 		}
-		if len(svc.Rollouts) > 0 && n > 0 {
+		if r := float64(len(svc.Rollouts)); r > 0 && n > 0 && n <= maxPods {
 			// Each rollout replaces every pod with a new one.
-			if n > maxPods/(len(svc.Rollouts)+1) {
-				at = fmt.Sprintf("%s.rollouts[%d]", path, len(svc.Rollouts)-1)
-			}
-			what = fmt.Sprintf("%s with %d rollout%s (%d pods)", what, len(svc.Rollouts), plural(len(svc.Rollouts)), n*(len(svc.Rollouts)+1))
-			n *= len(svc.Rollouts) + 1
+			at = fmt.Sprintf("%s.rollouts[%d]", path, len(svc.Rollouts)-1)
+			what = fmt.Sprintf("%s with %d rollout%s (%.0f pods)", what, len(svc.Rollouts), plural(len(svc.Rollouts)), n*(r+1))
+			n *= r + 1
 		}
 		if !add(at, n, what) {
 			return
 		}
 	}
 	for i, c := range s.Spec.Clients {
-		if !add(fmt.Sprintf("spec.clients[%d].replicas", i), max(c.Replicas, 0), fmt.Sprintf("replicas %d", c.Replicas)) {
+		if !add(fmt.Sprintf("spec.clients[%d].replicas", i), float64(max(c.Replicas, 0)), fmt.Sprintf("replicas %d", c.Replicas)) {
 			return
 		}
 	}
 	if n := len(s.Spec.Background); n > 0 {
-		add("spec.background", n, fmt.Sprintf("%d background workloads", n))
+		add("spec.background", float64(n), fmt.Sprintf("%d background workloads", n))
 	}
 }
 

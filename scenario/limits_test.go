@@ -32,6 +32,8 @@ func TestSizeLimits(t *testing.T) {
 			append([]string{"spec.services[0].autoscaler.maxReplicas=10001"}, hpa...), "spec.services[0].autoscaler.maxReplicas", "10000 pods a run"},
 		{"rollouts", []string{"spec.services[0].replicas=4999", "spec.services[0].rollouts[0].at=1s"},
 			[]string{"spec.services[0].replicas=5001", "spec.services[0].rollouts[0].at=1s"}, "spec.services[0].rollouts[0]", "10000 pods a run"},
+		{"huge replicas with rollouts", nil, []string{"spec.services[0].replicas=9000000000000000000", "spec.services[0].rollouts[0].at=1s",
+			"spec.services[0].rollouts[1].at=2s", "spec.services[0].rollouts[2].at=3s"}, "spec.services[0].replicas", "10000 pods a run"},
 		{"node pool", []string{"spec.cluster.nodes[0].name=n", "spec.cluster.nodes[0].count=5000"},
 			[]string{"spec.cluster.nodes[0].name=n", "spec.cluster.nodes[0].count=5001"}, "spec.cluster.nodes[0].count", "5000 nodes"},
 		{"node pools together", []string{"spec.cluster.nodes[0].name=n", "spec.cluster.nodes[0].count=2500", "spec.cluster.nodes[1].name=m", "spec.cluster.nodes[1].count=2500"},
