@@ -9,7 +9,7 @@ package scenario
 //     every node for each pod and counts the pods already placed): 10,000 pods took
 //     0.26 s, 20,000 on 10 nodes 3.4 s, 10,000 on 5,000 nodes 15 s.
 //   - a node about 0.8 kB: 5,000 nodes took 4.1 MB.
-//   - a request in flight, with its caller, connection and events, about 450 B:
+//   - a request outstanding, with its caller, connection and events, about 450 B:
 //     100,000 closed-loop threads took 49 MB (66 MB with a pool per thread), and an
 //     open loop of 1,000,000/s against one overloaded pod held 445 MB after 1 s, the
 //     million requests it had sent all still waiting.
@@ -31,9 +31,9 @@ const (
 	// maxNodes is Kubernetes' own limit of a cluster's size
 	// (kubernetes.io/docs/setup/best-practices/cluster-large: at most 5,000 nodes).
 	maxNodes = 5_000
-	// maxInFlight bounds the requests clients may have outstanding at once, over the
-	// whole run: one per closed-loop thread; for an open loop, its rate times how
-	// long a request may last (overhead and timeout), or its maxInFlight if smaller.
+	// maxInFlight bounds the closed-loop threads of a run, each with a request
+	// outstanding at a time (an open loop's outstanding requests are bounded as the
+	// engine runs).
 	maxInFlight = 1_000_000
 	// maxRate bounds an open loop's rate per client pod: simulated time counts
 	// nanoseconds, and a faster rate would put several arrivals in one.
@@ -214,74 +214,54 @@ func (v *validator) podCount(s *Scenario) {
 	}
 }
 
-// inFlight bounds the requests clients may have outstanding, and open loops' rates.
+// inFlight bounds the closed-loop threads, which the engine holds from the start,
+// and open loops' rates. What an open loop keeps outstanding depends on how fast
+// the pods answer, which only the run tells: the engine bounds it (simulate's
+// maxLiveRequests), where rate times timeout would refuse ordinary runs (10,000/s
+// with a 30 s timeout could have 300,000 outstanding, and has a few dozen).
 func (v *validator) inFlight(clients []Client) {
 	total := 0.0
 	for i := range clients {
 		c := &clients[i]
 		path := fmt.Sprintf("spec.clients[%d]", i)
-		replicas := float64(max(c.Replicas, 1))
-		perPod, at, what := 0.0, "", ""
-		closed := func(p string, threads int) {
-			if t := float64(threads); t > perPod {
-				perPod, at, what = t, p, fmt.Sprintf("threads %d", threads)
+		threads, at := c.Threads, path+".threads"
+		for j, ph := range c.Phases {
+			if ph.Threads > threads {
+				threads, at = ph.Threads, fmt.Sprintf("%s.phases[%d].threads", path, j)
 			}
 		}
-		// A request lasts at most the client's overhead and its timeout.
-		lasts := c.Overhead.Duration
-		if c.Timeout != nil {
-			lasts += c.Timeout.Duration
-		}
-		open := func(p string, r *Rate) {
-			if r == nil {
-				return
-			}
-			if r.PerSecond > maxRate {
-				v.over(p, "rate "+r.String(), fmt.Sprintf("%g/s", maxRate), "a client pod",
+		rate := func(p string, r *Rate) {
+			if r != nil && r.PerSecond > maxRate {
+				v.over(p, "rate "+r.String(), fmt.Sprintf("%.0f/s", maxRate), "a client pod",
 					"simulated time counts nanoseconds: spread the load over more client pods (replicas)")
-				return
-			}
-			n := math.Ceil(r.PerSecond*lasts.Seconds()) + 1
-			w := fmt.Sprintf("rate %s, with requests lasting up to %s (overhead and timeout), can have %.3g requests in flight a client pod, and so",
-				r.String(), lasts, n)
-			if c.MaxInFlight > 0 && float64(c.MaxInFlight) < n {
-				n, p = float64(c.MaxInFlight), path+".maxInFlight"
-				w = fmt.Sprintf("maxInFlight %d", c.MaxInFlight)
-			}
-			if n > perPod {
-				perPod, at, what = n, p, w
 			}
 		}
-		closed(path+".threads", c.Threads)
-		open(path+".rate", c.Rate)
+		rate(path+".rate", c.Rate)
 		for j := range c.Phases {
-			ph := &c.Phases[j]
-			pp := fmt.Sprintf("%s.phases[%d]", path, j)
-			closed(pp+".threads", ph.Threads)
-			open(pp+".rate", ph.Rate)
-			open(pp+".rampTo", ph.RampTo)
+			rate(fmt.Sprintf("%s.phases[%d].rate", path, j), c.Phases[j].Rate)
+			rate(fmt.Sprintf("%s.phases[%d].rampTo", path, j), c.Phases[j].RampTo)
 		}
 		if rc := c.RateCurve; rc != nil {
 			for j := range rc.Points {
-				open(fmt.Sprintf("%s.rateCurve.points[%d].rate", path, j), rc.Points[j].Rate)
+				rate(fmt.Sprintf("%s.rateCurve.points[%d].rate", path, j), rc.Points[j].Rate)
 			}
 			if d := rc.Diurnal; d != nil {
-				open(path+".rateCurve.diurnal.min", d.Min)
-				open(path+".rateCurve.diurnal.max", d.Max)
+				rate(path+".rateCurve.diurnal.min", d.Min)
+				rate(path+".rateCurve.diurnal.max", d.Max)
 			}
 		}
-		if at == "" {
+		if threads <= 0 {
 			continue
 		}
-		n := perPod * replicas
-		const instead = "model a slice of the clients and scale the service with it; an open loop can be capped with maxInFlight, as vegeta's -max-workers"
+		n, replicas := float64(threads)*float64(max(c.Replicas, 1)), max(c.Replicas, 1)
+		const instead = "model a slice of the clients and scale the service with it"
 		switch {
 		case n > maxInFlight && replicas == 1:
-			v.over(at, what, maxInFlight, "requests in flight a run", instead)
+			v.over(at, fmt.Sprintf("threads %d", threads), maxInFlight, "threads a run", instead)
 			return
 		case total+n > maxInFlight:
-			v.over(at, fmt.Sprintf("%s, times %d client pods, brings the run to %.3g requests in flight, which", what, int(replicas), total+n),
-				maxInFlight, "requests in flight a run", instead)
+			v.over(at, fmt.Sprintf("threads %d, times %d client pods, brings the run to %.0f threads, which", threads, replicas, total+n),
+				maxInFlight, "threads a run", instead)
 			return
 		}
 		total += n

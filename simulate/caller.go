@@ -24,6 +24,11 @@ func (e *Engine) onArrival(ev sim.Event) {
 		si = cp.free[n-1]
 		cp.free = cp.free[:n-1]
 	} else if max := d.spec.MaxInFlight; max == 0 || len(cp.slots) < max {
+		if e.openSlots >= e.liveLimit {
+			e.stop(e.outstanding())
+			return
+		}
+		e.openSlots++
 		si = e.newSlot(ci, -1)
 	} else {
 		e.stats.notSent++

@@ -60,6 +60,7 @@ type Engine struct {
 	freeJobs  []int32
 	err       error   // why the run stopped early (see maxLiveRequests)
 	liveLimit int     // maxLiveRequests; tests lower it
+	openSlots int     // open-loop callers made, each outstanding or free for reuse
 	done      []int32 // scratch for finished CPU work
 	expired   []client.ConnID
 	live      func(client.Waiter) bool

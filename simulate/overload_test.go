@@ -64,6 +64,37 @@ func TestOverloadStopsAtTheLiveRequestBound(t *testing.T) {
 	}
 }
 
+// TestOutstandingRequestsStopAtTheBound: with a timeout longer than the run, an
+// open loop beyond the pods' capacity keeps every request it sends outstanding; the
+// run stops with an error naming the client pod and maxInFlight once they number
+// liveLimit, instead of growing until the process runs out of memory.
+func TestOutstandingRequestsStopAtTheBound(t *testing.T) {
+	sc, _, diags := scenario.Load("overloaded.yaml", []byte(overloaded), []string{"spec.clients[0].timeout=60s"})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	e, err := New(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Outstanding requests grow at 20,000/s less the 2,000/s served: 2 s to 36,000.
+	e.liveLimit = 36_000
+	e.Run(nil)
+	err = e.Err()
+	if err == nil {
+		t.Fatalf("the run went to its end with %d open-loop callers", e.openSlots)
+	}
+	if !strings.Contains(err.Error(), "in client pod c-0") || !strings.Contains(err.Error(), "spec.clients[0].maxInFlight") {
+		t.Errorf("error %q does not name the client pod and maxInFlight", err)
+	}
+	if e.openSlots > e.liveLimit {
+		t.Errorf("%d open-loop callers, over the bound %d", e.openSlots, e.liveLimit)
+	}
+	if at := time.Duration(e.k.Now()); at < 1500*time.Millisecond || at > 3*time.Second {
+		t.Errorf("stopped at %s, want about 2s", at)
+	}
+}
+
 // TestRunWithinCapacityHasNoError: a run the pods keep up with goes to its end.
 func TestRunWithinCapacityHasNoError(t *testing.T) {
 	sc, _, diags := scenario.Load("ok.yaml", []byte(strings.Replace(overloaded, "rate: 20000/s", "rate: 1000/s", 1)), []string{"spec.duration=5s"})
