@@ -64,7 +64,7 @@ const (
 	maxCurveSegments = 1_000_000
 	// maxPeriodicEvents bounds the events of a periodic setting over the run (an HPA
 	// sync, a metrics scrape, a burst's edges, a background workload's diurnal
-	// steps), which cost wall time but no request: at the engine's 5 to 10 M events
+	// steps or disk writes), which cost wall time but no request: at the engine's 5 to 10 M events
 	// per wall second, at most about 20 s each.
 	maxPeriodicEvents = 100_000_000
 )
@@ -120,7 +120,16 @@ func (v *validator) periods(s *Scenario) {
 		}
 	}
 	for i := range s.Spec.Background {
-		sc := s.Spec.Background[i].Schedule
+		b := &s.Spec.Background[i]
+		if q, chunk := b.DiskWriteBytesPerSecond, b.DiskWriteChunkBytes; q != nil && chunk != nil && *chunk > 0 {
+			// A write every chunk: an event each.
+			if n := q.AsApproximateFloat64() / float64(*chunk) * run.Seconds(); n > maxPeriodicEvents {
+				v.over(fmt.Sprintf("spec.background[%d].diskWriteChunkBytes", i),
+					fmt.Sprintf("writing %s a second in chunks of %d bytes makes %.3g writes over the run, which", q.String(), *chunk, n),
+					maxPeriodicEvents, "events a run", "write larger chunks, or a shorter run")
+			}
+		}
+		sc := b.Schedule
 		if sc == nil {
 			continue
 		}

@@ -79,6 +79,10 @@ func TestSizeLimits(t *testing.T) {
 		{"bursts", []string{"spec.background[0]={name: bg, cpu: '1', schedule: {bursts: {every: 200ns, length: 100ns}}}"},
 			[]string{"spec.background[0]={name: bg, cpu: '1', schedule: {bursts: {every: 199ns, length: 100ns}}}"},
 			"spec.background[0].schedule.bursts.every", "100000000 events a run"},
+		// 1e8 writes of 10 bytes over 10 s: 100,000,000 bytes a second.
+		{"background writes", []string{"spec.background[0]={name: bg, diskWriteBytesPerSecond: 100M, diskWriteChunkBytes: 10}"},
+			[]string{"spec.background[0]={name: bg, diskWriteBytesPerSecond: 100M, diskWriteChunkBytes: 9}"},
+			"spec.background[0].diskWriteChunkBytes", "100000000 events a run"},
 		{"sidecar workers", []string{"spec.services[0].sidecar.concurrency=1024"}, []string{"spec.services[0].sidecar.concurrency=1025"},
 			"spec.services[0].sidecar.concurrency", "1024 workers"},
 	} {

@@ -2,6 +2,7 @@ package simulate
 
 import (
 	"errors"
+	"math"
 	"testing"
 
 	"trafficlab/examples"
@@ -11,7 +12,8 @@ import (
 // FuzzEngine sets up and runs, for 10 ms of simulated time so that each input is
 // quick, what validates of an example changed by two --set arguments: the engine
 // must take every valid scenario without panicking, and refuse one only with a
-// FieldError at a path. Changing values through --set keeps most inputs valid,
+// FieldError at a path; and its estimate of the requests offered is a finite
+// number. Changing values through --set keeps most inputs valid,
 // where a mutated document seldom is. Run it longer with
 //
 //	go test -run '^$' -fuzz FuzzEngine -fuzztime 90s ./simulate
@@ -44,6 +46,9 @@ func FuzzEngine(f *testing.F) {
 		sc, _, diags := scenario.Load("f.yaml", docs[int(doc)%len(docs)], sets)
 		if diags.HasErrors() {
 			return
+		}
+		if n := Offered(sc); !(n >= 0) || math.IsInf(n, 0) {
+			t.Fatalf("Offered = %v", n)
 		}
 		e, err := New(sc)
 		if err != nil {
