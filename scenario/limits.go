@@ -56,8 +56,11 @@ const (
 	// while running and in the Result.
 	maxSamples = 1_000_000
 	// maxSidecarConcurrency bounds an Envoy's worker threads (--concurrency), each
-	// with its own queue and balancer: no node has more cores.
+	// with its own queue and balancer: no node has more cores. maxSidecarWorkers
+	// bounds them over every sidecar of the run: about 120 B each (1,000 sidecars of
+	// 1,000 workers took 117 MB more than of 1 worker).
 	maxSidecarConcurrency = 1024
+	maxSidecarWorkers     = 1_000_000
 	// maxCurveSegments bounds the straight segments that trace a diurnal rate curve
 	// over the run, which the engine holds (about 80 B each: 80 MB), DiurnalSteps a
 	// period: a year of daily periods is 525,600.
@@ -352,6 +355,29 @@ func (v *validator) seconds(s *Scenario) {
 
 // counts checks the counts that the engine allocates for.
 func (v *validator) counts(s *Scenario) {
+	workers := 0.0
+	sidecar := func(path string, sc *Sidecar, pods float64) {
+		if sc == nil || sc.Concurrency == nil || *sc.Concurrency < 1 || *sc.Concurrency > maxSidecarConcurrency {
+			return
+		}
+		n := pods * float64(*sc.Concurrency)
+		if workers+n > maxSidecarWorkers {
+			v.over(path+".sidecar.concurrency", fmt.Sprintf("concurrency %d in %.0f pods brings the run to %.0f sidecar workers, which", *sc.Concurrency, pods, workers+n),
+				maxSidecarWorkers, "workers a run", "fewer workers: Istio's default is 2")
+		}
+		workers += n
+	}
+	for i := range s.Spec.Services {
+		svc := &s.Spec.Services[i]
+		pods := float64(max(svc.Replicas, 0))
+		if a := svc.Autoscaler; a != nil {
+			pods = max(pods, float64(a.MaxReplicas))
+		}
+		sidecar(fmt.Sprintf("spec.services[%d]", i), svc.Sidecar, pods*float64(len(svc.Rollouts)+1))
+	}
+	for i := range s.Spec.Clients {
+		sidecar(fmt.Sprintf("spec.clients[%d]", i), s.Spec.Clients[i].Sidecar, float64(max(s.Spec.Clients[i].Replicas, 1)))
+	}
 	for i := range s.Spec.Clients {
 		c := &s.Spec.Clients[i]
 		at := fmt.Sprintf("spec.clients[%d]", i)

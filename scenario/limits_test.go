@@ -83,6 +83,9 @@ func TestSizeLimits(t *testing.T) {
 		{"background writes", []string{"spec.background[0]={name: bg, diskWriteBytesPerSecond: 100M, diskWriteChunkBytes: 10}"},
 			[]string{"spec.background[0]={name: bg, diskWriteBytesPerSecond: 100M, diskWriteChunkBytes: 9}"},
 			"spec.background[0].diskWriteChunkBytes", "100000000 events a run"},
+		{"sidecar workers of every pod", []string{"spec.services[0].replicas=1000", "spec.services[0].sidecar.concurrency=1000"},
+			[]string{"spec.services[0].replicas=1001", "spec.services[0].sidecar.concurrency=1000"},
+			"spec.services[0].sidecar.concurrency", "1000000 workers a run"},
 		{"sidecar workers", []string{"spec.services[0].sidecar.concurrency=1024"}, []string{"spec.services[0].sidecar.concurrency=1025"},
 			"spec.services[0].sidecar.concurrency", "1024 workers"},
 	} {

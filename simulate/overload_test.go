@@ -1,6 +1,7 @@
 package simulate
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -149,6 +150,39 @@ spec:
 		// 2 threads, one request a nanosecond each, over 1,000 ns.
 		if got := e.Requests(); got != 2000 {
 			t.Errorf("%v: %d requests, want 2000", sets, got)
+		}
+	}
+}
+
+// TestCheckPlacesPodsWithoutCallers: Check finds what New finds, a distribution the
+// sampler refuses or a client pod no node takes, and sets up no client callers,
+// which a run alone needs.
+func TestCheckPlacesPodsWithoutCallers(t *testing.T) {
+	for _, tc := range []struct {
+		sets []string
+		err  string
+	}{
+		{[]string{"spec.clients[0].rate=", "spec.clients[0].threads=1000"}, ""},
+		// A lognormal's p99 can be at most 14.97 times its mean, which dist checks.
+		{[]string{"spec.services[0].pod.serviceTime={distribution: lognormal, mean: 1ms, p99: 20ms}"}, "spec.services[0].pod.serviceTime"},
+		// Client pods tolerate no taint.
+		{[]string{"spec.cluster.nodes[0].taints=[{key: a, effect: NoSchedule}]"}, "spec.clients[0].replicas"},
+	} {
+		sc, _, diags := scenario.Load("overloaded.yaml", []byte(overloaded), tc.sets)
+		if diags.HasErrors() {
+			t.Fatal(diags)
+		}
+		_, newErr := New(sc)
+		e, checkErr := newEngine(sc, true)
+		if (newErr == nil) != (checkErr == nil) || newErr != nil && newErr.Error() != checkErr.Error() {
+			t.Errorf("%v: New: %v; Check: %v", tc.sets, newErr, checkErr)
+		}
+		if tc.err == "" && (checkErr != nil || len(e.slots) != 0 || len(e.cpods) != 0) {
+			t.Errorf("%v: Check: %v, with %d callers in %d client pods", tc.sets, checkErr, len(e.slots), len(e.cpods))
+		}
+		var fe *FieldError
+		if tc.err != "" && (!errors.As(checkErr, &fe) || !strings.HasPrefix(fe.Path, tc.err)) {
+			t.Errorf("%v: Check: %v; want an error at %s", tc.sets, checkErr, tc.err)
 		}
 	}
 }

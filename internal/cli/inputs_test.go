@@ -85,3 +85,21 @@ func TestFlagErrorsNameTheFlag(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want the limit on --duration", code, errOut)
 	}
 }
+
+// TestValidateFindsWhatOnlySetUpFinds: validate does not build the engine, but still
+// reports what only its set-up finds, at the field.
+func TestValidateFindsWhatOnlySetUpFinds(t *testing.T) {
+	f := writeTemp(t, "s.yaml", good)
+	for _, tc := range []struct{ set, want string }{
+		{"spec.services[0].pod.serviceTime={distribution: lognormal, mean: 1ms, p99: 20ms}",
+			"s.yaml: --set spec.services[0].pod.serviceTime={distribution: lognormal, mean: 1ms, p99: 20ms}: spec.services[0].pod.serviceTime: a lognormal with mean 1ms cannot have p99 20ms"},
+		// The client, at its line, since its replicas are not written.
+		{"spec.cluster.nodes=[{name: n, count: 1, taints: [{key: a, effect: NoSchedule}]}]",
+			"s.yaml:12:5: spec.clients[0].replicas: pod caller-0 cannot be scheduled"},
+	} {
+		code, _, errOut := runCLI("validate", f, "--set", tc.set)
+		if code != exitBadInput || !strings.Contains(errOut, tc.want) {
+			t.Errorf("--set %s: exit %d, stderr %q; want 2 and %q", tc.set, code, errOut, tc.want)
+		}
+	}
+}

@@ -1,9 +1,13 @@
 package cli
 
 import (
+	"errors"
 	"io"
 
 	"github.com/spf13/cobra"
+
+	"trafficlab/scenario"
+	"trafficlab/simulate"
 )
 
 func newValidate(stderr io.Writer) *cobra.Command {
@@ -25,10 +29,13 @@ do not fail.`,
 			if err != nil {
 				return err
 			}
-			// Only the engine's set-up places the pods (a pod no node fits is an
-			// error); the limits bound its cost (10,000 pods on 5,000 nodes, the
-			// largest, in about 15 s; the examples in milliseconds), and nothing runs.
-			_, err = buildEngine(sc, pos)
+			// Placing the pods finds what only the engine's set-up can (a pod no node
+			// fits); Check does that without the clients' callers a run needs.
+			err = simulate.Check(sc)
+			var fe *simulate.FieldError
+			if errors.As(err, &fe) {
+				return badInput{pos.Diag(scenario.Error, fe.Path, fe.Err.Error())}
+			}
 			return err
 		},
 	}
