@@ -2,8 +2,10 @@ package simulate
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"testing"
+	"time"
 
 	"trafficlab/examples"
 	"trafficlab/scenario"
@@ -58,7 +60,14 @@ func FuzzEngine(f *testing.F) {
 			}
 			return
 		}
+		// A run that never lets simulated time advance would hang the fuzzer without
+		// a trace; a panic makes it a crasher with its input. 10 ms of what the
+		// fuzzer makes of the examples run in well under a second.
+		watchdog := time.AfterFunc(time.Minute, func() {
+			panic(fmt.Sprintf("10 ms of simulated time took a minute: %q %q on example %d", a, b, int(doc)%len(docs)))
+		})
 		e.Run(nil)
+		watchdog.Stop()
 		if r := e.Result(); r.Requests.Total < 0 {
 			t.Fatalf("%d requests", r.Requests.Total)
 		}
