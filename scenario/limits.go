@@ -14,8 +14,10 @@ package scenario
 //     open loop of 1,000,000/s against one overloaded pod held 445 MB after 1 s, the
 //     million requests it had sent all still waiting.
 //
-// So maxPods × 1.9 kB ≈ 19 MB, maxNodes × 0.8 kB ≈ 4 MB and maxInFlight × 450 B ≈
-// 450 MB (660 MB with a pool per thread): each class stays under a gigabyte.
+// So maxPods × 1.9 kB ≈ 19 MB, maxNodes × 0.8 kB ≈ 4 MB and maxThreads × 450 B ≈
+// 450 MB (660 MB with a pool per thread): each class stays under a gigabyte. What
+// only the run tells, the requests pods hold and open loops keep outstanding, the
+// engine bounds as it runs (simulate's maxLiveRequests).
 
 import (
 	"fmt"
@@ -31,10 +33,9 @@ const (
 	// maxNodes is Kubernetes' own limit of a cluster's size
 	// (kubernetes.io/docs/setup/best-practices/cluster-large: at most 5,000 nodes).
 	maxNodes = 5_000
-	// maxInFlight bounds the closed-loop threads of a run, each with a request
-	// outstanding at a time (an open loop's outstanding requests are bounded as the
-	// engine runs).
-	maxInFlight = 1_000_000
+	// maxThreads bounds the closed-loop threads of a run, each with a request
+	// outstanding at a time.
+	maxThreads = 1_000_000
 	// maxRate bounds an open loop's rate per client pod: simulated time counts
 	// nanoseconds, and a faster rate would put several arrivals in one.
 	maxRate = 1e9
@@ -62,13 +63,14 @@ const (
 	maxSidecarConcurrency = 1024
 	maxSidecarWorkers     = 1_000_000
 	// maxCurveSegments bounds the straight segments that trace a diurnal rate curve
-	// over the run, which the engine holds (about 80 B each: 80 MB), DiurnalSteps a
-	// period: a year of daily periods is 525,600.
+	// over the run, DiurnalSteps a period, which the engine holds (48 B each, and 16
+	// B more while it builds them: 64 MB): a year of daily periods is 525,600.
 	maxCurveSegments = 1_000_000
 	// maxPeriodicEvents bounds the events of a periodic setting over the run (an HPA
-	// sync, a metrics scrape, a burst's edges, a background workload's diurnal
-	// steps or disk writes), which cost wall time but no request: at the engine's 5 to 10 M events
-	// per wall second, at most about 20 s each.
+	// sync, a metrics scrape, a burst's edges, a background workload's diurnal steps
+	// or disk writes), which cost wall time but are no request, so the estimate
+	// simulate prints leaves them out: at the engine's 4 to 10 M events per wall
+	// second, 10 to 25 s each.
 	maxPeriodicEvents = 100_000_000
 )
 
@@ -100,7 +102,7 @@ func (v *validator) sizes(s *Scenario) bool {
 	before := len(v.diags)
 	v.nodeCount(s.Spec.Cluster.Nodes)
 	v.podCount(s)
-	v.inFlight(s.Spec.Clients)
+	v.loads(s.Spec.Clients)
 	v.byteSizes(s)
 	v.seconds(s)
 	v.counts(s)
@@ -226,12 +228,12 @@ func (v *validator) podCount(s *Scenario) {
 	}
 }
 
-// inFlight bounds the closed-loop threads, which the engine holds from the start,
+// loads bounds the closed-loop threads, which the engine holds from the start,
 // and open loops' rates. What an open loop keeps outstanding depends on how fast
 // the pods answer, which only the run tells: the engine bounds it (simulate's
 // maxLiveRequests), where rate times timeout would refuse ordinary runs (10,000/s
 // with a 30 s timeout could have 300,000 outstanding, and has a few dozen).
-func (v *validator) inFlight(clients []Client) {
+func (v *validator) loads(clients []Client) {
 	total := 0.0
 	for i := range clients {
 		c := &clients[i]
@@ -268,12 +270,12 @@ func (v *validator) inFlight(clients []Client) {
 		n, replicas := float64(threads)*float64(max(c.Replicas, 1)), max(c.Replicas, 1)
 		const instead = "model a slice of the clients and scale the service with it"
 		switch {
-		case n > maxInFlight && replicas == 1:
-			v.over(at, fmt.Sprintf("threads %d", threads), maxInFlight, "threads a run", instead)
+		case n > maxThreads && replicas == 1:
+			v.over(at, fmt.Sprintf("threads %d", threads), maxThreads, "threads a run", instead)
 			return
-		case total+n > maxInFlight:
+		case total+n > maxThreads:
 			v.over(at, fmt.Sprintf("threads %d, times %d client pods, brings the run to %.0f threads, which", threads, replicas, total+n),
-				maxInFlight, "threads a run", instead)
+				maxThreads, "threads a run", instead)
 			return
 		}
 		total += n
