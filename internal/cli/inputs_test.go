@@ -103,3 +103,21 @@ func TestValidateFindsWhatOnlySetUpFinds(t *testing.T) {
 		}
 	}
 }
+
+// TestFlowValuesInSetAndSweep: a --set value in braces is a YAML flow mapping, in
+// simulate and as the points of a sweep.
+func TestFlowValuesInSetAndSweep(t *testing.T) {
+	f := writeTemp(t, "s.yaml", good)
+	code, out, errOut := runCLI("simulate", f, "-q", "-o", "json", "--set", "spec.services[0].pod.serviceTime={distribution: constant, value: 1ms}")
+	if code != exitOK || !strings.Contains(out, `"requests"`) {
+		t.Fatalf("simulate: exit %d: %s", code, errOut)
+	}
+	code, out, errOut = runCLI("sweep", f, "-q", "-o", "csv", "--set",
+		"spec.services[0].pod.serviceTime={distribution: constant, value: 1ms},{distribution: constant, value: 2ms}")
+	if code != exitOK {
+		t.Fatalf("sweep: exit %d: %s", code, errOut)
+	}
+	if lines := strings.Count(strings.TrimSpace(out), "\n"); lines != 2 {
+		t.Errorf("sweep: %d rows, want 2:\n%s", lines, out)
+	}
+}
