@@ -23,6 +23,11 @@ test:
 	TRAFFICLAB_OVERHEAD_TEST=1 $(GO) test -count=1 -v -run 'TestOverheadAgainstWrk' ./emulate/load
 	# Sweeps run engines side by side: the race detector checks they share nothing.
 	$(GO) test -count=1 -race -run 'Sweep|TestRun' ./internal/cli ./sweep
+	# Fuzz the scenario loader and the engine's set-up for 10 s each (one fuzzer a run).
+	$(GO) test -run '^$$' -fuzz '^FuzzLoad$$' -fuzztime 10s ./scenario
+	$(GO) test -run '^$$' -fuzz '^FuzzSet$$' -fuzztime 10s ./scenario
+	$(GO) test -run '^$$' -fuzz '^FuzzScalars$$' -fuzztime 10s ./scenario
+	$(GO) test -run '^$$' -fuzz '^FuzzEngine$$' -fuzztime 10s ./simulate
 
 bench:
 	GOMAXPROCS=1 $(GO) test -run '^$$' -bench . -benchtime 1x ./simulate/ | grep -E "^Benchmark|^cpu"

@@ -50,7 +50,15 @@ type decoder struct {
 	sets  map[*yaml.Node]string // nodes written by --set, to the argument that wrote them
 	pos   Positions
 	diags Diagnostics
+	// aliased counts the values reached through aliases (*name), which repeat what
+	// their anchor holds: nested, a few kilobytes can stand for billions of values.
+	aliased, inAlias int
 }
+
+// maxAliasedValues bounds the values aliases may repeat: far more than any anchor
+// a scenario reuses (a pod template, a node pool), far fewer than would make
+// decoding slow.
+const maxAliasedValues = 100_000
 
 // decode fills out, which must be a pointer, from the root node n (a document's content).
 func decode(file string, n *yaml.Node, sets map[*yaml.Node]string, out any) (Positions, Diagnostics) {
@@ -103,9 +111,24 @@ func isNull(n *yaml.Node) bool {
 
 // value records where the value at path was written, then fills v from it.
 func (d *decoder) value(n *yaml.Node, v reflect.Value, path string) {
+	if d.aliased > maxAliasedValues {
+		return
+	}
+	if d.inAlias > 0 {
+		d.aliased++
+	}
 	d.pos.at[path] = d.position(n) // an alias counts as written where it is used
 	if n.Kind == yaml.AliasNode {
+		alias := n
 		n = n.Alias
+		d.inAlias++
+		defer func() {
+			d.inAlias--
+			if d.inAlias == 0 && d.aliased > maxAliasedValues {
+				d.errorf(alias, path, "aliases repeat over %d values here: the document expands too far; write the values out or alias less", maxAliasedValues)
+				d.aliased = math.MaxInt // reported once; decoding stops
+			}
+		}()
 	}
 	if !isNull(n) {
 		d.fill(n, v, path)
@@ -299,6 +322,10 @@ func (d *decoder) duration(n *yaml.Node, v reflect.Value, path string) {
 	}
 	if dur < 0 {
 		d.errorf(n, path, "negative duration %s", n.Value)
+		return
+	}
+	if dur > maxDuration {
+		d.errorf(n, path, "duration %s is over the limit of %.0fh (a year); no run is longer", n.Value, maxDuration.Hours())
 		return
 	}
 	v.Set(reflect.ValueOf(metav1.Duration{Duration: dur}))

@@ -30,6 +30,25 @@ type Diagnostic struct {
 	Severity  Severity
 	Msg       string
 	Set       string // the PATH=VALUE argument of --set that wrote the value, if any
+	// Flag is the command-line flag, as typed, that Set stands for when the user
+	// typed a flag rather than --set: "--duration -1s" for spec.duration=-1s.
+	Flag string
+}
+
+// FlagSet is a --set argument that a command-line flag stands for: Flag as typed
+// ("--duration -1s") and the PATH=VALUE it sets ("spec.duration=-1s").
+type FlagSet struct{ Flag, Set string }
+
+// NameFlags makes the diagnostics about values that flags wrote name the flags as
+// typed, rather than a --set nobody typed.
+func (ds Diagnostics) NameFlags(flags []FlagSet) {
+	for i := range ds {
+		for _, f := range flags {
+			if ds[i].Set == f.Set {
+				ds[i].Flag = f.Flag
+			}
+		}
+	}
 }
 
 // Error formats the diagnostic the way compilers do, so editors can jump to it:
@@ -40,6 +59,8 @@ func (d Diagnostic) Error() string {
 		msg = d.Severity.String() + ": " + msg
 	}
 	switch {
+	case d.Flag != "":
+		return fmt.Sprintf("%s: %s: %s", d.File, d.Flag, msg)
 	case d.Set != "":
 		return fmt.Sprintf("%s: --set %s: %s", d.File, d.Set, msg)
 	case d.Line == 0:

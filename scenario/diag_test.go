@@ -12,6 +12,7 @@ func TestDiagnosticFormat(t *testing.T) {
 		{Diagnostic{File: "s.yaml", Set: "spec.seed=x", Msg: "bad"}, "s.yaml: --set spec.seed=x: bad"},
 		{Diagnostic{File: "s.yaml", Set: "spec.seed=1", Severity: Warning, Msg: "odd"}, "s.yaml: --set spec.seed=1: warning: odd"},
 		{Diagnostic{File: "s.yaml", Msg: "no such file or directory"}, "s.yaml: no such file or directory"},
+		{Diagnostic{File: "s.yaml", Set: "spec.duration=-1s", Flag: "--duration -1s", Msg: "bad"}, "s.yaml: --duration -1s: bad"},
 	}
 	for _, tc := range cases {
 		if got := tc.d.Error(); got != tc.want {
@@ -37,4 +38,18 @@ func TestDiagnostics(t *testing.T) {
 	if (Diagnostics{ds[1], ds[3]}).HasErrors() {
 		t.Error("HasErrors = true with warnings only")
 	}
+}
+
+// TestNameFlags: a value a flag wrote is blamed on the flag as typed; --set values
+// the user typed keep their name.
+func TestNameFlags(t *testing.T) {
+	_, _, diags := Load("f.yaml", []byte(base), []string{"spec.duration=-1s", "spec.seed=x", "spec.services[0].replicas=-1"})
+	diags.NameFlags([]FlagSet{{Flag: "--duration -1s", Set: "spec.duration=-1s"}, {Flag: "--seed x", Set: "spec.seed=x"}})
+	checkLines(t, diags, []string{
+		"f.yaml: --duration -1s: spec.duration: negative duration -1s",
+		`f.yaml: --seed x: spec.seed: expected an integer, got "x"`,
+	})
+	_, _, diags = Load("f.yaml", []byte(base), []string{"spec.services[0].replicas=-1"})
+	diags.NameFlags([]FlagSet{{Flag: "--duration -1s", Set: "spec.duration=-1s"}})
+	checkLines(t, diags, []string{"f.yaml: --set spec.services[0].replicas=-1: spec.services[0].replicas: must not be negative"})
 }

@@ -3,6 +3,7 @@ package scenario
 import (
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 
@@ -69,10 +70,11 @@ func applySet(root *yaml.Node, arg string, marks map[*yaml.Node]string) error {
 	if err != nil {
 		return err
 	}
-	// A plain scalar with no tag lets the decoder read it as if written in the file; an
-	// empty value is YAML's null and so unsets the field.
-	leaf := &yaml.Node{Kind: yaml.ScalarNode, Value: value}
-	marks[leaf] = arg
+	leaf, err := setValue(value)
+	if err != nil {
+		return err
+	}
+	markAll(leaf, arg, marks)
 	// child returns the node that step i leads to when it does not exist yet.
 	child := func(i int) *yaml.Node {
 		if i == len(steps)-1 {
@@ -132,6 +134,41 @@ func applySet(root *yaml.Node, arg string, marks map[*yaml.Node]string) error {
 		where = fmt.Sprintf("%s[%d]", where, s.index)
 	}
 	return nil
+}
+
+// setValue is the node a --set value stands for. A plain scalar with no tag lets the
+// decoder read it as if written in the file; an empty value is YAML's null and so
+// unsets the field. A value in braces or brackets is a YAML flow mapping or list,
+// {distribution: constant, value: 1ms}, read as YAML reads it.
+func setValue(value string) (*yaml.Node, error) {
+	if !strings.HasPrefix(value, "{") && !strings.HasPrefix(value, "[") {
+		return &yaml.Node{Kind: yaml.ScalarNode, Value: value}, nil
+	}
+	bad := func(why string) error {
+		return fmt.Errorf("value %s is not a YAML flow mapping or list: %s", value, why)
+	}
+	// yaml.v3 reads the first node and ignores what follows it on the line.
+	closing := map[byte]byte{'{': '}', '[': ']'}[value[0]]
+	if t := strings.TrimSpace(value); t[len(t)-1] != closing {
+		return nil, bad(fmt.Sprintf("it must end with %c", closing))
+	}
+	dec := yaml.NewDecoder(strings.NewReader(value))
+	var doc, next yaml.Node
+	if err := dec.Decode(&doc); err != nil {
+		return nil, bad(strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	if err := dec.Decode(&next); err != io.EOF {
+		return nil, bad("it holds more than one YAML document")
+	}
+	return doc.Content[0], nil
+}
+
+// markAll records that n and everything in it was written by the --set argument arg.
+func markAll(n *yaml.Node, arg string, marks map[*yaml.Node]string) {
+	marks[n] = arg
+	for _, c := range n.Content {
+		markAll(c, arg, marks)
+	}
 }
 
 func describeWhere(path string) string {

@@ -59,10 +59,15 @@ type validator struct {
 func validate(s *Scenario, pos Positions) Diagnostics {
 	v := &validator{pos: pos}
 	v.header(s)
+	// Sizes first: the checks below list nodes by name, which a count over the
+	// limit would make a hang.
+	var nodes []string
+	if v.sizes(s) {
+		nodes = nodeNames(&s.Spec.Cluster)
+	}
 	v.cluster(&s.Spec.Cluster)
 	services := v.services(s.Spec.Services, s.Spec.Duration.Duration)
 	v.clients(s.Spec.Clients, services)
-	nodes := nodeNames(&s.Spec.Cluster)
 	for i := range s.Spec.Services {
 		v.placed(fmt.Sprintf("spec.services[%d].pod", i), &s.Spec.Services[i].Pod, nodes)
 	}

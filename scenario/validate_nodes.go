@@ -62,7 +62,8 @@ func (v *validator) nodePool(path string, p *NodePool) {
 	}
 }
 
-// nodeNames lists every node's name, POOL-i.
+// nodeNames lists every node's name, POOL-i; call it only once the counts are
+// within their limit.
 func nodeNames(c *Cluster) []string {
 	var names []string
 	for _, p := range c.Nodes {
@@ -233,7 +234,7 @@ func (v *validator) placed(path string, p *Pod, nodes []string) {
 	}
 	v.fieldErrors(metavalidation.ValidateLabels(p.Labels, field.NewPath(path+".labels")))
 	v.placement(path, p.NodeSelector, p.Affinity, p.Tolerations)
-	if p.NodeName != "" && !slices.Contains(nodes, p.NodeName) {
+	if p.NodeName != "" && nodes != nil && !slices.Contains(nodes, p.NodeName) {
 		v.errorf(path+".nodeName", "%s", unknownName("node", p.NodeName, nodes))
 	}
 	if a := p.AccessLog; a != nil {
@@ -265,7 +266,7 @@ func (v *validator) background(bgs []Background, names map[string]string, nodes 
 		switch {
 		case b.Node != "" && b.Placement != nil:
 			v.errorf(at("placement"), "cannot be set with node: node pins the pod, placement lets the scheduler choose; set one")
-		case b.Node != "" && !slices.Contains(nodes, b.Node):
+		case b.Node != "" && nodes != nil && !slices.Contains(nodes, b.Node):
 			v.errorf(at("node"), "%s", unknownName("node", b.Node, nodes))
 		}
 		if b.Placement != nil {
@@ -333,9 +334,13 @@ func (v *validator) rateCurve(path string, c *Client) {
 	r := c.RateCurve
 	at := path + ".rateCurve"
 	const one = "cannot be set with rateCurve, which sets the rate over the whole run"
-	for _, f := range []string{"rate", "threads", "phases"} {
-		if v.written(path + "." + f) {
-			v.errorf(path+"."+f, one)
+	// By value: a field set to null (--set spec.clients[0].threads=) is unset.
+	for _, f := range []struct {
+		name string
+		set  bool
+	}{{"rate", c.Rate != nil}, {"threads", c.Threads != 0}, {"phases", c.Phases != nil}} {
+		if f.set {
+			v.errorf(path+"."+f.name, one)
 		}
 	}
 	switch {

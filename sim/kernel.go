@@ -100,6 +100,9 @@ func (k *Kernel) Run(until Time) bool {
 		k.Processed++
 		k.handlers[uint8(ev.key)].Handle(ev)
 	}
+	if k.stop.Load() {
+		return false
+	}
 	if k.now < until {
 		k.now = until
 	}

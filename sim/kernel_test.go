@@ -133,3 +133,29 @@ func BenchmarkEvents(b *testing.B) {
 	k.Run(1 << 62)
 	b.ReportMetric(float64(k.Processed)/b.Elapsed().Seconds()/1e6, "Mevents/s")
 }
+
+type stopper struct {
+	recorder
+	at int32 // the object whose event stops the kernel
+}
+
+func (s *stopper) Handle(ev Event) {
+	s.recorder.Handle(ev)
+	if ev.Obj == s.at {
+		s.k.Stop()
+	}
+}
+
+func TestStopEndsTheRunAfterTheCurrentEvent(t *testing.T) {
+	k := New()
+	s := &stopper{recorder: recorder{k: k}, at: 2}
+	kind := k.Register(s)
+	for i := int32(1); i <= 3; i++ {
+		k.At(Time(10*i), kind, i, 0)
+	}
+	k.Run(100)
+	k.Run(200)
+	if len(s.got) != 2 || k.Now() != 20 || k.Pending() != 1 {
+		t.Fatalf("handled %d, now %d, pending %d; want 2, 20 (where it stopped), 1", len(s.got), k.Now(), k.Pending())
+	}
+}

@@ -24,6 +24,11 @@ func (e *Engine) onArrival(ev sim.Event) {
 		si = cp.free[n-1]
 		cp.free = cp.free[:n-1]
 	} else if max := d.spec.MaxInFlight; max == 0 || len(cp.slots) < max {
+		if e.openSlots >= e.liveLimit {
+			e.stop(e.outstanding())
+			return
+		}
+		e.openSlots++
 		si = e.newSlot(ci, -1)
 	} else {
 		e.stats.notSent++
@@ -605,6 +610,12 @@ func (e *Engine) next(si int32) {
 	delay := d.overhead
 	if d.hasThink {
 		delay += sim.Time(d.think.Sample(s.rng))
+	}
+	if delay == 0 && s.sent == e.k.Now() {
+		// The request took no simulated time (no latency, no work, or refused at
+		// once with a local latency of 0): the next one waits the clock's
+		// nanosecond, or the loop would never let time advance.
+		delay = 1
 	}
 	if delay == 0 {
 		e.issue(si)

@@ -8,10 +8,9 @@ import (
 	"trafficlab/scenario"
 )
 
-// diurnalSteps is how many straight segments trace one period of a diurnal curve. The
-// largest gap between a cosine and its chords is h²/8 times the largest second derivative, which for
-// h = period/1440 is (2π/1440)²/8 ≈ 2.4e-6 of the swing: far below sampling noise.
-const diurnalSteps = 1440
+// diurnalSteps is how many straight segments trace one period of a diurnal curve:
+// validation bounds the segments and steps of a run by it.
+const diurnalSteps = scenario.DiurnalSteps
 
 // curve is an open loop's rate over the whole run as straight segments, the last one
 // holding its rate for ever. Arrivals come where the expected count Λ(t), summed

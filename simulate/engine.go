@@ -62,6 +62,10 @@ type Engine struct {
 	conns     client.Conns
 	jobs      []job
 	freeJobs  []int32
+	err       error   // why the run stopped early (see maxLiveRequests)
+	liveLimit int     // maxLiveRequests; tests lower it
+	openSlots int     // open-loop callers made, each outstanding or free for reuse
+	check     bool    // set up for Check: pods placed, no client callers
 	done      []int32 // scratch for finished CPU work
 	expired   []client.ConnID
 	live      func(client.Waiter) bool
@@ -364,8 +368,18 @@ type job struct {
 }
 
 // New builds the cluster twin. The scenario must have been validated.
-func New(sc *scenario.Scenario) (*Engine, error) {
-	e := &Engine{k: sim.New(), sc: sc}
+func New(sc *scenario.Scenario) (*Engine, error) { return newEngine(sc, false) }
+
+// Check sets sc up as New does, placing every pod, but without the clients'
+// callers, pools and sidecars, which only a run needs: it finds every error New
+// would, for validate, without the memory of a million threads.
+func Check(sc *scenario.Scenario) error {
+	_, err := newEngine(sc, true)
+	return err
+}
+
+func newEngine(sc *scenario.Scenario, check bool) (*Engine, error) {
+	e := &Engine{k: sim.New(), sc: sc, liveLimit: maxLiveRequests, check: check}
 	spec := &sc.Spec
 	e.end = sim.Duration(spec.Duration.Duration)
 	e.mode = spec.Cluster.ProxyMode
@@ -429,6 +443,9 @@ func New(sc *scenario.Scenario) (*Engine, error) {
 		if err := e.addClient(int32(di), &spec.Clients[di]); err != nil {
 			return nil, err
 		}
+	}
+	if check {
+		return e, nil // every pod is placed; nothing further can fail
 	}
 	e.scheduleFaults()
 	e.started = true
@@ -649,6 +666,9 @@ func (e *Engine) addClient(di int32, c *scenario.Client) error {
 		if err != nil {
 			return fieldError(fmt.Sprintf("spec.clients[%d].replicas", di), unschedulable(name, err))
 		}
+		if e.check {
+			continue
+		}
 		cp := clientPod{dep: di, node: int32(node), pool: -1,
 			name: name, rng: sim.Stream(e.sc.Spec.Seed, "client/"+name), envoy: -1}
 		ci := int32(len(e.cpods))
@@ -732,6 +752,9 @@ func (e *Engine) RunContext(ctx context.Context, progress Progress) {
 	for t := pollEvery; ; t += pollEvery {
 		t = min(t, e.end)
 		if !e.k.Run(t) {
+			if e.err != nil { // the engine stopped itself: see Err
+				return
+			}
 			// Cut short after the event at Now: the run covered [0, Now].
 			e.planned, e.end = e.end, e.k.Now()+1
 			break

@@ -1,6 +1,9 @@
 package simulate
 
 import (
+	"fmt"
+	"time"
+
 	"trafficlab/model/netw"
 	"trafficlab/model/node"
 	"trafficlab/model/sidecar"
@@ -11,8 +14,85 @@ func (e *Engine) newJob(j job) int32 {
 	e.serial++
 	j.serial = e.serial
 	j.served = -1
+	if len(e.freeJobs) == 0 && len(e.jobs) >= e.liveLimit {
+		e.stop(e.overloaded())
+	}
 	return sim.Alloc(&e.jobs, &e.freeJobs, j)
 }
+
+// stop ends the run early for err, the first such reason.
+func (e *Engine) stop(err error) {
+	if e.err == nil {
+		e.err = err
+		e.k.Stop()
+	}
+}
+
+// maxLiveRequests bounds the requests the pods and sidecars hold at once, and the
+// requests open-loop clients keep outstanding (each about 450 B with its caller,
+// connection and events: a 1,000,000/s open loop against one overloaded pod held
+// 445 MB after a second), so that
+// a run's memory is bounded: a job takes about 240 B live with its CPU share (a run
+// that left a million requests at an overloaded pod held 240 MB of heap), and the
+// process peaked at 0.91 GB resident when an overloaded run reached this bound (the
+// garbage collector's headroom and the table's growth double it). Validation bounds what clients keep outstanding; what the pods keep depends on how
+// fast they serve, which only the run tells. An open loop far beyond the pods'
+// capacity reaches it: a request its client gave up on still waits at its pod, as
+// an app that does not watch for the client's close runs it anyway.
+const maxLiveRequests = 1_000_000
+
+// overloaded is the error that stops a run at maxLiveRequests, naming the pod that
+// holds most of them.
+func (e *Engine) overloaded() error {
+	held := make([]int, len(e.pods))
+	for i := range e.jobs {
+		if j := &e.jobs[i]; j.state != jobFree && j.pod >= 0 && int(j.pod) < len(held) {
+			held[j.pod]++
+		}
+	}
+	top := 0
+	for i := range held {
+		if held[i] > held[top] {
+			top = i
+		}
+	}
+	where, replicas := "", "spec.services[0].replicas"
+	if len(held) > 0 && held[top] > 0 {
+		where = fmt.Sprintf(", %d of them at pod %s", held[top], e.pods[top].name)
+		replicas = fmt.Sprintf("spec.services[%d].replicas", e.pods[top].svc)
+	}
+	return fmt.Errorf("simulate: stopped at %s of simulated time: the pods hold %d requests%s, the most a run keeps in memory. "+
+		"The clients offer far more than the pods serve, and requests their clients gave up on still wait at the pods; "+
+		"lower the rate or add replicas (sweep --set %s=A..B --find \"min %s where timeout == 0\" tells how many)",
+		time.Duration(e.k.Now()), len(e.jobs), where, replicas, replicas)
+}
+
+// outstanding is the error that stops a run when open-loop clients keep
+// maxLiveRequests outstanding, naming the client pod that keeps most of them.
+func (e *Engine) outstanding() error {
+	top := 0
+	for i := range e.cpods {
+		if len(e.cpods[i].slots)-len(e.cpods[i].free) > len(e.cpods[top].slots)-len(e.cpods[top].free) {
+			top = i
+		}
+	}
+	open := e.openSlots
+	for i := range e.cpods {
+		open -= len(e.cpods[i].free)
+	}
+	where, maxInFlight := "", "spec.clients[0].maxInFlight"
+	if len(e.cpods) > 0 {
+		cp := &e.cpods[top]
+		where = fmt.Sprintf(", %d of them in client pod %s", len(cp.slots)-len(cp.free), cp.name)
+		maxInFlight = fmt.Sprintf("spec.clients[%d].maxInFlight", cp.dep)
+	}
+	return fmt.Errorf("simulate: stopped at %s of simulated time: the clients keep %d requests outstanding%s, the most a run keeps in memory. "+
+		"They send far faster than the pods answer; lower the rate, add replicas, or cap what a client pod keeps outstanding with %s (as vegeta's -max-workers)",
+		time.Duration(e.k.Now()), open, where, maxInFlight)
+}
+
+// Err is why the run stopped before its end, or nil.
+func (e *Engine) Err() error { return e.err }
 
 func (e *Engine) freeJob(id int32) {
 	j := &e.jobs[id]

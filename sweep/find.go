@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"fmt"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -90,6 +91,15 @@ func parseCond(s string) (Cond, error) {
 	v, err := figureValue(f, m[3])
 	if err != nil {
 		return Cond{}, fmt.Errorf("%q: %v", s, err)
+	}
+	// Every figure is a count, a rate, a latency or a share: a finite number, never
+	// negative. NaN compares false with anything, so a condition on it would never
+	// hold and the query would quietly have no answer.
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return Cond{}, fmt.Errorf("%q: %s is not a finite number", s, m[3])
+	case v < 0:
+		return Cond{}, fmt.Errorf("%q: %s is never negative", s, f.Name)
 	}
 	return Cond{Figure: f, Op: m[2], Value: v}, nil
 }

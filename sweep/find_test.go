@@ -32,6 +32,12 @@ func TestParseQuery(t *testing.T) {
 		{q: "min spec.services[0].replicas where errors == none", err: `errors is a number: "none" is not`},
 		{q: "min spec.services[0].replicas where p42 < 1ms", err: "no figure p42"},
 		{q: "min spec.services[0].replicas where p99 ~ 1ms", err: "want FIGURE OP VALUE"},
+		{q: "min spec.services[0].replicas where p99 < -5ms", err: "p99_ms is never negative"},
+		{q: "min spec.services[0].replicas where errors < NaN", err: "NaN is not a finite number"},
+		{q: "min spec.services[0].replicas where rps > +Inf", err: "+Inf is not a finite number"},
+		{q: "min spec.services[0].replicas where errors <= -1", err: "errors is never negative"},
+		{q: "", err: `want "min PATH where`},
+		{q: "   ", err: `want "min PATH where`},
 	}
 	for _, c := range cases {
 		q, err := ParseQuery(c.q, replicasAndThreads)

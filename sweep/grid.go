@@ -31,7 +31,13 @@ func ParseSet(arg string) (Axis, error) {
 		return Axis{}, fmt.Errorf("--set %q: want PATH=VALUE[,VALUE...], e.g. spec.services[0].replicas=2,3,4", arg)
 	}
 	var values []string
-	for _, v := range splitValues(list) {
+	split := splitValues(list)
+	for i, v := range split {
+		// One empty value is --set's way to unset a field; an empty one among
+		// several is a stray comma, which would run a point with the field unset.
+		if v == "" && len(split) > 1 {
+			return Axis{}, fmt.Errorf("--set %s: value %d of %d is empty; remove the stray comma, or write null to unset the field at a point", arg, i+1, len(split))
+		}
 		expanded, err := expandRange(v)
 		if err != nil {
 			return Axis{}, fmt.Errorf("--set %s: %v", arg, err)

@@ -27,6 +27,12 @@ func TestParseSet(t *testing.T) {
 		{"spec.seed=5..2", "", nil, "backwards"},
 		{"spec.seed=1..x", "", nil, "two integers"},
 		{"spec.seed=1..5000", "", nil, "over 1000 values"},
+		{"spec.services[0].replicas=2,,4", "", nil, "value 2 of 3 is empty"},
+		{"spec.services[0].replicas=2,4,", "", nil, "value 3 of 3 is empty"},
+		{"spec.services[0].replicas=,2", "", nil, "value 1 of 2 is empty"},
+		{"spec.services[0].replicas=2, ,4", "", nil, "value 2 of 3 is empty"},
+		{"spec.services[0].replicas=", "spec.services[0].replicas", []string{""}, ""},
+		{"spec.services[0].replicas=2,null", "spec.services[0].replicas", []string{"2", "null"}, ""},
 	}
 	for _, c := range cases {
 		a, err := ParseSet(c.arg)

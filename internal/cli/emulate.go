@@ -94,7 +94,7 @@ replicas and client pods, keeping the load per pod.`,
 			if err != nil {
 				return err
 			}
-			sc, pos, err := loadSource(src, f.overrides(c), stderr)
+			sc, pos, err := f.load(c, src, stderr)
 			if err != nil {
 				return err
 			}

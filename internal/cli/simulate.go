@@ -12,7 +12,9 @@ import (
 
 	"trafficlab/report"
 	"trafficlab/result"
+	"trafficlab/scenario"
 	"trafficlab/sim"
+	"trafficlab/simulate"
 )
 
 type runFlags struct {
@@ -102,17 +104,16 @@ func (f *runFlags) origin(c *cobra.Command, args []string) *result.Origin {
 	return o
 }
 
-// overrides turns --seed and --duration into --set values, so they are validated
-// like any other value.
+// overrides is the --set values and those --seed and --duration stand for.
 func (f *runFlags) overrides(c *cobra.Command) []string {
-	sets := append([]string(nil), f.sets...)
-	if c.Flags().Changed("seed") {
-		sets = append(sets, fmt.Sprintf("spec.seed=%d", f.seed))
-	}
-	if c.Flags().Changed("duration") {
-		sets = append(sets, "spec.duration="+f.duration.String())
-	}
-	return sets
+	return append(append([]string(nil), f.sets...), sets(flagSets(c, f.seed, f.duration))...)
+}
+
+// load loads the scenario with the overrides; diagnostics name --seed and
+// --duration as typed.
+func (f *runFlags) load(c *cobra.Command, src source, stderr io.Writer) (*scenario.Scenario, scenario.Positions, error) {
+	sc, pos, err := loadSource(src, f.overrides(c), stderr)
+	return sc, pos, nameFlags(err, flagSets(c, f.seed, f.duration))
 }
 
 func newSimulate(stdout, stderr io.Writer) *cobra.Command {
@@ -149,7 +150,7 @@ sidecar's workers are the bottleneck; spec.report.histogram adds vegeta-style bu
 			if err != nil {
 				return err
 			}
-			sc, pos, err := loadSource(src, f.overrides(c), stderr)
+			sc, pos, err := f.load(c, src, stderr)
 			if err != nil {
 				return err
 			}
@@ -157,6 +158,7 @@ sidecar's workers are the bottleneck; spec.report.histogram adds vegeta-style bu
 			if err != nil {
 				return err
 			}
+			announceLongRun(stderr, "simulate", simulate.Offered(sc), 1)
 			var requests *report.VegetaCSV
 			var requestsFile *os.File
 			if f.requests != "" {
@@ -172,6 +174,9 @@ sidecar's workers are the bottleneck; spec.report.histogram adds vegeta-style bu
 			bar := newProgress(stderr, f.quiet)
 			e.RunContext(ctx, func(now, end sim.Time) { bar.update(time.Duration(now), time.Duration(end), e.Requests(), "") })
 			bar.done()
+			if err := e.Err(); err != nil {
+				return err
+			}
 			if requests != nil {
 				if err := requests.Flush(); err != nil {
 					return err

@@ -14,6 +14,7 @@ import (
 	"trafficlab/report"
 	"trafficlab/result"
 	"trafficlab/sim"
+	"trafficlab/simulate"
 	"trafficlab/sweep"
 )
 
@@ -103,14 +104,11 @@ func runSweep(c *cobra.Command, args []string, f *sweepFlags, stdout, stderr io.
 			axes = append(axes, a)
 		}
 	}
-	if c.Flags().Changed("seed") {
-		fixed = append(fixed, fmt.Sprintf("spec.seed=%d", f.seed))
-	}
-	if c.Flags().Changed("duration") {
-		fixed = append(fixed, "spec.duration="+f.duration.String())
-	}
+	flags := flagSets(c, f.seed, f.duration)
+	fixed = append(fixed, sets(flags)...)
 	var query *sweep.Query
-	if f.find != "" {
+	// An empty --find is a mistake to report, not a query to skip.
+	if c.Flags().Changed("find") {
 		q, err := sweep.ParseQuery(f.find, axes)
 		if err != nil {
 			return badInput{err}
@@ -128,15 +126,18 @@ func runSweep(c *cobra.Command, args []string, f *sweepFlags, stdout, stderr io.
 	warnings := &onceLines{w: stderr}
 	plans := make([]sweepPlan, len(points))
 	var total time.Duration
+	offered := 0.0
 	for i, p := range points {
 		sets := append(append([]string(nil), fixed...), p.Sets...)
 		sc, _, err := loadSource(src, sets, warnings)
 		if err != nil {
-			return err
+			return nameFlags(err, flags)
 		}
 		plans[i] = sweepPlan{sets: sets, name: sc.Metadata.Name, seed: sc.Spec.Seed, duration: sc.Spec.Duration.Duration}
 		total += time.Duration(f.seeds) * plans[i].duration
+		offered += float64(f.seeds) * simulate.Offered(sc)
 	}
+	announceLongRun(stderr, "sweep", offered, min(f.parallel, len(points)*f.seeds))
 
 	bar := newProgress(stderr, f.quiet)
 	var (
@@ -171,6 +172,9 @@ func runSweep(c *cobra.Command, args []string, f *sweepFlags, stdout, stderr io.
 			return &result.Result{Interrupted: true}, nil
 		}
 		finished.Add(1)
+		if err := e.Err(); err != nil {
+			return nil, err
+		}
 		return e.Result(), nil
 	})
 	bar.done()

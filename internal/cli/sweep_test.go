@@ -112,6 +112,9 @@ func TestSweepBadInput(t *testing.T) {
 		{[]string{f, "--set", "spec.services[0].replicas=2,x"}, `capacity.yaml: --set spec.services[0].replicas=x: spec.services[0].replicas: expected an integer, got "x"`},
 		{[]string{f, "--set", "spec.services[0].replicas=2,3", "--find", "min spec.seed where p99 < 1s"}, "spec.seed is not swept"},
 		{[]string{f, "--set", "spec.services[0].replicas=3..1"}, "backwards"},
+		{[]string{f, "--set", "spec.services[0].replicas=2,,4"}, "value 2 of 3 is empty"},
+		{[]string{f, "--set", "spec.services[0].replicas=2,3", "--find", ""}, `want "min PATH where`},
+		{[]string{f, "--set", "spec.services[0].replicas=2,3", "--find", "min spec.services[0].replicas where p99 < -1ms"}, "never negative"},
 		{[]string{f, "-o", "yaml"}, "want text, json or csv"},
 		{[]string{f, "--seeds", "0"}, "at least 1"},
 	}

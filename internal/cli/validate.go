@@ -1,9 +1,13 @@
 package cli
 
 import (
+	"errors"
 	"io"
 
 	"github.com/spf13/cobra"
+
+	"trafficlab/scenario"
+	"trafficlab/simulate"
 )
 
 func newValidate(stderr io.Writer) *cobra.Command {
@@ -20,11 +24,18 @@ do not fail.`,
   trafficlab validate scenario.yaml --set spec.clients[0].threads=20`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
+			// Loading checks every size against its limit before anything is built.
 			sc, pos, err := loadScenario(args, sets, stderr)
 			if err != nil {
 				return err
 			}
-			_, err = buildEngine(sc, pos)
+			// Placing the pods finds what only the engine's set-up can (a pod no node
+			// fits); Check does that without the clients' callers a run needs.
+			err = simulate.Check(sc)
+			var fe *simulate.FieldError
+			if errors.As(err, &fe) {
+				return badInput{pos.Diag(scenario.Error, fe.Path, fe.Err.Error())}
+			}
 			return err
 		},
 	}

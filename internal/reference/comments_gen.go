@@ -546,6 +546,7 @@ var generated = Comments{
 		Fields: map[string]string{
 			"Col":      "1-based; 0 when the position is unknown or the value came from --set",
 			"File":     "",
+			"Flag":     "Flag is the command-line flag, as typed, that Set stands for when the user\ntyped a flag rather than --set: \"--duration -1s\" for spec.duration=-1s.",
 			"Line":     "1-based; 0 when the position is unknown or the value came from --set",
 			"Msg":      "",
 			"Set":      "the PATH=VALUE argument of --set that wrote the value, if any",
@@ -619,6 +620,13 @@ var generated = Comments{
 			"Rate":        "Rate of kind bandwidth: packets are held to it, or to the link's own bandwidth\nwhere that is narrower.",
 			"Start":       "Start of the fault, from the start of the run, before spec.duration. Default: 0.",
 			"Target":      "Target is the pods the fault acts on. Required.",
+		},
+	},
+	"trafficlab/scenario.FlagSet": {
+		Doc: "FlagSet is a --set argument that a command-line flag stands for: Flag as typed\n(\"--duration -1s\") and the PATH=VALUE it sets (\"spec.duration=-1s\").",
+		Fields: map[string]string{
+			"Flag": "",
+			"Set":  "",
 		},
 	},
 	"trafficlab/scenario.GilbertElliott": {
@@ -913,10 +921,12 @@ var generated = Comments{
 	"trafficlab/scenario.decoder": {
 		Doc: "decoder fills Go values from a yaml.Node tree, recording where each value was written\nand collecting every error rather than stopping at the first.",
 		Fields: map[string]string{
-			"diags": "",
-			"file":  "",
-			"pos":   "",
-			"sets":  "nodes written by --set, to the argument that wrote them",
+			"aliased": "aliased counts the values reached through aliases (*name), which repeat what\ntheir anchor holds: nested, a few kilobytes can stand for billions of values.",
+			"diags":   "",
+			"file":    "",
+			"inAlias": "aliased counts the values reached through aliases (*name), which repeat what\ntheir anchor holds: nested, a few kilobytes can stand for billions of values.",
+			"pos":     "",
+			"sets":    "nodes written by --set, to the argument that wrote them",
 		},
 	},
 	"trafficlab/scenario.position": {
