@@ -256,3 +256,27 @@ func TestRequestsCSV(t *testing.T) {
 		t.Errorf("first line %q", lines[0])
 	}
 }
+
+// The scenario reference sends a reader to `trafficlab libraries` for a client's
+// default timeout: each profile's row gives it, from the profile.
+func TestLibrariesListTimeouts(t *testing.T) {
+	code, out, errOut := runCLI("libraries")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, c := range []struct{ library, timeout string }{
+		{"dotnet-httpclient", "1m40s"}, // HttpClient.Timeout, 100 s
+		{"fortio", "3s"},
+		{"go-net-http", "none"}, // Client.Timeout zero
+	} {
+		row := ""
+		for line := range strings.Lines(out) {
+			if strings.HasPrefix(line, c.library+" ") {
+				row = line
+			}
+		}
+		if !strings.Contains(row, " "+c.timeout+" ") {
+			t.Errorf("%s: row %q does not give the timeout %s", c.library, row, c.timeout)
+		}
+	}
+}

@@ -55,11 +55,13 @@ STALE CONN is what a request sees when the reused connection under it was closed
 server (a pod that drained or exited) before any answer: "resends" means the library
 sends it again on another connection without an error (Go, .NET); "fails" means the
 caller gets the error. ON ERROR "aborts" means the tool ends its whole run at the first
-refused, reset or timed-out request, as ab does without -r.`,
+refused, reset or timed-out request, as ab does without -r. TIMEOUT is the library's own
+request timeout, a client's timeout: when the scenario gives none; "none" means the
+library waits for ever, and the scenario's default of 30s applies.`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "LIBRARY\tREUSE\tMAX/HOST\tMAX IDLE\tIDLE TIMEOUT\tLIFETIME\tSTALE CONN\tON ERROR\tSUMMARY")
+			fmt.Fprintln(tw, "LIBRARY\tREUSE\tMAX/HOST\tMAX IDLE\tIDLE TIMEOUT\tLIFETIME\tTIMEOUT\tSTALE CONN\tON ERROR\tSUMMARY")
 			for _, name := range library.Names() {
 				p, _ := library.Lookup(name)
 				stale, onError := "fails", "counts"
@@ -69,9 +71,13 @@ refused, reset or timed-out request, as ab does without -r.`,
 				if p.AbortsRun {
 					onError = "aborts"
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", p.Name, p.Reuse, limit(p.MaxPerHost), limit(p.MaxIdlePerHost),
+				timeout := "none"
+				if p.Timeout > 0 {
+					timeout = p.Timeout.String()
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", p.Name, p.Reuse, limit(p.MaxPerHost), limit(p.MaxIdlePerHost),
 					never(p.IdleTimeout.String(), p.IdleTimeout == 0), never(p.MaxLifetime.String(), p.MaxLifetime == 0),
-					stale, onError, p.Summary)
+					timeout, stale, onError, p.Summary)
 			}
 			return tw.Flush()
 		},
