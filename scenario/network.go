@@ -216,9 +216,13 @@ type Sidecar struct {
 	// LBPolicy is Envoy's load balancer over the service's endpoints, per request.
 	// Default: LEAST_REQUEST, Istio's since 1.14.
 	LBPolicy string `yaml:"lbPolicy"`
-	// CircuitBreakers are Envoy's per-cluster thresholds.
+	// CircuitBreakers are Envoy's per-cluster thresholds, on a client's sidecar: its
+	// outbound requests to the service's pods. On a service's sidecar they are not
+	// modelled, and validation warns.
 	CircuitBreakers CircuitBreakers `yaml:"circuitBreakers"`
-	// Retries is the route's retry policy. Unset: Istio's default policy.
+	// Retries is the route's retry policy, on a client's sidecar (the caller's
+	// route); on a service's sidecar it has no effect, and validation warns. Unset:
+	// Istio's default policy.
 	Retries *Retries `yaml:"retries"`
 }
 

@@ -1,8 +1,10 @@
 package scenario
 
 import (
+	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -744,5 +746,51 @@ func TestHTTP2Windows(t *testing.T) {
 	}
 	if sc := mustLoad(t, caller("connections: {protocol: http1}")); sc.Spec.Clients[0].Connections.HTTP2 != nil {
 		t.Error("an http1 client got HTTP/2 windows")
+	}
+}
+
+// Outbound settings on a service's sidecar, which proxies only requests coming in,
+// change nothing in the simulation: a warning says so at the field. On a client's
+// sidecar they act, and nothing is said.
+func TestInboundSidecarWarnsOfOutboundSettings(t *testing.T) {
+	const doc = `apiVersion: trafficlab/v1alpha1
+kind: Scenario
+metadata: {name: s}
+spec:
+  duration: 10s
+  services:
+  - name: web
+    replicas: 2
+    pod: {serviceTime: {distribution: constant, value: 1ms}}
+    sidecar: %s
+  clients:
+  - name: c
+    target: web
+    threads: 2
+    sidecar: %s
+`
+	for _, c := range []struct {
+		name, service, client string
+		warned               []string
+	}{
+		{"breakers on the service", "{circuitBreakers: {maxRequests: 1}}", "{}", []string{"spec.services[0].sidecar.circuitBreakers"}},
+		{"retries on the service", "{retries: {attempts: 0}}", "{}", []string{"spec.services[0].sidecar.retries"}},
+		{"both on the client", "{concurrency: 4}", "{circuitBreakers: {maxRequests: 1}, retries: {attempts: 0}}", nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, _, diags := Load("s.yaml", []byte(fmt.Sprintf(doc, c.service, c.client)), nil)
+			if diags.HasErrors() {
+				t.Fatal(diags)
+			}
+			var warned []string
+			for _, d := range diags {
+				if path, msg, _ := strings.Cut(d.Msg, ": "); d.Severity == Warning && strings.HasPrefix(msg, "has no effect on a service's sidecar") {
+					warned = append(warned, path)
+				}
+			}
+			if !slices.Equal(warned, c.warned) {
+				t.Errorf("warned at %v, want %v (%v)", warned, c.warned, diags)
+			}
+		})
 	}
 }

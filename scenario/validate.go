@@ -87,6 +87,26 @@ func (v *validator) warnf(path, format string, args ...any) {
 	v.diags = append(v.diags, v.pos.Diag(Warning, path, fmt.Sprintf(format, args...)))
 }
 
+// inboundOnly warns of the outbound settings given on a service's sidecar, which
+// proxies only the requests coming in to its pod. Istio's retry policy belongs to
+// the caller's route (a VirtualService), so retries are the client sidecar's. Istio
+// also puts a DestinationRule's connection pool on the pod's inbound cluster (the
+// discussion of istio/api#2961), but trafficlab enforces circuit breakers on
+// outbound requests only: set here, they would change nothing, silently.
+func (v *validator) inboundOnly(path string) {
+	for _, f := range []string{"circuitBreakers", "retries"} {
+		at := path + ".sidecar." + f
+		if !v.written(at) {
+			continue
+		}
+		what := "circuit breakers act on a client's outbound sidecar only here: Istio also applies a DestinationRule's connection pool to a pod's inbound cluster, which trafficlab does not model"
+		if f == "retries" {
+			what = "retries are the caller's route policy (a VirtualService), made by the client's sidecar"
+		}
+		v.warnf(at, "has no effect on a service's sidecar, which proxies the requests coming in to its pod: %s; give it to the sidecar of the clients that call this service", what)
+	}
+}
+
 // written reports whether the field at path was given, in the file or by --set, so that
 // an explicit zero can be told from an absent field.
 func (v *validator) written(path string) bool {
@@ -202,6 +222,7 @@ func (v *validator) services(svcs []Service, duration time.Duration) map[string]
 		}
 		if s.Sidecar != nil {
 			v.sidecar(path, s.Sidecar)
+			v.inboundOnly(path)
 		}
 		v.deployment(path, s, duration)
 	}

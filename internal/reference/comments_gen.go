@@ -891,11 +891,11 @@ var generated = Comments{
 		Doc: "Sidecar is an Envoy proxy in the pod, as Istio injects it: inbound requests to a\nservice's pod pass through it, and a client pod's outbound requests go through it\nto the service's pods directly (Envoy balances per request over the endpoints, not\nthrough the ClusterIP).",
 		Fields: map[string]string{
 			"CPU":              "CPU is the proxy container's CPU limit (the sidecar.istio.io/proxyCPULimit\nannotation), greater than 0; it also sets the default concurrency. Unset: no\nlimit on the proxy's CPU, and concurrency from Istio's default limit, 2 cores.",
-			"CircuitBreakers":  "CircuitBreakers are Envoy's per-cluster thresholds.",
+			"CircuitBreakers":  "CircuitBreakers are Envoy's per-cluster thresholds, on a client's sidecar: its\noutbound requests to the service's pods. On a service's sidecar they are not\nmodelled, and validation warns.",
 			"Concurrency":      "Concurrency is Envoy's --concurrency, its worker threads, at least 1 (Istio's 0,\na worker per host CPU, is not modelled). Default: as Istio 1.18 and later derive\nit, the proxy's CPU limit rounded up to whole cores: 2 with Istio's default\nlimit of 2 cores.",
 			"LBPolicy":         "LBPolicy is Envoy's load balancer over the service's endpoints, per request.\nDefault: LEAST_REQUEST, Istio's since 1.14.",
 			"PerRequestCPU":    "PerRequestCPU is a worker's time to proxy one request and its answer. Default:\n200us (Istio 1.24's performance page: 0.20 vCPU per 1000 requests per second\nthrough one sidecar).",
-			"Retries":          "Retries is the route's retry policy. Unset: Istio's default policy.",
+			"Retries":          "Retries is the route's retry policy, on a client's sidecar (the caller's\nroute); on a service's sidecar it has no effect, and validation warns. Unset:\nIstio's default policy.",
 			"UpstreamProtocol": "UpstreamProtocol to the next hop; with http2 on a client sidecar, the server's\nsidecar accepts it (Istio's h2UpgradePolicy). Default: http1, Istio's without a\nDestinationRule.",
 		},
 	},
