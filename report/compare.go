@@ -29,7 +29,7 @@ func Compare(w io.Writer, names []string, rs []*result.Result) error {
 	runs := make([]string, len(rs))
 	for i, r := range rs {
 		heads[i] = columnName(names, i)
-		runs[i] = fmt.Sprintf("%s · %s · seed %d · %s", r.Engine, r.Scenario, r.Seed, covered(r))
+		runs[i] = joinKnown(r.Engine, r.Scenario, seedOf(r), covered(r))
 	}
 	// The last cell of a line ends without a tab, so lines carry no trailing blanks.
 	fmt.Fprintf(tw, "\t%s\n", strings.Join(heads, "\t"))
@@ -284,7 +284,7 @@ func compareRows(rs []*result.Result) []compareRow {
 		latencyRow("latency p99.9", func(l result.Latency) float64 { return l.P999 }),
 		latencyRow("latency max", func(l result.Latency) float64 { return l.Max }),
 		{"errors", countRule, lower, func(r *result.Result) (float64, string, bool) {
-			return float64(r.Errors.Total()), count(r.Errors.Total()), true
+			return float64(failed(r)), count(failed(r)), true
 		}},
 	}
 	for _, k := range errorKinds {
