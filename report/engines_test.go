@@ -52,9 +52,9 @@ func engineHeaders(t *testing.T, r *result.Result) (text, page, column string) {
 // says "behind its ClusterIP" only where a Service was.
 func TestHeadersSayOnlyWhatTheEngineKnows(t *testing.T) {
 	for _, c := range []struct {
-		engine              string
+		engine             string
 		cluster, simulated bool
-		pods                bool // the Result has pods
+		pods               bool // the Result has pods
 	}{
 		{"simulate", true, true, true},
 		{"emulate", true, false, true},
