@@ -241,3 +241,42 @@ func TestOriginIsShownWhenRecorded(t *testing.T) {
 		})
 	}
 }
+
+// singularAsPlural is a count of one with a plural noun: "1 periods", "1 of 1 runs".
+var singularAsPlural = regexp.MustCompile(`(^|[^0-9.,])1 (period|run|event|node|repair|pod|point|request|connection|seed|thread|worker|segment|retransmit)s\b`)
+
+// Counts of one read in the singular, in every section that counts: throttling,
+// TCP repairs, aborted runs. The same sections with larger counts stay plural.
+func TestOneIsSingular(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		n    int64
+		want []string
+	}{
+		{"one", 1, []string{"throttled in 1 of 1 period (100%)", "(1 of 1 repair)", "1 connection, 1 segment, 1 retransmitted", "aborted 1 of 1 run "}},
+		{"two", 2, []string{"throttled in 2 of 2 periods (100%)", "(2 of 2 repairs)", "2 connections, 2 segments, 2 retransmitted", "aborted 2 of 2 runs "}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := engineResult(t, "simulate")
+			r.Pods[0].Throttling = &result.Throttling{Periods: c.n, ThrottledPeriods: c.n, ThrottledS: 0.1}
+			r.TCP = &result.TCP{Connections: c.n, Segments: c.n, Retransmits: c.n, RTOEvents: c.n}
+			r.Clients[0].RunsAborted = c.n
+			for range c.n {
+				r.Clients[0].Runs = append(r.Clients[0].Runs, result.Run{Aborted: true, Requests: 1})
+			}
+			var b bytes.Buffer
+			if err := Text(&b, r); err != nil {
+				t.Fatal(err)
+			}
+			text := strings.Join(strings.Fields(b.String()), " ")
+			for _, want := range c.want {
+				if !strings.Contains(text, want) {
+					t.Errorf("no %q in\n%s", want, b.String())
+				}
+			}
+			if m := singularAsPlural.FindAllString(text, -1); len(m) > 0 {
+				t.Errorf("a count of one in the plural: %q", m)
+			}
+		})
+	}
+}

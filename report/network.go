@@ -132,15 +132,15 @@ func explainTCP(r *result.Result) string {
 		return ""
 	}
 	if slow*2 > t.Retransmits {
-		return fmt.Sprintf("Most losses (%d of %d repairs) were found by the tail loss probe or the retransmission timeout, "+
+		return fmt.Sprintf("Most losses (%d of %s) were found by the tail loss probe or the retransmission timeout, "+
 			"not by duplicate ACKs: the connections had too few segments in flight for a loss to show. Each such repair "+
 			"waits at least 200 ms (2·SRTT + 200 ms with one segment out, or the RTO's 200 ms floor), which is what the "+
-			"slowest requests paid (p99 %s).", slow, t.Retransmits, ms(r.LatencyMS.P99))
+			"slowest requests paid (p99 %s).", slow, plural(t.Retransmits, "repair"), ms(r.LatencyMS.P99))
 	}
 	perConn := r.ThroughputRPS / float64(max(t.Connections, 1))
-	return fmt.Sprintf("Most losses (%d of %d repairs) were fast retransmits, found within a round trip, but %s "+
+	return fmt.Sprintf("Most losses (%d of %s) were fast retransmits, found within a round trip, but %s "+
 		"carried about %.0f requests a second each: every loss holds back all the requests queued behind it on its "+
 		"connection until the hole is filled (head-of-line blocking in TCP), and each cut of the congestion window slows "+
 		"them all. More connections, as HTTP/1.1 or more proxy workers give, shorten this tail (p99 %s).",
-		t.FastRetransmits, t.Retransmits, plural(t.Connections, "connection"), perConn, ms(r.LatencyMS.P99))
+		t.FastRetransmits, plural(t.Retransmits, "repair"), plural(t.Connections, "connection"), perConn, ms(r.LatencyMS.P99))
 }

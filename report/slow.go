@@ -74,7 +74,7 @@ func writeSlowNodes(b *strings.Builder, r *result.Result) {
 	idx, omitted := shown(len(nodes))
 	for k, i := range idx {
 		if omitted > 0 && k == listKeep {
-			fmt.Fprintf(tw, "…\t%d nodes omitted\t\t\t\t\t\t\n", omitted)
+			fmt.Fprintf(tw, "…\t%s omitted\t\t\t\t\t\t\n", plural(int64(omitted), "node"))
 		}
 		n := nodes[i]
 		cpu := "-"
@@ -261,7 +261,7 @@ func evidence(r *result.Result, s result.Suspect) string {
 			}
 		}
 		if periods > 0 {
-			return fmt.Sprintf("its pods ran out of CPU quota in %s of %s periods (cpu.stat nr_throttled)", count(throttled), count(periods))
+			return fmt.Sprintf("its pods ran out of CPU quota in %s of %s (cpu.stat nr_throttled)", count(throttled), counted(periods, "period"))
 		}
 	}
 	return ""
@@ -389,7 +389,7 @@ func writeThrottling(b *strings.Builder, r *result.Result) {
 	sort.SliceStable(pods, func(i, j int) bool { return share(pods[i]) > share(pods[j]) })
 	periods := func(p result.Pod) string {
 		t := p.Throttling
-		return fmt.Sprintf("%s of %s periods (%s", count(t.ThrottledPeriods), count(t.Periods), pct(share(p)))
+		return fmt.Sprintf("%s of %s (%s", count(t.ThrottledPeriods), counted(t.Periods, "period"), pct(share(p)))
 	}
 	var line string
 	if len(pods) == 1 {
