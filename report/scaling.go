@@ -156,7 +156,7 @@ func writeScaleEvents(b *strings.Builder, r *result.Result) {
 	rows := [][]string{{"TIME", "SERVICE", "REPLICAS", "PODS", "REASON"}}
 	for k, i := range idx {
 		if omitted > 0 && k == listKeep {
-			rows = append(rows, []string{"…", "", "", "", plural(int64(omitted), "event")+" omitted"})
+			rows = append(rows, []string{"…", "", "", "", plural(int64(omitted), "event") + " omitted"})
 		}
 		ev := evs[i]
 		rows = append(rows, []string{at(ev.TS), ev.Service, fmt.Sprintf("%d→%d", ev.From, ev.To), podChange(ev.Created, ev.Deleted), ev.Reason})
