@@ -277,7 +277,9 @@ func replicasOf(r *result.Result, svc string, interval float64) (replicaSet, boo
 }
 
 // latency is each percentile's worst value over the points of each bucket, so a
-// spike of one second survives in a bucket of many.
+// spike of one second survives in a bucket of many. Only points in which a request
+// succeeded have a latency (the timeline's JSON writes the others' as null): a
+// bucket of none is NaN, which the charts draw as a gap, not as 0 ms.
 func latency(buckets [][]result.Point) []line {
 	get := []func(result.Point) float64{
 		func(p result.Point) float64 { return p.P50MS },
@@ -291,12 +293,14 @@ func latency(buckets [][]result.Point) []line {
 	for k, f := range get {
 		l := line{Name: names[k], Values: make(series, len(buckets))}
 		for i, b := range buckets {
-			worst := 0.0
+			worst, measured := 0.0, false
 			for _, p := range b {
-				worst = max(worst, f(p))
+				if p.Succeeded() > 0 {
+					worst, measured = max(worst, f(p)), true
+				}
 			}
 			l.Values[i] = math.NaN()
-			if worst > 0 {
+			if measured {
 				l.Values[i], have = worst, true
 			}
 		}
