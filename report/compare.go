@@ -418,7 +418,7 @@ func compareNotes(names []string, rs []*result.Result) []string {
 				columnName(names, i), goDuration(r.DurationS), goDuration(r.PlannedDurationS)))
 		}
 	}
-	if s := distinct(rs, func(r *result.Result) string { return r.Scenario }); len(s) > 1 {
+	if s := distinct(rs, scenarioName); len(s) > 1 {
 		notes = append(notes, fmt.Sprintf("Note: these results are of different scenarios (%s): differences come from the scenarios, not only from the engines or seeds.",
 			strings.Join(s, ", ")))
 	}

@@ -280,3 +280,33 @@ func TestOneIsSingular(t *testing.T) {
 		})
 	}
 }
+
+// compare names what each column ran: a run of no scenario says so, rather than
+// "none" as if a scenario had that name.
+func TestCompareNamesRunsOfNoScenario(t *testing.T) {
+	rs := []*result.Result{engineResult(t, "simulate"), engineResult(t, "load"), engineResult(t, "vegeta")}
+	var b bytes.Buffer
+	if err := Compare(&b, []string{"a", "b", "c"}, rs); err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Join(strings.Fields(b.String()), " ")
+	want := "these results are of different scenarios (r1-shared-client-5-threads, no scenario (load), no scenario (vegeta))"
+	if !strings.Contains(text, want) {
+		t.Errorf("no %q in\n%s", want, b.String())
+	}
+	page := writeCompare(t, []string{"a", "b", "c"}, rs)
+	if want := "3 results of r1-shared-client-5-threads, no scenario (load), no scenario (vegeta), compared"; !strings.Contains(page, want) {
+		t.Errorf("the page lacks %q", want)
+	}
+	// Two simulations of one scenario get no such note.
+	b.Reset()
+	if err := Compare(&b, []string{"a", "b"}, rs[:1:1]); err == nil {
+		t.Fatal("compare of one result did not fail")
+	}
+	if err := Compare(&b, []string{"a", "b"}, []*result.Result{rs[0], engineResult(t, "emulate")}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "different scenarios") {
+		t.Errorf("a note on different scenarios for runs of one:\n%s", b.String())
+	}
+}

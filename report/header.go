@@ -13,6 +13,15 @@ import (
 // vegeta attack knows only its requests.
 func ranScenario(r *result.Result) bool { return r.Engine == "simulate" || r.Engine == "emulate" }
 
+// scenarioName is the scenario r ran, or says that it ran none, as a load
+// generator's run: "no scenario (vegeta)".
+func scenarioName(r *result.Result) string {
+	if r.Scenario == "" && !ranScenario(r) {
+		return "no scenario (" + r.Engine + ")"
+	}
+	return r.Scenario
+}
+
 // seedOf is the header's "seed N", "" for an engine that has no seed.
 func seedOf(r *result.Result) string {
 	if !ranScenario(r) {
