@@ -298,6 +298,13 @@ func compareRows(rs []*result.Result) []compareRow {
 			}
 		}
 	}
+	// The failures of no kind (another error status), so that the kinds add up.
+	if anyOf(rs, func(r *result.Result) bool { return failed(r) > r.Errors.Total() }) {
+		rows = append(rows, compareRow{"  of no kind", countRule, lower, func(r *result.Result) (float64, string, bool) {
+			n := failed(r) - r.Errors.Total()
+			return float64(n), count(n), true
+		}})
+	}
 	if anyOf(rs, func(r *result.Result) bool { return r.Slow > 0 }) {
 		rows = append(rows, compareRow{"slow share", shareRule, lower, func(r *result.Result) (float64, string, bool) {
 			s := slowShare(r)

@@ -149,6 +149,15 @@ func TestEveryFailureIsAccountedFor(t *testing.T) {
 			if !strings.Contains(page, c.note) {
 				t.Errorf("the page lacks the note %q", c.note)
 			}
+			// compare's rows of kinds add up to its errors row.
+			b.Reset()
+			if err := Compare(&b, []string{"a", "b"}, []*result.Result{engineResult(t, "vegeta"), c.r}); err != nil {
+				t.Fatal(err)
+			}
+			if row := regexp.MustCompile(`(?m)^  of no kind +0 +(\d+)`).FindStringSubmatch(b.String()); row == nil ||
+				row[1] != strings.Fields(c.note)[0][1:] {
+				t.Errorf("compare has no row of the %s failures of no kind:\n%s", strings.Fields(c.note)[0][1:], b.String())
+			}
 		})
 	}
 }
