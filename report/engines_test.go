@@ -92,6 +92,9 @@ func TestHeadersSayOnlyWhatTheEngineKnows(t *testing.T) {
 					t.Errorf("pods table %q: %s column %v, want %v", table, col, !c.cluster, c.cluster)
 				}
 			}
+			if got := strings.Contains(write(t, engineResult(t, c.engine), HTMLOptions{}), "The scenario was not recorded"); got != c.cluster {
+				t.Errorf("the page says the scenario was not recorded: %v, want %v", got, c.cluster)
+			}
 			if got := strings.Contains(text, "ClusterIP"); got != (c.cluster && c.pods) {
 				t.Errorf("'behind its ClusterIP' %v, want %v:\n%s", got, c.cluster && c.pods, text)
 			}

@@ -61,11 +61,13 @@ type page struct {
 	Per       string // what one point of a time chart covers, when not one second
 	Nodes     []nodeRow
 	Scenario  string
-	Text      string
-	Data      data
-	Style     template.CSS
-	Script    template.JS
-	UPlot     template.JS
+	// NoScenario says why Scenario is empty.
+	NoScenario string
+	Text       string
+	Data       data
+	Style      template.CSS
+	Script     template.JS
+	UPlot      template.JS
 }
 
 // explained is one section that explains: a paragraph of prose, or preformatted
@@ -93,19 +95,20 @@ func HTML(w io.Writer, r *result.Result, opts HTMLOptions) error {
 		return err
 	}
 	p := page{
-		Title:     opts.Title,
-		Run:       run(r),
-		Stats:     stats(r),
-		Explained: sections(r),
-		Quiet:     quiet(r),
-		Histogram: histogramCaption(r),
-		Nodes:     nodeRows(r),
-		Scenario:  string(opts.Scenario),
-		Text:      text.String(),
-		Data:      chartData(r),
-		Style:     style,
-		Script:    script,
-		UPlot:     uplot,
+		Title:      opts.Title,
+		Run:        run(r),
+		Stats:      stats(r),
+		Explained:  sections(r),
+		Quiet:      quiet(r),
+		Histogram:  histogramCaption(r),
+		Nodes:      nodeRows(r),
+		Scenario:   string(opts.Scenario),
+		NoScenario: noScenario(r),
+		Text:       text.String(),
+		Data:       chartData(r),
+		Style:      style,
+		Script:     script,
+		UPlot:      uplot,
 	}
 	p.Run += interruptedRun(r)
 	p.Origin = originLine(r)
@@ -126,6 +129,15 @@ func HTML(w io.Writer, r *result.Result, opts HTMLOptions) error {
 
 func run(r *result.Result) string {
 	return joinKnown(r.Scenario, r.Engine, seedOf(r), goDuration(r.DurationS), kubeProxy(r, true))
+}
+
+// noScenario says why the page shows no scenario: it was not recorded, or the
+// engine ran none.
+func noScenario(r *result.Result) string {
+	if ranScenario(r) {
+		return "The scenario was not recorded with this result."
+	}
+	return "This " + r.Engine + " run had no scenario: it sent its requests to a target that trafficlab did not describe."
 }
 
 // stats are the text report's top lines as tiles.
