@@ -300,7 +300,7 @@ func latency(buckets [][]result.Point) []line {
 				}
 			}
 			l.Values[i] = math.NaN()
-			if measured {
+			if measured && worst > 0 { // under the Result's microsecond, 0 has no place on a log scale
 				l.Values[i], have = worst, true
 			}
 		}
