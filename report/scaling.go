@@ -212,7 +212,7 @@ func writePending(b *strings.Builder, r *result.Result) {
 	idx, omitted := shown(len(r.Pending))
 	for k, i := range idx {
 		if omitted > 0 && k == listKeep {
-			fmt.Fprintf(b, "  … %d more pods omitted\n", omitted)
+			fmt.Fprintf(b, "  … %s omitted\n", plural(int64(omitted), "more pod"))
 		}
 		p := r.Pending[i]
 		fmt.Fprintf(b, "%s\n", indentWrap(fmt.Sprintf("%s, since %s: %s", p.Name, at(p.SinceS), p.Reason), "  - ", "    "))
@@ -326,7 +326,7 @@ func writeAttribution(b *strings.Builder, r *result.Result) {
 	idx, omitted := shown(len(culprits))
 	for k, i := range idx {
 		if omitted > 0 && k == listKeep {
-			fmt.Fprintf(b, "  … %d more pods omitted\n", omitted)
+			fmt.Fprintf(b, "  … %s omitted\n", plural(int64(omitted), "more pod"))
 		}
 		p := culprits[i]
 		fmt.Fprintf(b, "%s\n", indentWrap(blame(r, p)+": "+strings.Join(kinds(p.Errors), ", ")+".", "  - ", "    "))
