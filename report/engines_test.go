@@ -322,3 +322,25 @@ func TestCompareNamesRunsOfNoScenario(t *testing.T) {
 		t.Errorf("a note on different scenarios for runs of one:\n%s", b.String())
 	}
 }
+
+// A latency of successful requests under the Result's microsecond reads "<0.5µs",
+// not 0.0µs, which no request takes; a run with no success keeps its zeros.
+func TestSubMicrosecondLatencyIsNotZero(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		ok   int64
+		want string
+	}{{"a success under 0.5 µs", 10, "<0.5µs, 619.0µs"}, {"no success", 0, "0.0µs, 619.0µs"}} {
+		t.Run(c.name, func(t *testing.T) {
+			r := engineResult(t, "simulate")
+			r.LatencyMS.Min, r.Requests.OK = 0, c.ok
+			var b bytes.Buffer
+			if err := Text(&b, r); err != nil {
+				t.Fatal(err)
+			}
+			if line := regexp.MustCompile(`(?m)^Latencies .*$`).FindString(b.String()); !strings.Contains(line, "]  "+c.want) {
+				t.Errorf("Latencies line %q, want it to begin %q", line, c.want)
+			}
+		})
+	}
+}

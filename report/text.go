@@ -29,9 +29,9 @@ func Text(w io.Writer, r *result.Result) error {
 	b.WriteString("\n")
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "Requests\t[total, rate, throughput]\t%d, %.2f/s, %.2f/s\n", r.Requests.Total, r.RateRPS, r.ThroughputRPS)
-	l := r.LatencyMS
+	l, lat := r.LatencyMS, func(v float64) string { return successMS(r, v) }
 	fmt.Fprintf(tw, "Latencies\t[min, mean, 50, 90, 95, 99, 99.9, max]\t%s, %s, %s, %s, %s, %s, %s, %s\n",
-		ms(l.Min), ms(l.Mean), ms(l.P50), ms(l.P90), ms(l.P95), ms(l.P99), ms(l.P999), ms(l.Max))
+		lat(l.Min), lat(l.Mean), lat(l.P50), lat(l.P90), lat(l.P95), lat(l.P99), lat(l.P999), lat(l.Max))
 	ratio := 0.0
 	if r.Requests.Total > 0 {
 		ratio = float64(r.Requests.OK) / float64(r.Requests.Total)
@@ -647,6 +647,16 @@ func plural(n int64, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// successMS writes a latency of r's successful requests: "<0.5µs" for a 0 when
+// some succeeded, since the Result keeps latencies to the microsecond and no
+// request takes no time; as ms does otherwise.
+func successMS(r *result.Result, v float64) string {
+	if v == 0 && r.Requests.OK > 0 {
+		return "<0.5µs"
+	}
+	return ms(v)
 }
 
 func ms(v float64) string {
