@@ -324,16 +324,22 @@ func TestCompareNamesRunsOfNoScenario(t *testing.T) {
 }
 
 // A latency of successful requests under the Result's microsecond reads "<0.5µs",
-// not 0.0µs, which no request takes; a run with no success keeps its zeros.
+// not 0.0µs, which no request takes; a run with no success, or whose Result
+// recorded no latency, keeps its zeros.
 func TestSubMicrosecondLatencyIsNotZero(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		ok   int64
 		want string
-	}{{"a success under 0.5 µs", 10, "<0.5µs, 619.0µs"}, {"no success", 0, "0.0µs, 619.0µs"}} {
+		none bool // no latency recorded
+	}{{"a success under 0.5 µs", 10, "<0.5µs, 619.0µs", false}, {"no success", 0, "0.0µs, 619.0µs", false},
+		{"no latency recorded", 10, "0.0µs, 0.0µs", true}} {
 		t.Run(c.name, func(t *testing.T) {
 			r := engineResult(t, "simulate")
 			r.LatencyMS.Min, r.Requests.OK = 0, c.ok
+			if c.none {
+				r.LatencyMS = result.Latency{}
+			}
 			var b bytes.Buffer
 			if err := Text(&b, r); err != nil {
 				t.Fatal(err)

@@ -649,11 +649,11 @@ func plural(n int64, noun string) string {
 	return fmt.Sprintf("%d %ss", n, noun)
 }
 
-// successMS writes a latency of r's successful requests: "<0.5µs" for a 0 when
-// some succeeded, since the Result keeps latencies to the microsecond and no
-// request takes no time; as ms does otherwise.
+// successMS writes a latency of r's successful requests: "<0.5µs" for a 0 among
+// latencies it recorded (its maximum is not 0), since the Result keeps them to the
+// microsecond and no request takes no time; as ms does otherwise.
 func successMS(r *result.Result, v float64) string {
-	if v == 0 && r.Requests.OK > 0 {
+	if v == 0 && r.Requests.OK > 0 && r.LatencyMS.Max > 0 {
 		return "<0.5µs"
 	}
 	return ms(v)
