@@ -29,7 +29,7 @@ func Compare(w io.Writer, names []string, rs []*result.Result) error {
 	runs := make([]string, len(rs))
 	for i, r := range rs {
 		heads[i] = columnName(names, i)
-		runs[i] = fmt.Sprintf("%s · %s · seed %d · %s", r.Engine, r.Scenario, r.Seed, covered(r))
+		runs[i] = joinKnown(r.Engine, r.Scenario, seedOf(r), covered(r))
 	}
 	// The last cell of a line ends without a tab, so lines carry no trailing blanks.
 	fmt.Fprintf(tw, "\t%s\n", strings.Join(heads, "\t"))
@@ -284,7 +284,7 @@ func compareRows(rs []*result.Result) []compareRow {
 		latencyRow("latency p99.9", func(l result.Latency) float64 { return l.P999 }),
 		latencyRow("latency max", func(l result.Latency) float64 { return l.Max }),
 		{"errors", countRule, lower, func(r *result.Result) (float64, string, bool) {
-			return float64(r.Errors.Total()), count(r.Errors.Total()), true
+			return float64(failed(r)), count(failed(r)), true
 		}},
 	}
 	for _, k := range errorKinds {
@@ -297,6 +297,13 @@ func compareRows(rs []*result.Result) []compareRow {
 				break
 			}
 		}
+	}
+	// The failures of no kind (another error status), so that the kinds add up.
+	if anyOf(rs, func(r *result.Result) bool { return failed(r) > r.Errors.Total() }) {
+		rows = append(rows, compareRow{"  of no kind", countRule, lower, func(r *result.Result) (float64, string, bool) {
+			n := failed(r) - r.Errors.Total()
+			return float64(n), count(n), true
+		}})
 	}
 	if anyOf(rs, func(r *result.Result) bool { return r.Slow > 0 }) {
 		rows = append(rows, compareRow{"slow share", shareRule, lower, func(r *result.Result) (float64, string, bool) {
@@ -418,7 +425,7 @@ func compareNotes(names []string, rs []*result.Result) []string {
 				columnName(names, i), goDuration(r.DurationS), goDuration(r.PlannedDurationS)))
 		}
 	}
-	if s := distinct(rs, func(r *result.Result) string { return r.Scenario }); len(s) > 1 {
+	if s := distinct(rs, scenarioName); len(s) > 1 {
 		notes = append(notes, fmt.Sprintf("Note: these results are of different scenarios (%s): differences come from the scenarios, not only from the engines or seeds.",
 			strings.Join(s, ", ")))
 	}

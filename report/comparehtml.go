@@ -77,7 +77,7 @@ func CompareHTML(w io.Writer, names []string, rs []*result.Result) error {
 	}
 	p.Title = "trafficlab: " + strings.Join(p.Heads, " vs ")
 	p.Run = fmt.Sprintf("%d results of %s, compared against the first", len(rs),
-		strings.Join(distinct(rs, func(r *result.Result) string { return r.Scenario }), ", "))
+		strings.Join(distinct(rs, scenarioName), ", "))
 	for _, m := range compareRows(rs) {
 		row := compareHTMLRow{Label: strings.TrimSpace(m.label), Sub: strings.HasPrefix(m.label, " ")}
 		for _, c := range compareCells(m, rs) {

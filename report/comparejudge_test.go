@@ -44,7 +44,7 @@ func TestCompareRowDirections(t *testing.T) {
 		"requests": neither, "throughput (rps)": higher,
 		"latency p50": lower, "latency p99": lower, "latency p99.9": lower, "latency max": lower,
 		"errors": lower, "  timeout": lower, "  connection_refused": lower, "  connection_reset": lower,
-		"  connection_closed": lower, "  http_503": lower, "slow share": lower,
+		"  connection_closed": lower, "  http_503": lower, "  of no kind": lower, "slow share": lower,
 		"idle pods (web)": lower, "max pod share (web)": lower, "min pod share (web)": higher,
 		"idle pods (api)": lower, "max pod share (api)": lower, "min pod share (api)": higher,
 		"tcp retransmits": lower,

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"cmp"
 	"embed"
 	"fmt"
 	"html/template"
@@ -47,7 +48,10 @@ type HTMLOptions struct {
 type page struct {
 	Title string
 	Run   string // scenario · engine · seed · duration · kube-proxy mode
-	Stats []stat
+	// Origin says what the run was asked to run, as the text's line under its
+	// header; empty when the Result did not record it.
+	Origin string
+	Stats  []stat
 	// Explained are the text report's sections that explain, in its order; Quiet
 	// says what the run shows when there are none.
 	Explained []explained
@@ -57,11 +61,13 @@ type page struct {
 	Per       string // what one point of a time chart covers, when not one second
 	Nodes     []nodeRow
 	Scenario  string
-	Text      string
-	Data      data
-	Style     template.CSS
-	Script    template.JS
-	UPlot     template.JS
+	// NoScenario says why Scenario is empty.
+	NoScenario string
+	Text       string
+	Data       data
+	Style      template.CSS
+	Script     template.JS
+	UPlot      template.JS
 }
 
 // explained is one section that explains: a paragraph of prose, or preformatted
@@ -89,23 +95,25 @@ func HTML(w io.Writer, r *result.Result, opts HTMLOptions) error {
 		return err
 	}
 	p := page{
-		Title:     opts.Title,
-		Run:       run(r),
-		Stats:     stats(r),
-		Explained: sections(r),
-		Quiet:     quiet(r),
-		Histogram: histogramCaption(r),
-		Nodes:     nodeRows(r),
-		Scenario:  string(opts.Scenario),
-		Text:      text.String(),
-		Data:      chartData(r),
-		Style:     style,
-		Script:    script,
-		UPlot:     uplot,
+		Title:      opts.Title,
+		Run:        run(r),
+		Stats:      stats(r),
+		Explained:  sections(r),
+		Quiet:      quiet(r),
+		Histogram:  histogramCaption(r),
+		Nodes:      nodeRows(r),
+		Scenario:   string(opts.Scenario),
+		NoScenario: noScenario(r),
+		Text:       text.String(),
+		Data:       chartData(r),
+		Style:      style,
+		Script:     script,
+		UPlot:      uplot,
 	}
 	p.Run += interruptedRun(r)
+	p.Origin = originLine(r)
 	if p.Title == "" {
-		p.Title = "trafficlab: " + r.Scenario
+		p.Title = "trafficlab: " + cmp.Or(r.Scenario, r.Engine)
 	}
 	if p.Data.StepS != 1 {
 		p.Per = " Each point covers " + goDuration(p.Data.StepS) + "."
@@ -120,15 +128,16 @@ func HTML(w io.Writer, r *result.Result, opts HTMLOptions) error {
 }
 
 func run(r *result.Result) string {
-	parts := []string{r.Scenario, r.Engine, fmt.Sprintf("seed %d", r.Seed), goDuration(r.DurationS)}
-	if r.ProxyMode != "" {
-		mode := "kube-proxy " + r.ProxyMode
-		if r.IPVSScheduler != "" {
-			mode += " " + r.IPVSScheduler
-		}
-		parts = append(parts, mode)
+	return joinKnown(r.Scenario, r.Engine, seedOf(r), goDuration(r.DurationS), kubeProxy(r, true))
+}
+
+// noScenario says why the page shows no scenario: it was not recorded, or the
+// engine ran none.
+func noScenario(r *result.Result) string {
+	if ranScenario(r) {
+		return "The scenario was not recorded with this result."
 	}
-	return strings.Join(parts, " · ")
+	return "This " + r.Engine + " run had no scenario: it sent its requests to a target that trafficlab did not describe."
 }
 
 // stats are the text report's top lines as tiles.
@@ -138,16 +147,16 @@ func stats(r *result.Result) []stat {
 	if r.Requests.Total > 0 {
 		success = float64(r.Requests.OK) / float64(r.Requests.Total)
 	}
-	errs := r.Errors.Total()
+	errs := failed(r)
 	return []stat{
 		{Label: "requests", Value: count(r.Requests.Total)},
 		{Label: "rate", Value: perSecond(r.RateRPS)},
 		{Label: "throughput", Value: perSecond(r.ThroughputRPS)},
-		{Label: "p50", Value: ms(l.P50)},
-		{Label: "p99", Value: ms(l.P99)},
-		{Label: "p99.9", Value: ms(l.P999)},
-		{Label: "max", Value: ms(l.Max)},
-		{Label: "success", Value: fmt.Sprintf("%.2f%%", 100*success)},
+		{Label: "p50", Value: successMS(r, l.P50)},
+		{Label: "p99", Value: successMS(r, l.P99)},
+		{Label: "p99.9", Value: successMS(r, l.P999)},
+		{Label: "max", Value: successMS(r, l.Max)},
+		{Label: "success", Value: percent(success, 2)},
 		{Label: "errors", Value: count(errs), Bad: errs > 0},
 	}
 }
@@ -180,15 +189,15 @@ func sections(r *result.Result) []explained {
 // quiet is what the page says of a run none of whose sections explain anything:
 // only what the run shows.
 func quiet(r *result.Result) string {
-	var failed []string
-	if n := r.Errors.Total(); n > 0 {
-		failed = append(failed, counted(n, "request")+" failed")
+	var happened []string
+	if n := failed(r); n > 0 {
+		happened = append(happened, counted(n, "request")+" failed")
 	}
 	if r.Slow > 0 {
-		failed = append(failed, counted(r.Slow, "request")+" were slow")
+		happened = append(happened, counted(r.Slow, "request")+" were slow")
 	}
-	if len(failed) > 0 {
-		return "No section of the text report explains this run, although " + strings.Join(failed, " and ") + "."
+	if len(happened) > 0 {
+		return "No section of the text report explains this run, although " + strings.Join(happened, " and ") + "."
 	}
 	return "Nothing to explain: the load was spread evenly, and no request failed or was slow."
 }
@@ -201,7 +210,7 @@ func histogramCaption(r *result.Result) string {
 		return "How many requests took how long, in the scenario's buckets: " + histogramCounts(r) + "."
 	}
 	s := "How many successful requests took how long"
-	if n := r.Errors.Total(); n > 0 {
+	if n := failed(r); n > 0 {
 		s += fmt.Sprintf(" (the %s are not counted)", counted(n, "failed request"))
 	}
 	return s + "."

@@ -361,3 +361,56 @@ func TestPageSaysWhatItCounts(t *testing.T) {
 		}
 	}
 }
+
+// spectrumHistogramHolds checks that the histogram of a spectrum counts its
+// requests in increasing buckets, without panicking whatever the spectrum.
+func spectrumHistogramHolds(t *testing.T, spec []result.Percentile) {
+	t.Helper()
+	h := spectrumHistogram(spec)
+	if h == nil {
+		return
+	}
+	sum := 0.0
+	for k := range h.Counts {
+		sum += h.Counts[k]
+		if !(h.From[k] < h.To[k]) {
+			t.Errorf("bucket %d is [%g, %g)", k, h.From[k], h.To[k])
+		}
+	}
+	last := 0.0 // the requests up to the slowest finite latency
+	for _, p := range spec {
+		if p.MS > 0 && !math.IsInf(p.MS, 1) {
+			last = float64(p.Count)
+		}
+	}
+	if last > 0 && math.Abs(sum-last) > float64(len(h.Counts)) {
+		t.Errorf("buckets hold %g requests, want %g", sum, last)
+	}
+}
+
+// Extreme spectra, which resultfile.Check refuses but a Result in memory may hold,
+// are drawn without a panic: a latency of 1e308 ms, the largest float, infinity,
+// the smallest float, and many decades apart.
+func TestSpectrumHistogramOfExtremes(t *testing.T) {
+	for _, s := range [][]result.Percentile{
+		spec(0, 1e308, 1, 100, 1e308, 10),
+		spec(0, 1, 1, 100, 1e308, 10),
+		spec(0, 1, 1, 100, math.MaxFloat64, 10),
+		spec(0, 1, 1, 50, 2, 5, 100, math.Inf(1), 10),
+		spec(0, 5e-324, 1, 100, 1, 10),
+		spec(0, 1e-300, 1, 100, 1e300, 10),
+		spec(0, 1000, 5, 100, 1000, 10),
+	} {
+		spectrumHistogramHolds(t, s)
+		write(t, &result.Result{Engine: "simulate", LatencySpectrum: s}, HTMLOptions{})
+	}
+}
+
+func FuzzSpectrumHistogram(f *testing.F) {
+	f.Add(1e308, 1e308, int64(10))
+	f.Add(1.0, 1.6, int64(100))
+	f.Add(5e-324, math.MaxFloat64, int64(1))
+	f.Fuzz(func(t *testing.T, lo, hi float64, n int64) {
+		spectrumHistogramHolds(t, spec(0, lo, 1, 100, hi, float64(n)))
+	})
+}

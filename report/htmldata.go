@@ -277,7 +277,9 @@ func replicasOf(r *result.Result, svc string, interval float64) (replicaSet, boo
 }
 
 // latency is each percentile's worst value over the points of each bucket, so a
-// spike of one second survives in a bucket of many.
+// spike of one second survives in a bucket of many. Only points in which a request
+// succeeded have a latency (the timeline's JSON writes the others' as null): a
+// bucket of none is NaN, which the charts draw as a gap, not as 0 ms.
 func latency(buckets [][]result.Point) []line {
 	get := []func(result.Point) float64{
 		func(p result.Point) float64 { return p.P50MS },
@@ -291,12 +293,14 @@ func latency(buckets [][]result.Point) []line {
 	for k, f := range get {
 		l := line{Name: names[k], Values: make(series, len(buckets))}
 		for i, b := range buckets {
-			worst := 0.0
+			worst, measured := 0.0, false
 			for _, p := range b {
-				worst = max(worst, f(p))
+				if p.Succeeded() > 0 {
+					worst, measured = max(worst, f(p)), true
+				}
 			}
 			l.Values[i] = math.NaN()
-			if worst > 0 {
+			if measured && worst > 0 { // under the Result's microsecond, 0 has no place on a log scale
 				l.Values[i], have = worst, true
 			}
 		}
@@ -378,19 +382,25 @@ var r10 = []float64{1, 1.25, 1.6, 2, 2.5, 3.15, 4, 5, 6.3, 8}
 func spectrumHistogram(spec []result.Percentile) *histogram {
 	var steps []result.Percentile
 	for _, s := range spec {
-		if s.MS > 0 {
+		if s.MS > 0 && !math.IsInf(s.MS, 1) {
 			steps = append(steps, s)
 		}
 	}
 	if len(steps) == 0 || steps[len(steps)-1].Count == 0 {
 		return nil
 	}
-	lo, hi := steps[0].MS, steps[len(steps)-1].MS
+	lo, hi := steps[0].MS, steps[0].MS // the extremes, though a spectrum out of order has them elsewhere
+	for _, s := range steps {
+		lo, hi = min(lo, s.MS), max(hi, s.MS)
+	}
+	lo = max(lo, 1e-6) // 1 ns, the engines' resolution: below it 10^e underflows
+	hi = max(hi, lo)
 	// The R10 numbers from the last at or under the fastest request to the first
-	// over the slowest.
+	// over the slowest. The search starts a decade under the fastest: Log10 and Pow
+	// round, and 10^e can land just above a fastest request of 10^e ms (1e308).
 	var edges []float64
 decades:
-	for e := math.Floor(math.Log10(lo)); ; e++ {
+	for e := math.Floor(math.Log10(lo)) - 1; ; e++ {
 		for _, m := range r10 {
 			edge := m * math.Pow(10, e)
 			if edge <= lo {
@@ -404,7 +414,7 @@ decades:
 	}
 	counts := make([]float64, len(edges)-1)
 	bucket := func(ms float64) int { // the bucket [edges[k], edges[k+1]) holding ms
-		return max(0, sort.SearchFloat64s(edges, math.Nextafter(ms, math.Inf(1)))-1)
+		return min(len(edges)-2, max(0, sort.SearchFloat64s(edges, math.Nextafter(ms, math.Inf(1)))-1))
 	}
 	counts[bucket(lo)] += float64(steps[0].Count)
 	for i := 1; i < len(steps); i++ {

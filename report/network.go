@@ -24,7 +24,7 @@ func writeHistogram(b *strings.Builder, r *result.Result) {
 		if k.ToMS != nil {
 			to = duration(*k.ToMS)
 		}
-		fmt.Fprintf(tw, "[%s,\t%s]\t%d\t%.2f%%\t%s\n", duration(k.FromMS), to, k.Count, 100*k.Share,
+		fmt.Fprintf(tw, "[%s,\t%s]\t%d\t%s\t%s\n", duration(k.FromMS), to, k.Count, percent(k.Share, 2),
 			strings.Repeat("#", int(k.Share*75)))
 	}
 	tw.Flush()
@@ -63,8 +63,8 @@ func writeTCP(b *strings.Builder, r *result.Result) {
 	if t == nil {
 		return
 	}
-	fmt.Fprintf(b, "\nTCP: %s, %s, %d retransmitted (%.2f%%): %d by fast retransmit, %s, %s, %s.\n",
-		plural(t.Connections, "connection"), plural(t.Segments, "segment"), t.Retransmits, 100*ratio(t.Retransmits, t.Segments), t.FastRetransmits,
+	fmt.Fprintf(b, "\nTCP: %s, %s, %d retransmitted (%s): %d by fast retransmit, %s, %s, %s.\n",
+		plural(t.Connections, "connection"), plural(t.Segments, "segment"), t.Retransmits, percent(ratio(t.Retransmits, t.Segments), 2), t.FastRetransmits,
 		plural(t.TLPEvents, "tail loss probe"), plural(t.RTOEvents, "RTO timeout"), plural(t.SynRetransmits, "SYN retransmit"))
 	if why := explainTCP(r); why != "" {
 		fmt.Fprintf(b, "%s\n", wrap(why, 92))
@@ -101,8 +101,8 @@ func writeSidecars(b *strings.Builder, r *result.Result) {
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "POD\tDIRECTION\tWORKERS\tWORKERS BUSY\tCPU\tREQUESTS\tRETRIES\t503s\t\n")
 	for _, s := range r.Sidecars {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%.1f%%\t%.2f cores\t%d\t%d\t%d\t\n", s.Pod, s.Direction, s.Workers,
-			100*s.WorkerUtilization, s.CPUCores, s.Requests, s.Retries, s.HTTP503)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%.2f cores\t%d\t%d\t%d\t\n", s.Pod, s.Direction, s.Workers,
+			percent(s.WorkerUtilization, 1), s.CPUCores, s.Requests, s.Retries, s.HTTP503)
 	}
 	tw.Flush()
 	for _, s := range r.Sidecars {
@@ -114,10 +114,10 @@ func writeSidecars(b *strings.Builder, r *result.Result) {
 		case s.CPULimit > 0 && s.CPUUtilization >= 0.95:
 			limit = fmt.Sprintf("its CPU limit of %g cores is spent too: raise the limit with the workers", s.CPULimit)
 		case s.CPULimit > 0:
-			limit = fmt.Sprintf("%.0f%% of its CPU limit of %g cores is used", 100*s.CPUUtilization, s.CPULimit)
+			limit = fmt.Sprintf("%s of its CPU limit of %g cores is used", percent(s.CPUUtilization, 0), s.CPULimit)
 		}
-		fmt.Fprintf(b, "%s\n", wrap(fmt.Sprintf("The %s sidecar of %s keeps its %d worker threads busy %.0f%% of the time: requests queue for a worker while %s. Raise its concurrency (proxy.istio.io/config: {concurrency: N}, or a higher CPU limit, from which Istio derives it).",
-			s.Direction, s.Pod, s.Workers, 100*s.WorkerUtilization, limit), 92))
+		fmt.Fprintf(b, "%s\n", wrap(fmt.Sprintf("The %s sidecar of %s keeps its %d worker threads busy %s of the time: requests queue for a worker while %s. Raise its concurrency (proxy.istio.io/config: {concurrency: N}, or a higher CPU limit, from which Istio derives it).",
+			s.Direction, s.Pod, s.Workers, percent(s.WorkerUtilization, 0), limit), 92))
 	}
 }
 
@@ -132,15 +132,15 @@ func explainTCP(r *result.Result) string {
 		return ""
 	}
 	if slow*2 > t.Retransmits {
-		return fmt.Sprintf("Most losses (%d of %d repairs) were found by the tail loss probe or the retransmission timeout, "+
+		return fmt.Sprintf("Most losses (%d of %s) were found by the tail loss probe or the retransmission timeout, "+
 			"not by duplicate ACKs: the connections had too few segments in flight for a loss to show. Each such repair "+
 			"waits at least 200 ms (2·SRTT + 200 ms with one segment out, or the RTO's 200 ms floor), which is what the "+
-			"slowest requests paid (p99 %s).", slow, t.Retransmits, ms(r.LatencyMS.P99))
+			"slowest requests paid (p99 %s).", slow, plural(t.Retransmits, "repair"), ms(r.LatencyMS.P99))
 	}
 	perConn := r.ThroughputRPS / float64(max(t.Connections, 1))
-	return fmt.Sprintf("Most losses (%d of %d repairs) were fast retransmits, found within a round trip, but %s "+
+	return fmt.Sprintf("Most losses (%d of %s) were fast retransmits, found within a round trip, but %s "+
 		"carried about %.0f requests a second each: every loss holds back all the requests queued behind it on its "+
 		"connection until the hole is filled (head-of-line blocking in TCP), and each cut of the congestion window slows "+
 		"them all. More connections, as HTTP/1.1 or more proxy workers give, shorten this tail (p99 %s).",
-		t.FastRetransmits, t.Retransmits, plural(t.Connections, "connection"), perConn, ms(r.LatencyMS.P99))
+		t.FastRetransmits, plural(t.Retransmits, "repair"), plural(t.Connections, "connection"), perConn, ms(r.LatencyMS.P99))
 }

@@ -79,17 +79,21 @@ func overloadFix(o result.Overload) string {
 			need = append(need, fmt.Sprintf("%s/s × %s ms of CPU = %s at %s a pod",
 				rps(o.OfferedRPS), trimFloat(o.CPUPerRequestMS), cores(o.OfferedRPS*o.CPUPerRequestMS/1e3), cores(o.CoresPerPod)))
 		case "workers":
-			need = append(need, fmt.Sprintf("%s/s × %s ms held = %s busy workers at %d a pod",
-				rps(o.OfferedRPS), trimFloat(o.HoldMS), trimFloat(o.OfferedRPS*o.HoldMS/1e3), o.Workers))
+			busy := trimFloat(o.OfferedRPS*o.HoldMS/1e3) + " busy workers"
+			if busy == "1 busy workers" {
+				busy = "1 busy worker"
+			}
+			need = append(need, fmt.Sprintf("%s/s × %s ms held = %s at %d a pod",
+				rps(o.OfferedRPS), trimFloat(o.HoldMS), busy, o.Workers))
 		}
 	}
 	what := "replicas"
 	if strings.HasSuffix(o.ReplicasPath, "maxReplicas") {
 		what = "replicas (the autoscaler's maxReplicas)"
 	}
-	return fmt.Sprintf("Fix: more %s. The offered load needs %s: fewer than %d pods (%d now) cannot serve it at all, "+
+	return fmt.Sprintf("Fix: more %s. The offered load needs %s: fewer than %s (%d now) cannot serve it at all, "+
 		"and how many more keep the tail inside the timeout depends on the spread of the service time. "+
-		"This sweep finds the fewest with no errors:", what, strings.Join(need, ", and "), o.ReplicasNeeded, o.Replicas)
+		"This sweep finds the fewest with no errors:", what, strings.Join(need, ", and "), plural(int64(o.ReplicasNeeded), "pod"), o.Replicas)
 }
 
 // trimFloat writes v to three significant digits at most: 12, 1.5, 0.002.

@@ -105,7 +105,7 @@ func writeRuns(b *strings.Builder, r *result.Result) {
 		fmt.Fprintf(tw, "#\tNAME\tSTART\tDURATION\tREQUESTS\tERRORS\tABORTED\t\n")
 		for k, i := range idx {
 			if omitted > 0 && k == listKeep {
-				fmt.Fprintf(tw, "…\t%d runs omitted\t\t\t\t\t\t\n", omitted)
+				fmt.Fprintf(tw, "…\t%s omitted\t\t\t\t\t\t\n", plural(int64(omitted), "run"))
 			}
 			run := c.Runs[i]
 			name := run.Name
@@ -125,13 +125,9 @@ func writeRuns(b *strings.Builder, r *result.Result) {
 			if c.Library != "" {
 				tool = c.Library
 			}
-			of := ""
+			runs := plural(c.RunsAborted, "run")
 			if len(c.Runs) > 0 {
-				of = fmt.Sprintf(" of %d", len(c.Runs))
-			}
-			runs := fmt.Sprintf("%d%s runs", c.RunsAborted, of)
-			if of == "" {
-				runs = plural(c.RunsAborted, "run")
+				runs = fmt.Sprintf("%d of %s", c.RunsAborted, plural(int64(len(c.Runs)), "run"))
 			}
 			line := fmt.Sprintf("%s aborted %s at a receive error", tool, runs)
 			if c.Library == "ab" {
@@ -160,7 +156,7 @@ func writeScaleEvents(b *strings.Builder, r *result.Result) {
 	rows := [][]string{{"TIME", "SERVICE", "REPLICAS", "PODS", "REASON"}}
 	for k, i := range idx {
 		if omitted > 0 && k == listKeep {
-			rows = append(rows, []string{"…", "", "", "", fmt.Sprintf("%d events omitted", omitted)})
+			rows = append(rows, []string{"…", "", "", "", plural(int64(omitted), "event") + " omitted"})
 		}
 		ev := evs[i]
 		rows = append(rows, []string{at(ev.TS), ev.Service, fmt.Sprintf("%d→%d", ev.From, ev.To), podChange(ev.Created, ev.Deleted), ev.Reason})
@@ -216,7 +212,7 @@ func writePending(b *strings.Builder, r *result.Result) {
 	idx, omitted := shown(len(r.Pending))
 	for k, i := range idx {
 		if omitted > 0 && k == listKeep {
-			fmt.Fprintf(b, "  … %d more pods omitted\n", omitted)
+			fmt.Fprintf(b, "  … %s omitted\n", plural(int64(omitted), "more pod"))
 		}
 		p := r.Pending[i]
 		fmt.Fprintf(b, "%s\n", indentWrap(fmt.Sprintf("%s, since %s: %s", p.Name, at(p.SinceS), p.Reason), "  - ", "    "))
@@ -330,7 +326,7 @@ func writeAttribution(b *strings.Builder, r *result.Result) {
 	idx, omitted := shown(len(culprits))
 	for k, i := range idx {
 		if omitted > 0 && k == listKeep {
-			fmt.Fprintf(b, "  … %d more pods omitted\n", omitted)
+			fmt.Fprintf(b, "  … %s omitted\n", plural(int64(omitted), "more pod"))
 		}
 		p := culprits[i]
 		fmt.Fprintf(b, "%s\n", indentWrap(blame(r, p)+": "+strings.Join(kinds(p.Errors), ", ")+".", "  - ", "    "))

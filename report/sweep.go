@@ -46,10 +46,10 @@ func SweepText(w io.Writer, sw *result.Sweep) error {
 		if sw.Find == nil {
 			find = "; --find is not answered over an incomplete grid"
 		}
-		fmt.Fprintf(b, "%s\n\n", wrap(fmt.Sprintf("Interrupted: incomplete, %d of the %d points finished on every seed and are shown; the others are left out%s.",
-			len(sw.Points), sw.PlannedPoints, find), width))
+		fmt.Fprintf(b, "%s\n\n", wrap(fmt.Sprintf("Interrupted: incomplete, %d of the %s finished on every seed and are shown; the others are left out%s.",
+			len(sw.Points), plural(int64(sw.PlannedPoints), "point"), find), width))
 	}
-		each := lengthOf(sw.Engine, sw.DurationS) + " per run"
+	each := lengthOf(sw.Engine, sw.DurationS) + " per run"
 	if slices.Contains(sw.Parameters, "spec.duration") {
 		each = "durations as swept"
 	}

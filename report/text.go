@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -21,25 +22,23 @@ import (
 func Text(w io.Writer, r *result.Result) error {
 	b := &strings.Builder{}
 	writeInterrupted(b, r)
-	fmt.Fprintf(b, "%s · %s · seed %d · %s · kube-proxy %s\n\n", r.Engine, r.Scenario, r.Seed, runLength(r), r.ProxyMode)
+	fmt.Fprintf(b, "%s\n", joinKnown(r.Engine, r.Scenario, seedOf(r), runLength(r), kubeProxy(r, false)))
+	if o := originLine(r); o != "" {
+		fmt.Fprintf(b, "%s\n", o)
+	}
+	b.WriteString("\n")
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "Requests\t[total, rate, throughput]\t%d, %.2f/s, %.2f/s\n", r.Requests.Total, r.RateRPS, r.ThroughputRPS)
-	l := r.LatencyMS
+	l, lat := r.LatencyMS, func(v float64) string { return successMS(r, v) }
 	fmt.Fprintf(tw, "Latencies\t[min, mean, 50, 90, 95, 99, 99.9, max]\t%s, %s, %s, %s, %s, %s, %s, %s\n",
-		ms(l.Min), ms(l.Mean), ms(l.P50), ms(l.P90), ms(l.P95), ms(l.P99), ms(l.P999), ms(l.Max))
+		lat(l.Min), lat(l.Mean), lat(l.P50), lat(l.P90), lat(l.P95), lat(l.P99), lat(l.P999), lat(l.Max))
 	ratio := 0.0
 	if r.Requests.Total > 0 {
 		ratio = float64(r.Requests.OK) / float64(r.Requests.Total)
 	}
-	fmt.Fprintf(tw, "Success\t[ratio]\t%.2f%%\n", 100*ratio)
-	e := r.Errors
-	if len(r.Sidecars) > 0 {
-		fmt.Fprintf(tw, "Errors\t[timeout, refused, reset, closed, 503]\t%d, %d, %d, %d, %d\n",
-			e.Timeout, e.ConnectionRefused, e.ConnectionReset, e.ConnectionClosed, e.HTTP503)
-	} else {
-		fmt.Fprintf(tw, "Errors\t[timeout, refused, reset, closed]\t%d, %d, %d, %d\n",
-			e.Timeout, e.ConnectionRefused, e.ConnectionReset, e.ConnectionClosed)
-	}
+	fmt.Fprintf(tw, "Success\t[ratio]\t%s\n", percent(ratio, 2))
+	kinds, counts := errorColumns(r)
+	fmt.Fprintf(tw, "Errors\t[%s]\t%s\n", strings.Join(kinds, ", "), strings.Join(counts, ", "))
 	if r.Requests.Retried > 0 {
 		fmt.Fprintf(tw, "Retried\t[resent on a new connection]\t%d\n", r.Requests.Retried)
 	}
@@ -47,7 +46,7 @@ func Text(w io.Writer, r *result.Result) error {
 		fmt.Fprintf(tw, "Not sent\t[no free slot]\t%d\n", r.Requests.NotSent)
 	}
 	tw.Flush()
-	if note := uncountedNote(r); note != "" {
+	for _, note := range totalsNotes(r) {
 		fmt.Fprintf(b, "%s\n", wrap(note, width))
 	}
 
@@ -62,6 +61,61 @@ func Text(w io.Writer, r *result.Result) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// errorColumns are the Errors line's kinds and counts: the connection's kinds
+// always, 503 when a sidecar could answer one or any request got one.
+func errorColumns(r *result.Result) (kinds, counts []string) {
+	e := r.Errors
+	kinds = []string{"timeout", "refused", "reset", "closed"}
+	n := []int64{e.Timeout, e.ConnectionRefused, e.ConnectionReset, e.ConnectionClosed}
+	if len(r.Sidecars) > 0 || e.HTTP503 > 0 {
+		kinds, n = append(kinds, "503"), append(n, e.HTTP503)
+	}
+	for _, c := range n {
+		counts = append(counts, fmt.Sprint(c))
+	}
+	return kinds, counts
+}
+
+// failed is the run's failed requests: those the Errors count by kind, and those
+// of no kind (another error status, an error the engine could not name).
+func failed(r *result.Result) int64 { return max(r.Requests.Failed, r.Errors.Total()) }
+
+// otherErrorsNote says what the failed requests the Errors line leaves out are,
+// from the status codes when the Result has them: "(12 of the 253 failed requests
+// are of none of these kinds: 11 answered 500 and 1 answered 404.)"; "" when the
+// kinds add up to the failed requests.
+func otherErrorsNote(r *result.Result) string {
+	rest := failed(r) - r.Errors.Total()
+	if rest <= 0 {
+		return ""
+	}
+	var what []string
+	named := int64(0)
+	if r.Ended != nil {
+		var codes []string
+		for code := range r.Ended.StatusCodes {
+			c, err := strconv.Atoi(code)
+			if err == nil && c != 0 && c != 503 && (c < 200 || c >= 400) {
+				codes = append(codes, code)
+			}
+		}
+		sort.Strings(codes)
+		for _, code := range codes {
+			n := r.Ended.StatusCodes[code]
+			what = append(what, fmt.Sprintf("%s answered %s", count(n), code))
+			named += n
+		}
+	}
+	switch other := rest - named; {
+	case other > 0 && len(what) > 0:
+		what = append(what, count(other)+" ended with another error")
+	case other > 0:
+		what = append(what, "another error status, or an error no kind describes")
+	}
+	return fmt.Sprintf("(%s of the %s are of none of these kinds: %s.)", count(rest),
+		counted(failed(r), "failed request"), strings.Join(what, " and "))
 }
 
 // uncounted names the requests sent that are in no total: "20 requests still in
@@ -201,33 +255,59 @@ func writePods(b *strings.Builder, r *result.Result, svc string, pods []result.P
 		total += p.Requests
 	}
 	life := hasLifecycle(r)
-	if life {
+	switch {
+	case !ranScenario(r):
+		// A load generator knows the pods that answered, by name: not whether a
+		// Service and its ClusterIP stood in front of them.
+		fmt.Fprintf(b, "\nTarget %s: %s answered\n", svc, plural(int64(len(pods)), "pod"))
+	case life:
 		fmt.Fprintf(b, "\nService %s: %s over the run, %d at the end, behind its ClusterIP\n", svc, plural(int64(len(pods)), "pod"), podsAtEnd(pods))
-	} else {
+	default:
 		fmt.Fprintf(b, "\nService %s: %s behind its ClusterIP\n", svc, plural(int64(len(pods)), "pod"))
 	}
+	// Columns the engine measured: a pod's node and CPU only where it ran the cluster.
+	nodes, cpus := ranScenario(r) || anyPod(pods, func(p result.Pod) bool { return p.Node != "" }), ranScenario(r)
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	if life {
-		fmt.Fprintf(tw, "POD\tNODE\tLIFE\tREADY\tREQUESTS\tSHARE\tCONNS\tCPU\tERRORS\t\t\n")
-	} else {
-		fmt.Fprintf(tw, "POD\tNODE\tREQUESTS\tSHARE\tCONNS\tCPU\t\t\n")
+	head := []string{"POD"}
+	if nodes {
+		head = append(head, "NODE")
 	}
+	if life {
+		head = append(head, "LIFE", "READY")
+	}
+	head = append(head, "REQUESTS", "SHARE", "CONNS")
+	if cpus {
+		head = append(head, "CPU")
+	}
+	if life {
+		head = append(head, "ERRORS")
+	}
+	fmt.Fprintf(tw, "%s\t\t\n", strings.Join(head, "\t"))
 	for _, p := range pods {
 		share := 0.0
 		if total > 0 {
 			share = float64(p.Requests) / float64(total)
 		}
-		cpu := fmt.Sprintf("%.2f cores", p.CPUCores)
-		if p.CPUUtilization > 0 || p.CPUCores == 0 {
-			cpu = fmt.Sprintf("%.0f%%", 100*p.CPUUtilization)
+		row := []string{p.Name}
+		if nodes {
+			row = append(row, p.Node)
+		}
+		if life {
+			row = append(row, lifeSpan(p), readyAt(p))
+		}
+		row = append(row, fmt.Sprint(p.Requests), percent(share, 1), fmt.Sprint(p.Connections))
+		if cpus {
+			cpu := fmt.Sprintf("%.2f cores", p.CPUCores)
+			if p.CPUUtilization > 0 || p.CPUCores == 0 {
+				cpu = percent(p.CPUUtilization, 0)
+			}
+			row = append(row, cpu)
+		}
+		if life {
+			row = append(row, fmt.Sprint(p.Errors.Total()))
 		}
 		bar := strings.Repeat("█", int(math.Round(share*barWidth)))
-		if life {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%.1f%%\t%d\t%s\t%d\t\t%s\n", p.Name, p.Node, lifeSpan(p), readyAt(p),
-				p.Requests, 100*share, p.Connections, cpu, p.Errors.Total(), bar)
-		} else {
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%.1f%%\t%d\t%s\t\t%s\n", p.Name, p.Node, p.Requests, 100*share, p.Connections, cpu, bar)
-		}
+		fmt.Fprintf(tw, "%s\t\t%s\n", strings.Join(row, "\t"), bar)
 	}
 	tw.Flush()
 	if note := cpuOf(pods); note != "" {
@@ -236,6 +316,16 @@ func writePods(b *strings.Builder, r *result.Result, svc string, pods []result.P
 	for _, note := range podNotes(r, svc, pods) {
 		fmt.Fprintf(b, "%s\n", wrap(note, width))
 	}
+}
+
+// anyPod is true when some pod has the property.
+func anyPod(pods []result.Pod, has func(result.Pod) bool) bool {
+	for _, p := range pods {
+		if has(p) {
+			return true
+		}
+	}
+	return false
 }
 
 // podNotes are the sentences under a service's pods table, after the CPU column's
@@ -261,14 +351,23 @@ func podNotes(r *result.Result, svc string, pods []result.Pod) []string {
 	return out
 }
 
+// totalsNotes are the sentences under the totals: the failed requests of no kind
+// listed, the requests in no total.
+func totalsNotes(r *result.Result) []string {
+	var out []string
+	for _, note := range []string{otherErrorsNote(r), uncountedNote(r)} {
+		if note != "" {
+			out = append(out, note)
+		}
+	}
+	return out
+}
+
 // tableNotes are the sentences the text report writes under its tables of totals
 // and pods, which the page draws as tiles and charts: the page shows them under
 // "What happened".
 func tableNotes(r *result.Result) []string {
-	var out []string
-	if note := uncountedNote(r); note != "" {
-		out = append(out, note)
-	}
+	out := totalsNotes(r)
 	for _, svc := range services(r) {
 		out = append(out, podNotes(r, svc, podsOf(r, svc))...)
 	}
@@ -408,6 +507,9 @@ func ExpectedIdle(n, k int) float64 {
 // Explain says, in a paragraph, why the requests to svc are spread as they are, or ""
 // when there is nothing to explain.
 func Explain(r *result.Result, svc string) string {
+	if r.ProxyMode == "" {
+		return "" // the explanation is kube-proxy's choice, and no kube-proxy is known to have chosen
+	}
 	pods := podsOf(r, svc)
 	lived := false
 	if hasLifecycle(r) {
@@ -545,6 +647,16 @@ func plural(n int64, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// successMS writes a latency of r's successful requests: "<0.5µs" for a 0 among
+// latencies it recorded (its maximum is not 0), since the Result keeps them to the
+// microsecond and no request takes no time; as ms does otherwise.
+func successMS(r *result.Result, v float64) string {
+	if v == 0 && r.Requests.OK > 0 && r.LatencyMS.Max > 0 {
+		return "<0.5µs"
+	}
+	return ms(v)
 }
 
 func ms(v float64) string {

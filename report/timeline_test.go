@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/csv"
+	"encoding/json"
 	"testing"
 
 	"trafficlab/result"
@@ -39,5 +40,59 @@ func TestTimelineCSVLatencyAndInterval(t *testing.T) {
 			t.Errorf("row %d: interval_s %q, p99_ms %q, errors %q; want %q, %q, %q",
 				i, row[col["interval_s"]], row[col["p99_ms"]], row[col["errors"]], w.interval, w.p99, w.errors)
 		}
+	}
+}
+
+// The page and the compare overlay draw no latency for an interval in which no
+// request succeeded: null, a gap in the chart, not 0 ms, and not the percentiles an
+// engine left in such a point; nor after a trip through the Result's JSON, which
+// writes them as null.
+func TestLatencyChartsLeaveGapsWhereNothingSucceeded(t *testing.T) {
+	tl := []result.Point{
+		{TS: 0, Requests: 10, P50MS: 1, P99MS: 1.25},
+		{TS: 1, Requests: 10, Errors: 10, P50MS: 7, P99MS: 7}, // no success: no latency
+		{TS: 2, Requests: 4, Errors: 1, P50MS: 2, P99MS: 3},
+		{TS: 3, Requests: 3, Errors: 3},
+	}
+	in := &result.Result{Engine: "simulate", DurationS: 4, TimelineIntervalS: 1, Timeline: tl}
+	js, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back := &result.Result{}
+	if err := json.Unmarshal(js, back); err != nil {
+		t.Fatal(err)
+	}
+	const p50, p99 = "[1,null,2,null]", "[1.25,null,3,null]"
+	for name, r := range map[string]*result.Result{"in memory": in, "read back": back} {
+		t.Run(name, func(t *testing.T) {
+			var page struct {
+				Latency []struct {
+					Name   string
+					Values json.RawMessage
+				}
+			}
+			if err := json.Unmarshal(blob(t, write(t, r, HTMLOptions{})), &page); err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]string{}
+			for _, l := range page.Latency {
+				got[l.Name] = string(l.Values)
+			}
+			if got["p50"] != p50 || got["p99"] != p99 {
+				t.Errorf("page: p50 %s, p99 %s; want %s, %s", got["p50"], got["p99"], p50, p99)
+			}
+			var overlay struct {
+				Runs []struct{ P50, P99 json.RawMessage }
+			}
+			if err := json.Unmarshal(overlayBlob(t, writeCompare(t, []string{"a", "b"}, []*result.Result{r, r})), &overlay); err != nil {
+				t.Fatal(err)
+			}
+			for _, run := range overlay.Runs {
+				if string(run.P50) != p50 || string(run.P99) != p99 {
+					t.Errorf("overlay: p50 %s, p99 %s; want %s, %s", run.P50, run.P99, p50, p99)
+				}
+			}
+		})
 	}
 }

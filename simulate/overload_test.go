@@ -127,3 +127,21 @@ func explanationPanel(t *testing.T, page string) string {
 	}
 	return html.UnescapeString(panel)
 }
+
+// A request that draws no CPU work still runs on its pod's CPU: on a saturated,
+// throttled pod it waits its turn like any other. Requests that skipped the CPU
+// took exactly the network's round trip (2 × 100 µs), the minimum the Result
+// printed: every success must take longer than that.
+func TestNoRequestSkipsItsPodsCPU(t *testing.T) {
+	r := run(t, opts{replicas: 1, duration: "5s",
+		pod:    "      serviceTime: {distribution: empirical, samples: [0s, 4ms]}\n      resources: {limits: {cpu: \"1\"}}",
+		client: "    rate: 600/s\n    timeout: 500ms"})
+	const roundTrip = 2 * 100_000 // ns: the base scenario's 100 µs each way
+	if r.Requests.OK == 0 || r.Ended == nil {
+		t.Fatalf("no success to measure: %+v", r.Requests)
+	}
+	if r.Ended.LatencyMinNS <= roundTrip {
+		t.Errorf("the fastest request took %d ns, no more than the network's round trip (%d ns): it skipped the CPU",
+			r.Ended.LatencyMinNS, roundTrip)
+	}
+}

@@ -173,16 +173,17 @@ func (e *Engine) start(ji int32) {
 	if j.newConn {
 		work += p.acceptCost
 	}
+	// Every request runs on its pod's CPU, however little work it draws (an
+	// exponential draw under 1 ns truncates to 0): a container stalled by its quota
+	// or starved of cores answers nothing until it runs again (CFS dequeues a
+	// throttled group's tasks: kernel/sched/fair.c, throttle_cfs_rq).
+	work = max(work, 1)
 	j.wait = p.wait.Sample(p.rng)
 	j.spent[partQueue] += int64(now - j.mark)
 	j.spent[partWork] += work
 	j.mark = now
-	if work > 0 {
-		j.thr = p.grp.Throttled(now)
-		p.grp.Start(now, ji, work)
-		return
-	}
-	e.cpuDone(ji)
+	j.thr = p.grp.Throttled(now)
+	p.grp.Start(now, ji, work)
 }
 
 // cpuChanged reschedules a pod's (or a sidecar's, with a negative ID) next CPU

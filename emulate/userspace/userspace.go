@@ -27,7 +27,7 @@
 //
 // What a client sees, as with the real proxier: its connect always succeeds (the
 // kernel accepts for the proxy); a dead endpoint costs a retry, not an error, which is
-// why userspace showed no errors at scale-in (DESIGN.md, R2); with no endpoint left the
+// why userspace showed no errors at scale-in (R2 in examples/README.md); with no endpoint left the
 // accepted connection is closed (EOF, never "refused"). A backend's reset ends the copy
 // with an error, and the proxy then closes the client's socket normally: the client gets
 // a FIN, not a reset (the kernel sends a reset instead only if the client's socket still

@@ -64,7 +64,7 @@ func TestJSONHasTheDocumentedKeys(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatal(err)
 	}
-	// The keys DESIGN.md promises users.
+	// The keys every Result has (docs/result.md).
 	for _, k := range []string{"engine", "scenario", "seed", "duration_s", "requests", "errors", "throughput_rps", "latency_ms", "pods", "timeline"} {
 		if _, ok := r[k]; !ok {
 			t.Errorf("JSON lacks %q", k)

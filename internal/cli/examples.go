@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"text/tabwriter"
@@ -27,7 +28,7 @@ save and edit.`,
 				if err != nil {
 					return badInput{err}
 				}
-				_, err = stdout.Write(data)
+				_, err = stdout.Write(forSaving(data))
 				return err
 			}
 			tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
@@ -41,6 +42,26 @@ save and edit.`,
 			return tw.Flush()
 		},
 	}
+}
+
+// schemaLine is the examples' first line: it points editors at the schema in the
+// repository, a path that holds only inside examples/.
+const schemaLine = "# yaml-language-server: $schema=../docs/scenario.schema.json\n"
+
+// schemaHowTo replaces schemaLine in an example printed to be saved elsewhere: how
+// to get the schema and point the file at it (yaml-language-server reads a first
+// comment "yaml-language-server: $schema=PATH", relative to the file).
+const schemaHowTo = "# For an editor's completion and checks: trafficlab schema > scenario.schema.json, then begin\n" +
+	"# this file with the comment `# yaml-language-server: $schema=scenario.schema.json` (the\n" +
+	"# schema's path from this file).\n"
+
+// forSaving is example data as printed, to be saved anywhere: its schema line
+// replaced by how to get the schema, the rest as it is.
+func forSaving(data []byte) []byte {
+	if rest, ok := bytes.CutPrefix(data, []byte(schemaLine)); ok {
+		return append([]byte(schemaHowTo), rest...)
+	}
+	return data
 }
 
 func newLibraries(stdout io.Writer) *cobra.Command {

@@ -201,7 +201,7 @@ func TestInterruptedSimulationTextSaysSoFirst(t *testing.T) {
 		t.Errorf("the report does not open with the interruption:\n%.400s", out)
 	}
 	code, out, _ = runCLI("simulate", writeTemp(t, "s.yaml", good), "-q")
-	if code != exitOK || strings.Contains(out, "Interrupted") {
+	if code != exitOK || strings.Contains(out, "Interrupted after") {
 		t.Errorf("a run that ended: exit %d, report says interrupted:\n%.300s", code, out)
 	}
 }

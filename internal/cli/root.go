@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// Exit codes: 0 success, 1 a failure while running, 2 bad input (DESIGN.md), 130 a
+// Exit codes: 0 success, 1 a failure while running, 2 bad input, 130 a
 // run stopped by SIGINT or SIGTERM, its partial result written (128 + SIGINT, as a
 // shell reports a process Ctrl-C ended).
 const (

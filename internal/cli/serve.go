@@ -97,7 +97,7 @@ nothing per request; with pod.accessLog it writes the log lines on stdout.`,
 			// cgroup_linux.go; golang/go#73193), so under a 1-CPU limit one thread
 			// would run the app's work at a time and never spend the quota early.
 			// The app the scenario describes runs its worker threads on every core of
-			// the node and is throttled by CFS (DESIGN.md: 4 busy threads under a
+			// the node and is throttled by CFS (kernel/sched/fair.c, docs/models.md: 4 busy threads under a
 			// 1-CPU limit run 25 ms, stall 75 ms), so use every core unless told.
 			if os.Getenv("GOMAXPROCS") == "" {
 				runtime.GOMAXPROCS(runtime.NumCPU())

@@ -25,7 +25,7 @@ func TestCFSBandwidth(t *testing.T) {
 		events []int              // per group, handled with a current Gen
 	}{
 		{
-			// DESIGN.md: 4 busy threads under 1 CPU (100 ms per 100 ms) on 4 cores run
+			// CFS bandwidth control (kernel/sched/fair.c): 4 busy threads under 1 CPU (100 ms per 100 ms) on 4 cores run
 			// 4 cores × 25 ms = 100 ms: the quota runs out just as the 25 ms jobs end.
 			name: "four 25 ms requests under 1 CPU end in one 25 ms burst", cores: 4,
 			groups: []group{{1, limit(1000)}},
@@ -36,7 +36,7 @@ func TestCFSBandwidth(t *testing.T) {
 			stats: []Stat{{NrPeriods: 1}},
 		},
 		{
-			// DESIGN.md: run 25 ms (25 of 50 done, quota spent), stall 75 ms until the
+			// CFS bandwidth control: run 25 ms (25 of 50 done, quota spent), stall 75 ms until the
 			// boundary at 100 ms, run 25 ms: done at 125 ms, each having stalled 75 ms.
 			// cpu.stat: 2 periods with work, 1 throttled, 4 runqueues × 75 ms = 300 ms.
 			name: "four 50 ms requests under 1 CPU: 25 run, 75 stall, 25 run", cores: 4,

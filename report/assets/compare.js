@@ -22,7 +22,14 @@ document.addEventListener("DOMContentLoaded", function () {
 	const X = T.length ? T.concat([T[T.length - 1] + D.step_s]) : [];
 	// A run's series; a result without one (no request succeeded) is all gaps.
 	const lines = key => runs.map(r => r[key] || T.map(() => null));
-	const share = v => v == null ? "–" : trim(100 * v, 3) + "%";
+	// A share to three digits, and more for one short of all, which must not read
+	// 100% (as the text's percentages).
+	const share = v => {
+		if (v == null) return "–";
+		let d = 3, s = trim(100 * v, d);
+		while (s === "100" && v < 1 - 1e-12 && d < 15) s = trim(100 * v, ++d);
+		return s + "%";
+	};
 
 	// overTime draws one line per run of the series key. Rates hold over their
 	// point's interval and are drawn as steps; latencies as lines through the points.
