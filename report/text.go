@@ -577,7 +577,7 @@ func Explain(r *result.Result, svc string) string {
 		s += fmt.Sprintf("With %s over %d pods, n·(1−1/n)^k = %.2f pods are expected to get none (here: %d). ",
 			plural(peak, "long-lived connection"), n, ExpectedIdle(n, int(peak)), idle)
 	}
-	s += saturatedPod(pods)
+	s += saturatedPod(pods, r.Nodes)
 	more := "open more connections than pods (more threads with per-thread reuse, or a larger pool), "
 	if int(peak) > n {
 		// There are more than pods already: more random picks only narrow the
@@ -591,9 +591,12 @@ func Explain(r *result.Result, svc string) string {
 		"or balance per request with an L7 proxy (a service-mesh sidecar) or client-side load balancing."
 }
 
-// saturatedPod says when the busiest pod's CPU is spent: the requests pinned to it
-// wait there while other pods have room. "" when it had room too.
-func saturatedPod(pods []result.Pod) string {
+// saturatedPod says when the busiest pod's CPU is spent, and whether the other pods
+// had CPU to spare: when some did, the requests pinned to it wait for CPU there while
+// they have room; when every pod's CPU is spent too, on its own or by the other pods
+// of its node, each pod serves what CPU it gets, and a pod with a node to itself gets
+// more. "" when the busiest pod had room.
+func saturatedPod(pods []result.Pod, nodes []result.Node) string {
 	var busiest *result.Pod
 	conns := int64(0)
 	for i := range pods {
@@ -605,13 +608,54 @@ func saturatedPod(pods []result.Pod) string {
 	if busiest == nil || busiest.CPUUtilization < saturatedCPU {
 		return ""
 	}
+	byName := map[string]result.Node{}
+	for _, n := range nodes {
+		byName[n.Name] = n
+	}
+	// A pod has room when neither its own CPU (of its limit, or of its node's cores)
+	// nor its node's cores are spent.
+	hasRoom := func(p result.Pod) bool {
+		n, ok := byName[p.Node]
+		return p.CPUUtilization < saturatedCPU && (!ok || n.CPU == 0 || n.CPUUtilization < saturatedCPU)
+	}
+	var room []string
+	for _, p := range pods {
+		if p.Name != busiest.Name && hasRoom(p) {
+			room = append(room, p.Name)
+		}
+	}
 	of := "its node's cores"
 	if busiest.Throttling != nil {
 		of = "its CPU limit"
 	}
-	return fmt.Sprintf("%s holds %d of the %s and uses %s of %s: "+
-		"the requests pinned to it wait for CPU there while the other pods have room. ",
-		busiest.Name, busiest.Connections, plural(conns, "connection"), pct(busiest.CPUUtilization), of)
+	s := fmt.Sprintf("%s holds %d of the %s and uses %s of %s", busiest.Name, busiest.Connections, plural(conns, "connection"), pct(busiest.CPUUtilization), of)
+	switch {
+	case len(room) == len(pods)-1:
+		return s + ": the requests pinned to it wait for CPU there while the other pods have room. "
+	case len(room) > 0:
+		verb := "has"
+		if len(room) > 1 {
+			verb = "have"
+		}
+		return s + fmt.Sprintf(": the requests pinned to it wait for CPU there while %s %s room. ", strings.Join(room, ", "), verb)
+	}
+	s += ", and every other pod's CPU is spent too, by itself or by the other pods of its node: each pod serves what CPU it gets. "
+	// Without CPU limits, pods on a busy node split its cores: one alone on its node
+	// gets them all.
+	own, ok := byName[busiest.Node]
+	if busiest.Throttling != nil || !ok || own.Pods != 1 || own.CPU == 0 {
+		return s
+	}
+	for _, p := range pods {
+		if n, ok := byName[p.Node]; p.Name != busiest.Name && (!ok || n.Pods < 2 || p.Throttling != nil) {
+			return s
+		}
+	}
+	cores := strconv.FormatFloat(own.CPU, 'g', -1, 64) + " cores"
+	if own.CPU == 1 {
+		cores = "core"
+	}
+	return s + fmt.Sprintf("%s has the %s of %s to itself, while every other pod shares its node. ", busiest.Name, cores, own.Name)
 }
 
 // saturatedCPU is the CPU use above which a pod has no room left.

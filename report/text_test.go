@@ -339,3 +339,51 @@ func TestTotalsAndWordsFitTheRun(t *testing.T) {
 		}
 	}
 }
+
+// The busiest pod's CPU is spent: the sentence says the others have room only for
+// those that had, and names a node the busiest pod had to itself only when every
+// other pod shared one (R1's 7 callers: every node busy, webapp1-0 alone on aks-1).
+func TestSaturatedPodSaysWhoHadRoom(t *testing.T) {
+	pod := func(name, node string, reqs int64, cpu float64) result.Pod {
+		return result.Pod{Name: name, Node: node, Requests: reqs, Connections: 4, CPUUtilization: cpu}
+	}
+	node := func(name string, util float64, pods int) result.Node {
+		return result.Node{Name: name, CPU: 2, CPUUtilization: util, Pods: pods}
+	}
+	for _, c := range []struct {
+		name          string
+		pods          []result.Pod
+		nodes         []result.Node
+		want, wantNot []string
+	}{
+		{"others have room", []result.Pod{pod("a", "n0", 300, 1), pod("b", "n1", 100, 0.5), pod("c", "n2", 100, 0.5)},
+			[]result.Node{node("n0", 1, 1), node("n1", 0.5, 1), node("n2", 0.5, 1)},
+			[]string{"a holds 4 of the 12 connections", "while the other pods have room"}, []string{"spent too", "to itself"}},
+		{"one has room", []result.Pod{pod("a", "n0", 300, 1), pod("b", "n1", 100, 0.5), pod("c", "n1", 100, 0.5), pod("d", "n2", 90, 0.4)},
+			[]result.Node{node("n0", 1, 1), node("n1", 1, 2), node("n2", 0.4, 1)},
+			[]string{"while d has room"}, []string{"other pods have room", "b, ", "to itself"}},
+		{"every node busy, alone on its node", []result.Pod{pod("a", "n0", 300, 0.99), pod("b", "n1", 150, 0.5), pod("c", "n1", 150, 0.5)},
+			[]result.Node{node("n0", 0.99, 1), node("n1", 1, 2)},
+			[]string{"every other pod's CPU is spent too", "a has the 2 cores of n0 to itself"}, []string{"have room"}},
+		{"every node busy, sharing", []result.Pod{pod("a", "n0", 300, 0.5), pod("b", "n0", 150, 0.5)},
+			[]result.Node{node("n0", 1, 2)},
+			nil, []string{"holds"}}, // a at 50% of the node's cores: its own CPU is not spent
+		{"busiest has room", []result.Pod{pod("a", "n0", 300, 0.9), pod("b", "n1", 100, 0.3)},
+			[]result.Node{node("n0", 0.9, 1), node("n1", 0.3, 1)},
+			nil, []string{"holds"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := saturatedPod(c.pods, c.nodes)
+			for _, w := range c.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("%q lacks %q", got, w)
+				}
+			}
+			for _, w := range c.wantNot {
+				if strings.Contains(got, w) {
+					t.Errorf("%q says %q", got, w)
+				}
+			}
+		})
+	}
+}

@@ -16,6 +16,7 @@ func TestAdviceFitsTheRun(t *testing.T) {
 	const (
 		moreConns = "open more connections than pods"
 		saturated = "wait for CPU there while the other pods have room"
+		allBusy   = "every other pod's CPU is spent too"
 		idle      = "Idle pods:"
 		busy      = "5 pods finished no request but had 10 requests in progress at the end."
 	)
@@ -24,14 +25,16 @@ func TestAdviceFitsTheRun(t *testing.T) {
 		r         func(t *testing.T) *result.Result
 		want, not []string
 	}{
-		// 20 connections over 5 pods already; the pod holding most of them is at 100 %.
+		// 20 connections over 5 pods already; the pod holding most of them is at 100 %,
+		// and so is every node: the others have no room either, and the busiest pod
+		// has a node to itself.
 		{"20 connections, 5 pods", func(t *testing.T) *result.Result {
 			return runExample(t, "r1-shared-client-20-threads.yaml", "spec.duration=10s").Result()
-		}, []string{saturated, "More connections than pods are open already"}, []string{moreConns, idle}},
+		}, []string{allBusy, "webapp1-0 has the 2 cores of aks-1 to itself", "More connections than pods are open already"}, []string{moreConns, idle, saturated}},
 		// One connection for 5 pods: 4 idle, and the one pod has CPU to spare.
 		{"1 connection, 5 pods", func(t *testing.T) *result.Result {
 			return runExample(t, "r1-reused-client-1-thread.yaml", "spec.duration=10s").Result()
-		}, []string{moreConns, "Idle pods: 4 of 5 got no request."}, []string{saturated, "More connections than pods are open already"}},
+		}, []string{moreConns, "Idle pods: 4 of 5 got no request."}, []string{saturated, allBusy, "More connections than pods are open already"}},
 		// A second of a run whose requests take 3 s: IPVS round robin hands each pod
 		// 2 of the 10 connections, and none finishes.
 		{"nothing finished yet", func(t *testing.T) *result.Result {
