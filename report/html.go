@@ -237,9 +237,19 @@ func nodeRows(r *result.Result) []nodeRow {
 	return out
 }
 
-// goDuration writes a span as Go writes durations, without zero tails: 90s is 1m30s, 120s is 2m.
+// goDuration writes a span as Go writes durations, without zero tails: 90s is 1m30s,
+// 120s is 2m. A span of a second or more is rounded to the millisecond; a shorter one
+// to the microsecond, or the nanosecond under a millisecond, so that no run reads
+// as 0s (a 300µs run is 300µs).
 func goDuration(s float64) string {
-	d := time.Duration(math.Round(s*1000)) * time.Millisecond
+	unit := time.Millisecond
+	switch {
+	case s < 1e-3:
+		unit = time.Nanosecond
+	case s < 1:
+		unit = time.Microsecond
+	}
+	d := time.Duration(math.Round(s*float64(time.Second/unit))) * unit
 	out := d.String()
 	if strings.HasSuffix(out, "m0s") {
 		out = strings.TrimSuffix(out, "0s")

@@ -293,6 +293,10 @@ func TestFormats(t *testing.T) {
 		{goDuration(90), "1m30s"},
 		{goDuration(3600), "1h"},
 		{goDuration(4), "4s"},
+		{goDuration(6.355097987), "6.355s"}, // an interrupted run, to the millisecond
+		{goDuration(0.0003), "300µs"},       // under a second: not 0s
+		{goDuration(0.0255), "25.5ms"},
+		{goDuration(1.5e-7), "150ns"},
 		{perSecond(4612.96), "4,613.0/s"},
 		{perSecond(0.04), "0.0/s"},
 		{count(1754311), "1,754,311"},
