@@ -174,10 +174,15 @@ var r1Rows = []struct {
 			return "", err
 		}
 		var all []float64
+		var idles []string
 		for _, s := range rs {
 			all = append(all, shares(s)...)
+			idles = append(idles, fmt.Sprint(idle(s)))
 		}
-		return fmt.Sprintf("%s; shares from %s to %s across seeds 1–8", spread(r), pct(slices.Min(all), 0), pct(slices.Max(all), 0)), nil
+		// The spread is the file's own seed's; the range and the idle counts are over
+		// all eight, which can hold a seed with an idle pod.
+		return fmt.Sprintf("%s (seed %d); across seeds 1–8 shares from %s to %s, idle pods %s", spread(r), r.Seed,
+			pct(slices.Min(all), 0), pct(slices.Max(all), 0), strings.Join(idles, ", ")), nil
 	}},
 	{"r1-7-callers-3-threads.yaml", "~20,000 rps, spread roughly", func(_ *lab, r *result.Result) (string, error) {
 		sh := shares(r)
