@@ -28,6 +28,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"trafficlab/emulate/faults"
+	"trafficlab/emulate/timerthread"
 	"trafficlab/emulate/topo"
 	"trafficlab/scenario"
 	"trafficlab/sim"
@@ -97,6 +98,8 @@ type Delayer struct {
 	// inside it: read later from any thread, it still shows this namespace.
 	proc *os.File
 	done chan struct{} // closed when the timer thread ends
+	// releaseP gives back the P timerthread.Reserve added for the timer thread.
+	releaseP func()
 
 	mu      sync.Mutex
 	held    held
@@ -180,6 +183,7 @@ func Start(ctx context.Context, cfg Config) (*Delayer, error) {
 		d.free()
 		return nil, err
 	}
+	d.releaseP = timerthread.Reserve()
 	go d.release()
 	if err := topo.Exec(ctx, d.ns, restoreScript(d.chain, d.queue, d.rules, false), "iptables-restore", "-w", iptablesWait, "--noflush"); err != nil {
 		d.Close()
@@ -445,6 +449,7 @@ func (d *Delayer) close() error {
 	d.mu.Unlock()
 	d.wake()
 	<-d.done
+	d.releaseP()
 	d.free()
 	d.mu.Lock()
 	defer d.mu.Unlock()

@@ -7,6 +7,8 @@ import (
 	"syscall"
 	"time"
 	"unsafe"
+
+	"trafficlab/emulate/timerthread"
 )
 
 // coarse is the last stretch of every wait (an arrival's intended time, a think
@@ -36,6 +38,9 @@ type sleeper struct {
 	heap []wakeup // earliest first
 	stop bool
 	done chan struct{}
+	// releaseP gives back the P timerthread.Reserve added for the thread, which
+	// parks in futex for most of its life.
+	releaseP func()
 }
 
 type wakeup struct {
@@ -53,7 +58,7 @@ type waker struct {
 func newWaker() waker { return waker{ch: make(chan uint64, 1)} }
 
 func newSleeper() *sleeper {
-	s := &sleeper{base: time.Now(), done: make(chan struct{})}
+	s := &sleeper{base: time.Now(), done: make(chan struct{}), releaseP: timerthread.Reserve()}
 	go s.loop()
 	return s
 }
@@ -82,6 +87,7 @@ func (s *sleeper) close() {
 	s.word.Add(1)
 	futex(&s.word, futexWakePrivate, 1, nil)
 	<-s.done
+	s.releaseP()
 }
 
 func (s *sleeper) loop() {
