@@ -107,13 +107,10 @@ func overloadFixes(r *result.Result, o result.Overload) []string {
 		case "pool":
 			busy := o.OfferedRPS * o.PoolHoldMS / 1e3
 			d := ceilDigits(busy)
-			fix := fmt.Sprintf("Fix: more connections (%s)", o.PoolPath)
-			if len(o.Saturated) == 1 {
-				fix += ", not more replicas: no resource of the pods ran out"
-			}
-			out = append(out, fmt.Sprintf("%s. The offered load needs %s/s × %s ms held = %s busy connections: fewer than %d (%d now) would be more than 100%% busy, "+
+			// simulate blames the pools only when the pods kept up.
+			out = append(out, fmt.Sprintf("Fix: more connections (%s), not more replicas: no resource of the pods ran out. The offered load needs %s/s × %s ms held = %s busy connections: fewer than %d (%d now) would be more than 100%% busy, "+
 				"the requests waiting for them growing for as long as the load lasts; %d a client pod's pool at least. How many more keep the tail inside the timeout depends on the spread of the hold time.%s",
-				fix, rps(o.OfferedRPS), sig(o.PoolHoldMS, d), sig(busy, d),
+				o.PoolPath, rps(o.OfferedRPS), sig(o.PoolHoldMS, d), sig(busy, d),
 				o.ConnectionsNeeded, o.PoolConnections, o.MaxPerHostNeeded, sweepIntro(o, o.PoolPath)))
 		case "cpu", "workers":
 			podsRanOut = true

@@ -340,7 +340,6 @@ func (e *Engine) overloads(r *result.Result) []result.Overload {
 		}
 		o.HoldMS = result.Round(holdS*1e3, 4)
 		offeredRPS := float64(offered) / dur
-		e.poolOverload(&o, int32(si), offeredRPS)
 		// Each pod carries at most its cores' worth of CPU work a second, and, with
 		// bounded workers, workers/hold requests a second (Little's law). The offered
 		// load needs x pods' worth of the resource that ran out: x = λ·c/cores, or
@@ -363,6 +362,10 @@ func (e *Engine) overloads(r *result.Result) []result.Overload {
 			o.Saturated = append(o.Saturated, "workers")
 			x = max(x, offeredRPS*holdS/float64(o.Workers))
 		}
+		// When the pods ran out, the time a request holds its connection includes
+		// their queue: the pools fill as a symptom, and more connections would only
+		// queue more at the pods.
+		e.poolOverload(&o, int32(si), offeredRPS, len(o.Saturated) == 0)
 		if len(o.Saturated) == 0 {
 			continue
 		}
@@ -374,11 +377,11 @@ func (e *Engine) overloads(r *result.Result) []result.Overload {
 	return out
 }
 
-// poolOverload marks the clients' connection pools as saturated when requests
-// waited for a pooled connection and the offered load needs about all the
-// connections the pools may hold: λ·hold of them busy (Little's law), hold being
-// the time an answered request held its connection.
-func (e *Engine) poolOverload(o *result.Overload, si int32, offeredRPS float64) {
+// poolOverload adds the clients' pool figures and marks the pools as what ran out
+// when the pods kept up, requests waited for a pooled connection and the offered
+// load needs about all the connections the pools may hold: λ·hold of them busy
+// (Little's law), hold being the time an answered request held its connection.
+func (e *Engine) poolOverload(o *result.Overload, si int32, offeredRPS float64, podsKeptUp bool) {
 	var waited, timedOut, waitNS, held, answered int64
 	conns, pools, path, perHost := 0, 0, "", 0
 	for di := range e.deps {
@@ -416,7 +419,7 @@ func (e *Engine) poolOverload(o *result.Overload, si int32, offeredRPS float64) 
 	o.PoolConnections = conns
 	o.PoolHoldMS = result.Round(holdS*1e3, 4)
 	busy := offeredRPS * holdS
-	if waited+o.PoolWaitersAtEnd == 0 || busy < saturated*float64(conns) {
+	if !podsKeptUp || waited+o.PoolWaitersAtEnd == 0 || busy < saturated*float64(conns) {
 		return
 	}
 	o.Saturated = append(o.Saturated, "pool")

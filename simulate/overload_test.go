@@ -62,6 +62,13 @@ func TestOverloadIsDiagnosed(t *testing.T) {
 		{"client pool", func(t *testing.T) *result.Result {
 			return run(t, opts{replicas: 2, duration: "10s", pod: pooledPod, client: pooledClient(10)})
 		}, true, "pool", 1000, 0, 1},
+		// The overloaded pods behind a pool of 10 connections: the requests hold
+		// their connections through the pods' queue and the pools fill, but it is
+		// the pods' CPU that ran out, and more connections would not help.
+		{"pods slow behind a pool", func(t *testing.T) *result.Result {
+			return run(t, opts{replicas: 2, duration: "10s", pod: overloadPod,
+				client: "    rate: 1200/s\n    timeout: 500ms\n    library: go-net-http\n    connections: {maxPerHost: 10}"})
+		}, true, "cpu", 1200, 1000, 2},
 		// The same with 40 connections: 21 of them busy, and no overload.
 		{"pool with room", func(t *testing.T) *result.Result {
 			return run(t, opts{replicas: 2, duration: "10s", pod: pooledPod, client: pooledClient(40)})
@@ -140,6 +147,9 @@ func TestOverloadIsDiagnosed(t *testing.T) {
 				return
 			}
 			near("finished", o.FinishedRPS, c.finished)
+			if strings.Contains(text.String(), "Fix: more connections") {
+				t.Errorf("advises connections when the pods ran out:\n%s", text.String())
+			}
 			// CPU: 1,200/s × 2 ms = 2.4 cores at 1 core a pod; workers: 5.05 at 2 a
 			// pod. Either way ⌈x⌉ = 3 pods.
 			if o.ReplicasNeeded != 3 || o.Replicas != 2 {
