@@ -147,6 +147,12 @@ func TestOverloadIsDiagnosed(t *testing.T) {
 				return
 			}
 			near("finished", o.FinishedRPS, c.finished)
+			// The server queue holds requests their clients gave up on: only the
+			// others can be among those still in flight at the client.
+			if live := o.QueuedAtEnd - o.QueuedAbandonedAtEnd; o.QueuedAbandonedAtEnd < 0 || live < 0 || live > r.Requests.InFlight {
+				t.Errorf("queued at the end %d, %d of them abandoned, %d in flight: the live ones must be in flight",
+					o.QueuedAtEnd, o.QueuedAbandonedAtEnd, r.Requests.InFlight)
+			}
 			if strings.Contains(text.String(), "Fix: more connections") {
 				t.Errorf("advises connections when the pods ran out:\n%s", text.String())
 			}
