@@ -150,10 +150,14 @@ func moreReplicas(o result.Overload) string {
 	need1 := fmt.Sprintf("The offered load needs %s: fewer than %d pods (%s) would be more than 100%% busy, their queues growing for as long as the load lasts.",
 		strings.Join(need, ", and "), o.ReplicasNeeded, now)
 	if o.NodesNeeded > 0 {
+		then := fmt.Sprintf("then more replicas (%s)", o.ReplicasPath)
+		if asked := o.Replicas + o.PendingAtEnd; strings.HasSuffix(o.ReplicasPath, "maxReplicas") && asked >= o.ReplicasNeeded {
+			then = fmt.Sprintf("the autoscaler already asks for %d", asked)
+		}
 		return fmt.Sprintf("Fix: more nodes. %s But the nodes' allocatable CPU takes only %s at %s of CPU request each, beside the other pods' requests: "+
-			"fitting the other %d takes %s of requests more, %s of %s; then more replicas (%s).",
+			"fitting the other %d takes %s of requests more, %s of %s; %s.",
 			need1, counted(int64(o.PodsFit), "such pod"), cores(o.PodRequestCores), o.ReplicasNeeded-o.PodsFit,
-			cores(float64(o.ReplicasNeeded-o.PodsFit)*o.PodRequestCores), counted(int64(o.NodesNeeded), "more node"), cores(o.NodeCoresEach), o.ReplicasPath)
+			cores(float64(o.ReplicasNeeded-o.PodsFit)*o.PodRequestCores), counted(int64(o.NodesNeeded), "more node"), cores(o.NodeCoresEach), then)
 	}
 	what := "replicas"
 	if strings.HasSuffix(o.ReplicasPath, "maxReplicas") {

@@ -32,6 +32,8 @@ func TestOverloadSection(t *testing.T) {
 	noRoom := result.Overload{Service: "web", OfferedRPS: 5000, ServedRPS: 306, FinishedRPS: 3340, Saturated: []string{"cpu"},
 		CPUUtilization: 0.99, CPUPerRequestMS: 2, CoresPerPod: 0.989, Replicas: 8, PendingAtEnd: 4, ReplicasNeeded: 11,
 		ReplicasPath: "spec.services[0].autoscaler.maxReplicas", PodRequestCores: 1, PodsFit: 8, NodesNeeded: 1, NodeCoresEach: 4}
+	fewAsked := noRoom
+	fewAsked.PendingAtEnd = 0
 	nodeCPU := result.Overload{Service: "web", OfferedRPS: 6000, ServedRPS: 1179, FinishedRPS: 4002, Saturated: []string{"node_cpu"},
 		NodeCores: 8, CPUUtilization: 1, CPUPerRequestMS: 2}
 	busy := []result.Node{{Name: "n-0", CPUUtilization: 1}, {Name: "n-1", CPUUtilization: 0.99}}
@@ -69,8 +71,11 @@ func TestOverloadSection(t *testing.T) {
 		{"no room for the replicas", result.Result{Overloads: []result.Overload{noRoom}},
 			[]string{"fewer than 11 pods (8 now, and 4 Pending) would be more than 100% busy",
 				"Fix: more nodes.", "But the nodes' allocatable CPU takes only 8 such pods at 1 core of CPU request each",
-				"fitting the other 3 takes 3 cores of requests more, 1 more node of 4 cores; then more replicas (spec.services[0].autoscaler.maxReplicas)."},
-			[]string{"Fix: more replicas", "trafficlab sweep", "This sweep"}},
+				"fitting the other 3 takes 3 cores of requests more, 1 more node of 4 cores; the autoscaler already asks for 12."},
+			[]string{"Fix: more replicas", "trafficlab sweep", "This sweep", "then more replicas"}},
+		{"no room, the autoscaler asking too few", result.Result{Overloads: []result.Overload{fewAsked}},
+			[]string{"1 more node of 4 cores; then more replicas (spec.services[0].autoscaler.maxReplicas)."},
+			[]string{"already asks"}},
 		{"node cores, every node busy", result.Result{Overloads: []result.Overload{nodeCPU}, Nodes: busy},
 			[]string{"Fix: more cores. The offered load needs 6,000/s × 2 ms of CPU = 12 cores", "add nodes or cores: every node was busy."},
 			[]string{"with room", "Fix: more replicas"}},
