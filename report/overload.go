@@ -159,11 +159,15 @@ func moreReplicas(o result.Overload) string {
 			need1, counted(int64(o.PodsFit), "such pod"), cores(o.PodRequestCores), o.ReplicasNeeded-o.PodsFit,
 			cores(float64(o.ReplicasNeeded-o.PodsFit)*o.PodRequestCores), counted(int64(o.NodesNeeded), "more node"), cores(o.NodeCoresEach), then)
 	}
-	what := "replicas"
-	if strings.HasSuffix(o.ReplicasPath, "maxReplicas") {
-		what = "replicas (the autoscaler's maxReplicas)"
+	what := "more replicas"
+	switch {
+	case o.Replicas >= o.ReplicasNeeded:
+		what = fmt.Sprintf("more replicas from the start (%s)", o.ReplicasPath)
+		need1 += fmt.Sprintf(" It had %d at the end, but fewer before: the queue built up while they were missing.", o.Replicas)
+	case strings.HasSuffix(o.ReplicasPath, "maxReplicas"):
+		what = "more replicas (the autoscaler's maxReplicas)"
 	}
-	return fmt.Sprintf("Fix: more %s. %s How many more keep the tail inside the timeout depends on the spread of the service time.%s",
+	return fmt.Sprintf("Fix: %s. %s How many more keep the tail inside the timeout depends on the spread of the service time.%s",
 		what, need1, sweepIntro(o, o.ReplicasPath))
 }
 

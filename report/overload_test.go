@@ -34,6 +34,10 @@ func TestOverloadSection(t *testing.T) {
 		ReplicasPath: "spec.services[0].autoscaler.maxReplicas", PodRequestCores: 1, PodsFit: 8, NodesNeeded: 1, NodeCoresEach: 4}
 	fewAsked := noRoom
 	fewAsked.PendingAtEnd = 0
+	// 4 pods at the end, 4 needed: the queue built while fewer served.
+	late := result.Overload{Service: "web", OfferedRPS: 1500, ServedRPS: 388, FinishedRPS: 1461, Saturated: []string{"cpu"},
+		CPUUtilization: 0.98, CPUPerRequestMS: 2.006, CoresPerPod: 0.976, Replicas: 4, ReplicasNeeded: 4,
+		ReplicasPath: "spec.services[0].replicas", Sweep: &result.OverloadSweep{Path: "spec.services[0].replicas", From: 4, To: 5}}
 	nodeCPU := result.Overload{Service: "web", OfferedRPS: 6000, ServedRPS: 1179, FinishedRPS: 4002, Saturated: []string{"node_cpu"},
 		NodeCores: 8, CPUUtilization: 1, CPUPerRequestMS: 2}
 	busy := []result.Node{{Name: "n-0", CPUUtilization: 1}, {Name: "n-1", CPUUtilization: 0.99}}
@@ -76,6 +80,13 @@ func TestOverloadSection(t *testing.T) {
 		{"no room, the autoscaler asking too few", result.Result{Overloads: []result.Overload{fewAsked}},
 			[]string{"1 more node of 4 cores; then more replicas (spec.services[0].autoscaler.maxReplicas)."},
 			[]string{"already asks"}},
+		{"enough replicas at the end", result.Result{Overloads: []result.Overload{late}},
+			[]string{"Fix: more replicas from the start (spec.services[0].replicas).", "fewer than 4 pods (4 now)",
+				"It had 4 at the end, but fewer before: the queue built up while they were missing.",
+				"trafficlab sweep FILE --set 'spec.services[0].replicas=4..5'"},
+			[]string{"maxReplicas"}},
+		{"more replicas needed than at the end", result.Result{Overloads: []result.Overload{workers}}, nil,
+			[]string{"from the start", "at the end, but fewer before"}},
 		{"node cores, every node busy", result.Result{Overloads: []result.Overload{nodeCPU}, Nodes: busy},
 			[]string{"Fix: more cores. The offered load needs 6,000/s × 2 ms of CPU = 12 cores", "add nodes or cores: every node was busy."},
 			[]string{"with room", "Fix: more replicas"}},

@@ -239,8 +239,10 @@ type Overload struct {
 	NodesNeeded int `json:"nodes_needed,omitempty"`
 	// NodeCoresEach are the allocatable cores of that kind of node.
 	NodeCoresEach float64 `json:"node_cores_each,omitempty"`
-	// ReplicasPath is the scenario field that sets its replicas; empty without
-	// ReplicasNeeded.
+	// ReplicasPath is the scenario field that sets its replicas: the autoscaler's
+	// maxReplicas, or replicas, the count the run starts with, also when Replicas
+	// already reach ReplicasNeeded (the queue built while fewer served); empty
+	// without ReplicasNeeded.
 	ReplicasPath string `json:"replicas_path"`
 	// Sweep is the axis of the sweep that finds the fewest of what ran out with no
 	// errors; nil when no sweep over one field can (pods that would not fit, more

@@ -442,6 +442,17 @@ func (e *Engine) replicasFix(o *result.Overload, si int32, x float64) {
 	}
 	from := o.Replicas + 1
 	to := max(from+1, o.ReplicasNeeded, int(math.Ceil(x/sweepTarget)))
+	if o.Replicas >= o.ReplicasNeeded {
+		// Enough pods at the end: the queue built while fewer served, as the
+		// autoscaler scaled out or pods were replaced. The fix is to have them from
+		// the start: the Deployment's replicas, which an autoscaler above them
+		// scales down to its maxReplicas.
+		o.ReplicasPath = fmt.Sprintf("spec.services[%d].replicas", si)
+		from, to = o.ReplicasNeeded, max(o.ReplicasNeeded+1, int(math.Ceil(x/sweepTarget)))
+		if a := svc.spec.Autoscaler; a != nil {
+			to = min(to, int(a.MaxReplicas))
+		}
+	}
 	fit, each, perNode := e.podsFit(si)
 	if fit >= 0 {
 		if o.ReplicasNeeded > fit {

@@ -166,7 +166,7 @@ var generated = Comments{
 			"QueuedAtEnd":          "QueuedAtEnd are the requests waiting for an app worker at the end, those\ntheir clients had given up on included.",
 			"Replicas":             "Replicas are its pods serving at the end.",
 			"ReplicasNeeded":       "ReplicasNeeded is the fewest pods that could serve OfferedRPS at all (each\nbelow full use of what saturated); 0 when more replicas would not help\n(node_cpu alone: they share the cores; pool alone: the pods kept up).",
-			"ReplicasPath":         "ReplicasPath is the scenario field that sets its replicas; empty without\nReplicasNeeded.",
+			"ReplicasPath":         "ReplicasPath is the scenario field that sets its replicas: the autoscaler's\nmaxReplicas, or replicas, the count the run starts with, also when Replicas\nalready reach ReplicasNeeded (the queue built while fewer served); empty\nwithout ReplicasNeeded.",
 			"Saturated":            "Saturated names what ran out: \"cpu\" (its pods used all of their CPU limits),\n\"node_cpu\" (without a limit, the cores of the nodes they ran on), \"workers\"\n(requests queued for an app worker) and \"pool\" (its clients' requests waited\nfor a pooled connection).",
 			"ServedRPS":            "ServedRPS is the requests per second its clients got answers to in time.",
 			"Service":              "Service is the overloaded Service's name.",
