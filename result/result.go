@@ -155,20 +155,24 @@ type Origin struct {
 	Scale float64 `json:"scale,omitempty"`
 }
 
-// Overload is a service that got more requests than its pods served because a
-// resource of theirs ran out: the rates, what saturated, and an estimate of the
-// replicas that would carry the load.
+// Overload is a service that got more requests than were answered in time because
+// a resource ran out: its pods' or its clients' connection pools. It holds the
+// rates, what saturated, and an estimate of what would carry the load.
 type Overload struct {
 	// Service is the overloaded Service's name.
 	Service string `json:"service"`
 	// OfferedRPS is the requests per second its clients sent it, open-loop arrivals
 	// that found no free slot included.
 	OfferedRPS float64 `json:"offered_rps"`
-	// ServedRPS is the requests per second its pods finished, answered in time or not.
+	// ServedRPS is the requests per second its clients got answers to in time.
 	ServedRPS float64 `json:"served_rps"`
+	// FinishedRPS is the requests per second its pods finished, answered in time or
+	// after their clients had given up.
+	FinishedRPS float64 `json:"finished_rps"`
 	// Saturated names what ran out: "cpu" (its pods used all of their CPU limits),
-	// "node_cpu" (without a limit, the cores of the nodes they ran on) and "workers"
-	// (requests queued for an app worker).
+	// "node_cpu" (without a limit, the cores of the nodes they ran on), "workers"
+	// (requests queued for an app worker) and "pool" (its clients' requests waited
+	// for a pooled connection).
 	Saturated []string `json:"saturated"`
 	// NodeCores are the cores of the nodes its pods ran on, when node_cpu ran out.
 	NodeCores float64 `json:"node_cores,omitempty"`
@@ -178,11 +182,37 @@ type Overload struct {
 	// ThrottledShare is the share of CFS periods in which its pods ran out of quota
 	// (0 without a CPU limit).
 	ThrottledShare float64 `json:"throttled_share"`
-	// QueuedAtEnd are the requests waiting for an app worker at the end.
+	// QueuedAtEnd are the requests waiting for an app worker at the end, those
+	// their clients had given up on included.
 	QueuedAtEnd int64 `json:"queued_at_end"`
+	// QueuedAbandonedAtEnd are the requests of QueuedAtEnd their clients had given
+	// up on.
+	QueuedAbandonedAtEnd int64 `json:"queued_abandoned_at_end"`
 	// PoolWaitersAtEnd are the requests its clients held waiting for a pooled
 	// connection at the end.
 	PoolWaitersAtEnd int64 `json:"pool_waiters_at_end"`
+	// PoolWaited are the requests that waited for a pooled connection, got one or
+	// not; those waiting at the end left out.
+	PoolWaited int64 `json:"pool_waited"`
+	// PoolWaitMS is the mean wait of the PoolWaited requests, in ms.
+	PoolWaitMS float64 `json:"pool_wait_ms"`
+	// PoolTimedOut are the requests that timed out still waiting for a pooled
+	// connection: no pod ever saw them.
+	PoolTimedOut int64 `json:"pool_timed_out"`
+	// PoolConnections is the most connections its clients' pools may hold to it:
+	// maxPerHost for each client pod's pool (0: unbounded).
+	PoolConnections int `json:"pool_connections"`
+	// PoolHoldMS is the mean time a request answered in time held its pooled
+	// connection, in ms.
+	PoolHoldMS float64 `json:"pool_hold_ms"`
+	// ConnectionsNeeded is the fewest pooled connections that could carry
+	// OfferedRPS at all (OfferedRPS × PoolHoldMS, Little's law); 0 unless pool ran
+	// out.
+	ConnectionsNeeded int `json:"connections_needed,omitempty"`
+	// MaxPerHostNeeded is ConnectionsNeeded shared over the client pods' pools.
+	MaxPerHostNeeded int `json:"max_per_host_needed,omitempty"`
+	// PoolPath is the scenario field that bounds the pool; empty unless pool ran out.
+	PoolPath string `json:"pool_path,omitempty"`
 	// CPUPerRequestMS is the CPU its pods spent per request they finished, in ms.
 	CPUPerRequestMS float64 `json:"cpu_per_request_ms"`
 	// CoresPerPod is the mean number of cores a pod got.
@@ -193,15 +223,41 @@ type Overload struct {
 	Workers int `json:"workers"`
 	// Replicas are its pods serving at the end.
 	Replicas int `json:"replicas"`
+	// PendingAtEnd are its pods no node could take at the end.
+	PendingAtEnd int `json:"pending_at_end"`
 	// ReplicasNeeded is the fewest pods that could serve OfferedRPS at all (each
 	// below full use of what saturated); 0 when more replicas would not help
-	// (node_cpu alone: they share the cores).
+	// (node_cpu alone: they share the cores; pool alone: the pods kept up).
 	ReplicasNeeded int `json:"replicas_needed"`
-	// ReplicasPath is the scenario field Sweep varies; empty without ReplicasNeeded.
+	// PodRequestCores is a pod's CPU request, what the scheduler fits on nodes.
+	PodRequestCores float64 `json:"pod_request_cores,omitempty"`
+	// PodsFit is the most of its pods the nodes' allocatable CPU takes beside the
+	// other workloads' requests, when fewer than ReplicasNeeded fit; 0 otherwise.
+	PodsFit int `json:"pods_fit,omitempty"`
+	// NodesNeeded is how many more nodes of the largest kind the pods that do not
+	// fit need; 0 unless PodsFit is set.
+	NodesNeeded int `json:"nodes_needed,omitempty"`
+	// NodeCoresEach are the allocatable cores of that kind of node.
+	NodeCoresEach float64 `json:"node_cores_each,omitempty"`
+	// ReplicasPath is the scenario field that sets its replicas: the autoscaler's
+	// maxReplicas, or replicas, the count the run starts with, also when Replicas
+	// already reach ReplicasNeeded (the queue built while fewer served); empty
+	// without ReplicasNeeded.
 	ReplicasPath string `json:"replicas_path"`
-	// Sweep is the trafficlab command that finds the fewest replicas with no errors,
-	// FILE standing for the scenario; empty without ReplicasNeeded.
-	Sweep string `json:"sweep"`
+	// Sweep is the axis of the sweep that finds the fewest of what ran out with no
+	// errors; nil when no sweep over one field can (pods that would not fit, more
+	// cores). The report writes the command from it and Origin.
+	Sweep *OverloadSweep `json:"sweep,omitempty"`
+}
+
+// OverloadSweep is a sweep axis: the scenario field and its range.
+type OverloadSweep struct {
+	// Path is the scenario field swept.
+	Path string `json:"path"`
+	// From is its first value.
+	From int `json:"from"`
+	// To is its last value, included.
+	To int `json:"to"`
 }
 
 // Wait is where requests' time went, in milliseconds: mean per request, or summed,

@@ -87,6 +87,7 @@ func (e *Engine) acquire(si int32) {
 	s.gen++
 	s.attempt = 0
 	s.pod = -1
+	s.waited = 0
 	p := &e.pools[s.pool]
 	if d.http2 {
 		e.goAways(s.pool)
@@ -122,6 +123,7 @@ func (e *Engine) acquire(si int32) {
 	}
 	if !p.CanOpen() {
 		s.state = waitingConn
+		s.waitFrom = now
 		p.Wait(client.Waiter{Slot: si, Gen: s.gen})
 		return
 	}
@@ -197,6 +199,7 @@ func (e *Engine) balancer(ci int32) kubeproxy.Balancer {
 
 // dial opens a connection for slot si through its node's kube-proxy.
 func (e *Engine) dial(si int32) {
+	e.gotConn(si)
 	s := &e.slots[si]
 	s.state = dialing
 	if e.cpods[s.cpod].envoy >= 0 {
@@ -382,6 +385,7 @@ func (e *Engine) endStream(d *deployment, pi int32, id client.ConnID) {
 
 // send puts slot si's request on connection id.
 func (e *Engine) send(si int32, id client.ConnID, newConn bool) {
+	e.gotConn(si)
 	s := &e.slots[si]
 	s.state = inFlight
 	s.conn = id
@@ -435,6 +439,7 @@ func (e *Engine) respond(ji int32) {
 	}
 	e.observe(&j, now-s.sent)
 	d.requests++
+	d.heldNS += int64(now - s.sent - s.waited)
 	s.state = idle
 	e.release(d, s.pool, s.conn, j.closeAfter)
 	e.completed(si)
@@ -478,6 +483,18 @@ func (e *Engine) closeConn(d *deployment, id client.ConnID) {
 	d.open--
 	e.closeWire(id)
 	e.conns.Free(id)
+}
+
+// gotConn ends slot si's wait for a pooled connection, if it waited.
+func (e *Engine) gotConn(si int32) {
+	s := &e.slots[si]
+	if s.state != waitingConn {
+		return
+	}
+	d := &e.deps[e.cpods[s.cpod].dep]
+	s.waited = e.k.Now() - s.waitFrom
+	d.poolWaited++
+	d.poolWaitNS += int64(s.waited)
 }
 
 // wakeWaiter lets the oldest waiter open a connection now that the pool has room.
@@ -546,6 +563,12 @@ func (e *Engine) onTimeout(ev sim.Event) {
 	cause := int32(-1)
 	if s.state != waitingConn && s.pod >= 0 && e.pods[s.pod].phase >= podExited {
 		cause = s.pod
+	}
+	if s.state == waitingConn {
+		d := &e.deps[e.cpods[s.cpod].dep]
+		d.poolTimedOut++
+		d.poolWaited++
+		d.poolWaitNS += int64(now - s.waitFrom)
 	}
 	if s.state == inFlight || s.state == dialing {
 		// Go's and .NET's clients close an HTTP/1.1 connection whose request was

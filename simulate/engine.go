@@ -236,7 +236,12 @@ type deployment struct {
 	requests, errors   int64
 	// sent counts requests issued; notSent open-loop arrivals with no free slot.
 	sent, notSent int64
-	reached       []bool
+	// Waits for a pooled connection (diagnosis.go): requests that waited and their
+	// summed wait, those that timed out still waiting (never sent to a pod), and the
+	// summed time successes held their connection.
+	poolWaited, poolTimedOut int64
+	poolWaitNS, heldNS       int64
+	reached                  []bool
 }
 
 type clientPod struct {
@@ -295,7 +300,10 @@ type slot struct {
 	sent      sim.Time
 	deadline  sim.Time
 	timerAt   sim.Time // time of the pending timeout event; 0 = none
-	rng       *rand.Rand
+	// waitFrom is when the request began waiting for a pooled connection; waited
+	// how long it waited for one.
+	waitFrom, waited sim.Time
+	rng              *rand.Rand
 }
 
 // Job states.
