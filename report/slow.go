@@ -153,28 +153,46 @@ func writeSlowPods(b *strings.Builder, r *result.Result) {
 }
 
 // slowByLoad compares the slow share of the busiest quarter of the timeline's
-// intervals (by requests per second) with the quietest quarter's, and says what
-// the difference means; "" without a timeline to compare, or when the load was
-// steady.
+// intervals (by requests offered per second) with the quietest quarter's, and says
+// what the difference means; "" without a timeline to compare, or when the load was
+// steady. The load is what the clients offered, not what finished: an overloaded
+// service finishes fewer requests, which would pass for a quiet interval. A request
+// that timed out waited at least its timeout, so it counts as slow; an interval with
+// neither a success nor a timeout says nothing about the share and is left out.
 func slowByLoad(r *result.Result) string {
 	step := r.TimelineIntervalS
 	if step <= 0 {
 		return ""
 	}
+	offered := false // results from before Point.Offered existed have only what finished
+	for _, pt := range r.Timeline {
+		offered = offered || pt.Offered > 0
+	}
 	type load struct {
-		requests, ok, slow int64
-		secs               float64
+		requests, judged, slow int64
+		secs                   float64
 	}
 	var ivs []load
+	timeouts := false
 	for _, pt := range r.Timeline {
 		secs := step
 		if r.DurationS > 0 && pt.TS+step > r.DurationS {
 			secs = r.DurationS - pt.TS // the last interval is cut short by the run's end
 		}
-		if pt.Requests <= 0 || secs <= 0 {
+		var timedOut int64
+		if pt.ErrorsByKind != nil {
+			timedOut = pt.ErrorsByKind.Timeout
+		}
+		requests := pt.Requests
+		if offered {
+			requests = pt.Offered
+		}
+		judged := pt.Succeeded() + timedOut
+		if requests <= 0 || judged <= 0 || secs <= 0 {
 			continue
 		}
-		ivs = append(ivs, load{pt.Requests, max(0, pt.Requests-pt.Errors), pt.Slow, secs})
+		timeouts = timeouts || timedOut > 0
+		ivs = append(ivs, load{requests, judged, pt.Slow + timedOut, secs})
 	}
 	q := len(ivs) / 4
 	if q == 0 {
@@ -187,19 +205,27 @@ func slowByLoad(r *result.Result) string {
 		var t load
 		for _, l := range part {
 			t.requests += l.requests
-			t.ok += l.ok
+			t.judged += l.judged
 			t.slow += l.slow
 			t.secs += l.secs
 		}
-		return float64(t.requests) / t.secs, ratio(t.slow, t.ok)
+		return float64(t.requests) / t.secs, ratio(t.slow, t.judged)
 	}
 	quietRPS, quiet := sum(ivs[:q])
 	busyRPS, busy := sum(ivs[len(ivs)-q:])
 	if busyRPS < 1.25*quietRPS {
 		return "" // a steady load: the quarters differ by chance, not by load
 	}
-	s := fmt.Sprintf("Slow share by load: %s in the busiest quarter of the %s intervals (%s rps), %s in the quietest (%s rps)",
-		pct(busy), span(step), rps(busyRPS), pct(quiet), rps(quietRPS))
+	what := "Slow share by load"
+	if timeouts {
+		what = "Slow share by load (timeouts counted as slow)"
+	}
+	by := "rps"
+	if offered {
+		by = "rps offered"
+	}
+	s := fmt.Sprintf("%s: %s in the busiest quarter of the %s intervals (%s %s), %s in the quietest (%s %s)",
+		what, pct(busy), span(step), rps(busyRPS), by, pct(quiet), rps(quietRPS), by)
 	switch {
 	case busy > 2*quiet:
 		return s + ": the tail grows with the load, so what the slow requests wait for is shared and fills up at the peak."

@@ -171,6 +171,49 @@ func TestSlowSections(t *testing.T) {
 			}
 			return r
 		}, nil, nil, []string{"Slow share by load"}},
+		{"overload: intervals where every request timed out are neither quiet nor 0% slow", func() *result.Result {
+			// The clients offered 1,000/s throughout; in half the intervals every request
+			// timed out, in the others 782/s finished and 79% of them were slow. The load
+			// was steady, so there is nothing to compare.
+			r := r3()
+			for i := range r.Timeline {
+				pt := &r.Timeline[i]
+				pt.Offered, pt.Requests, pt.Slow, pt.Errors, pt.ErrorsByKind = 1000*10800, 782*10800, 782*10800*79/100, 0, nil
+				if i < 4 {
+					pt.Requests, pt.Slow, pt.Errors = 1000*10800, 0, 1000*10800
+					pt.ErrorsByKind = &result.Errors{Timeout: pt.Errors}
+				}
+			}
+			return r
+		}, nil, nil, []string{"Slow share by load"}},
+		{"timeouts count as slow at the peak", func() *result.Result {
+			r := r3()
+			for i := range r.Timeline {
+				pt := &r.Timeline[i]
+				pt.Offered, pt.Requests, pt.Slow, pt.Errors, pt.ErrorsByKind = 1000*10800, 1000*10800, 1000*108, 0, nil
+				if i < 2 {
+					pt.Offered, pt.Requests, pt.Slow, pt.Errors = 3000*10800, 3000*10800, 0, 3000*10800
+					pt.ErrorsByKind = &result.Errors{Timeout: pt.Errors}
+				}
+			}
+			return r
+		}, nil, []string{"Slow share by load (timeouts counted as slow): 100% in the busiest quarter of the 3h intervals " +
+			"(3,000 rps offered), 1.0% in the quietest (1,000 rps offered): the tail grows with the load"}, []string{"worse when traffic is light"}},
+		{"an interval with neither a success nor a timeout is left out", func() *result.Result {
+			// The two busiest intervals were all refused at once: no request waited, so they
+			// say nothing about the slow share; the next busiest is compared.
+			r := r3()
+			for i := range r.Timeline {
+				pt := &r.Timeline[i]
+				pt.Offered, pt.Requests, pt.Slow, pt.Errors, pt.ErrorsByKind = int64(1000+100*i)*10800, int64(1000+100*i)*10800, 0, 0, nil
+				if i >= 6 {
+					pt.Errors = pt.Requests
+					pt.ErrorsByKind = &result.Errors{ConnectionRefused: pt.Errors}
+				}
+			}
+			r.Timeline[4].Slow, r.Timeline[5].Slow = 10800, 10800
+			return r
+		}, nil, []string{"0.07% in the busiest quarter of the 3h intervals (1,500 rps offered)"}, []string{"timeouts counted", "0% in the busiest"}},
 		{"the tail worse when quiet", func() *result.Result {
 			r := r3()
 			r.Timeline[4].Slow, r.Timeline[5].Slow = 200_000, 200_000

@@ -628,6 +628,10 @@ type Point struct {
 	DesiredReplicas map[string]int `json:"desired_replicas"`
 	// ReadyEndpoints per service are the ready endpoints of its EndpointSlice.
 	ReadyEndpoints map[string]int `json:"ready_endpoints"`
+	// Offered are the requests the clients sent in the interval, open-loop arrivals
+	// that found no free slot included: the load, where Requests is what finished.
+	// Absent from results written before it existed.
+	Offered int64 `json:"offered,omitempty"`
 	// Requests finished in the interval, answered or failed.
 	Requests int64 `json:"requests"`
 	// Errors are the interval's failed requests.

@@ -118,7 +118,7 @@ func (e *Engine) Result() *result.Result {
 	}
 	for _, p := range st.timeline {
 		pt := result.Point{
-			TS: p.t.Seconds(), Requests: p.requests, Errors: p.errors.total(),
+			TS: p.t.Seconds(), Offered: p.offered, Requests: p.requests, Errors: p.errors.total(),
 			P50MS: result.MS(p.p50), P90MS: result.MS(p.p90), P99MS: result.MS(p.p99), P999MS: result.MS(p.p999), Slow: p.slow,
 			Replicas: map[string]int{}, DesiredReplicas: map[string]int{}, ReadyEndpoints: map[string]int{},
 		}

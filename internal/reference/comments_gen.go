@@ -209,6 +209,7 @@ var generated = Comments{
 			"Errors":          "Errors are the interval's failed requests.",
 			"ErrorsByKind":    "ErrorsByKind splits Errors; absent when there were none.",
 			"NodeCPUCores":    "NodeCPUCores is the mean cores each node's containers used in the interval;\nabsent with a single node.",
+			"Offered":         "Offered are the requests the clients sent in the interval, open-loop arrivals\nthat found no free slot included: the load, where Requests is what finished.\nAbsent from results written before it existed.",
 			"P50MS":           "P50MS is the median latency of the interval's successful requests (2\nsignificant digits, as all four percentiles).",
 			"P90MS":           "P90MS is their 90th percentile.",
 			"P999MS":          "P999MS is their 99.9th percentile.",
