@@ -322,9 +322,11 @@ func resourceOn(s result.Suspect) string {
 	return s.Resource + " on " + s.Node
 }
 
-// advice is what to do about the top suspect, and why.
+// advice is what to do about the top suspect, and why. It names every pod it
+// applies to, not only those on the top suspect's node: when the same resource is a
+// suspect on several nodes, the advice is the same for all of them.
 func advice(r *result.Result, s result.Suspect) string {
-	pods := slowPodsOn(r, s.Node)
+	pods := podNames(r, slowPodsOn(r, s.Node))
 	if pods == "" {
 		pods = "the pods on " + s.Node
 	}
@@ -338,15 +340,21 @@ func advice(r *result.Result, s result.Suspect) string {
 			"the right pods tolerate), or give the node a faster disk: %s wait for the disk behind its writes, and "+
 			"cheaper logging saves CPU but not this wait, since the wait is the disk.", s.Neighbour, s.Node, pods)
 	case "throttled":
+		if limited := podNames(r, throttledPods(r)); limited != "" {
+			pods = limited
+		}
 		return fmt.Sprintf("Advice: raise or remove the CPU limit of %s. Once a container has spent its CFS quota "+
 			"for a 100 ms period, every one of its threads stalls until the next period, however idle the node is.", pods)
 	case "cpu":
-		move := "spread the pods over more nodes"
-		if s.Neighbour != "" {
-			move = "move " + s.Neighbour + " to another node"
+		if competes(r, s) {
+			move := "spread the pods over more nodes"
+			if s.Neighbour != "" {
+				move = "move " + s.Neighbour + " to another node"
+			}
+			return fmt.Sprintf("Advice: when %s's cores are contended, CFS shares them by weights taken from the pods' "+
+				"CPU requests: raise the CPU request of %s, or %s.", s.Node, pods, move)
 		}
-		return fmt.Sprintf("Advice: when %s's cores are contended, CFS shares them by weights taken from the pods' "+
-			"CPU requests: raise the CPU request of %s, or %s.", s.Node, pods, move)
+		return ownCores(r)
 	case "queue":
 		return "Advice: requests waited for a free app worker, not for the node: give the app more workers " +
 			"or the service more replicas."
@@ -369,24 +377,125 @@ func advice(r *result.Result, s result.Suspect) string {
 	return ""
 }
 
-// slowPodsOn names the pods on node with slow requests, as "api-4 and api-5", or
-// "" when none is known.
-func slowPodsOn(r *result.Result, node string) string {
-	var names []string
-	for _, p := range slowestPods(r) {
-		if p.Node == node {
-			names = append(names, p.Name)
+// competes says whether a CPU suspect's node had a workload other than the slow
+// pods' service using its cores: only then do CPU requests, which weigh one cgroup
+// against another (CFS cpu.weight), move cores towards the slow pods. Between pods
+// of one service with equal requests, raising them all changes no one's share.
+func competes(r *result.Result, s result.Suspect) bool {
+	if s.Neighbour != "" {
+		return true
+	}
+	services := map[string]bool{}
+	for _, p := range r.Pods {
+		if p.Node == s.Node {
+			services[p.Service] = true
 		}
 	}
-	switch n := len(names); {
-	case n == 0:
-		return ""
-	case n > 3:
-		return fmt.Sprintf("%s, %s and %d more pods", names[0], names[1], n-2)
-	case n > 1:
+	for _, w := range r.Background {
+		if w.Node == s.Node && w.CPUCores > 0 {
+			return true
+		}
+	}
+	return len(services) > 1
+}
+
+// ownCores is the advice when the slow pods' own service filled the cores of every
+// node where CPU is a suspect: no share between them can be raised, only cores added.
+func ownCores(r *result.Result) string {
+	var nodes []string
+	services := map[string]bool{}
+	unrequested := false // BestEffort pods: the scheduler placed them without counting cores
+	for _, s := range r.Suspects {
+		if s.Resource != "cpu" || competes(r, s) {
+			continue
+		}
+		nodes = append(nodes, s.Node)
+		for _, p := range r.Pods {
+			if p.Node == s.Node {
+				services[p.Service] = true
+				unrequested = unrequested || p.QoSClass == "BestEffort"
+			}
+		}
+	}
+	more := "add nodes or faster cores."
+	if unrequested {
+		more = "add nodes, or give the pods CPU requests so that the scheduler spreads them over nodes with room."
+	}
+	return fmt.Sprintf("Advice: the cores of %s went to %s's own pods alone, which CFS weighs only against each "+
+		"other: raising their CPU requests changes no one's share. They need more cores: %s",
+		joinAnd(nodes), strings.Join(sortedKeys(services), " and "), more)
+}
+
+// throttledPods are the pods whose CPU limit stalled them on the nodes where
+// throttling is a suspect.
+func throttledPods(r *result.Result) []result.Pod {
+	on := map[string]bool{}
+	for _, s := range r.Suspects {
+		if s.Resource == "throttled" {
+			on[s.Node] = true
+		}
+	}
+	var out []result.Pod
+	for _, p := range r.Pods {
+		if on[p.Node] && p.Throttling != nil && p.Throttling.ThrottledPeriods > 0 {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// slowPodsOn are the pods on node with slow requests, highest slow share first.
+func slowPodsOn(r *result.Result, node string) []result.Pod {
+	var out []result.Pod
+	for _, p := range slowestPods(r) {
+		if p.Node == node {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// podNames names every one of pods, a service's at once when they are all its pods:
+// "all 8 pods of web", "api-4 and api-5"; "" for none.
+func podNames(r *result.Result, pods []result.Pod) string {
+	of := map[string]int{}
+	for _, p := range r.Pods {
+		of[p.Service]++
+	}
+	picked := map[string][]string{}
+	var services []string
+	for _, p := range pods {
+		if len(picked[p.Service]) == 0 {
+			services = append(services, p.Service)
+		}
+		picked[p.Service] = append(picked[p.Service], p.Name)
+	}
+	var names []string
+	for _, svc := range services {
+		if n := len(picked[svc]); n > 1 && n == of[svc] {
+			names = append(names, fmt.Sprintf("all %d pods of %s", n, svc))
+			continue
+		}
+		names = append(names, picked[svc]...)
+	}
+	return joinAnd(names)
+}
+
+// joinAnd joins names as "a, b and c".
+func joinAnd(names []string) string {
+	if n := len(names); n > 1 {
 		return strings.Join(names[:n-1], ", ") + " and " + names[n-1]
 	}
-	return names[0]
+	return strings.Join(names, "")
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // throttledShown: the throttling line names at most this many pods.
