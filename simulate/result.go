@@ -82,7 +82,7 @@ func (e *Engine) Result() *result.Result {
 		d := &e.deps[i]
 		c := d.spec
 		rc := result.Client{
-			Name: c.Name, Target: c.Target, Replicas: c.Replicas, Threads: c.Threads,
+			Name: c.Name, TimeoutS: c.Timeout.Duration.Seconds(), Target: c.Target, Replicas: c.Replicas, Threads: c.Threads,
 			Library: c.Library, Reuse: c.Connections.Reuse,
 			MaxPerHost: *c.Connections.MaxPerHost, MaxIdle: *c.Connections.MaxIdlePerHost,
 			MaxLifetimeS:      c.Connections.MaxLifetime.Duration.Seconds(),
@@ -162,6 +162,7 @@ func (e *Engine) Result() *result.Result {
 	if e.stack != nil {
 		r.TCP = e.tcpResult()
 	}
+	r.Services, r.Faults = e.serviceConfigs(), e.faultsRun()
 	return r
 }
 
