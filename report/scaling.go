@@ -321,12 +321,24 @@ func writeAttribution(b *strings.Builder, r *result.Result) {
 			blamed = add(blamed, p.Errors)
 		}
 	}
-	if len(culprits) == 0 && (len(r.ScaleEvents) == 0 || r.Errors.Total() == 0) {
+	faults := duringFaults(r)
+	var inFaults result.Errors
+	for _, fe := range faults {
+		inFaults = add(inFaults, fe.errors)
+	}
+	if len(culprits) == 0 && len(faults) == 0 && (len(r.ScaleEvents) == 0 || r.Errors.Total() == 0) {
 		return
 	}
 	total := r.Errors.Total()
-	fmt.Fprintf(b, "\nWhere the errors came from: %d of %s caused by pods being removed\n",
-		blamed.Total(), plural(total, "failed request"))
+	if len(culprits) > 0 || len(faults) == 0 {
+		fmt.Fprintf(b, "\nWhere the errors came from: %d of %s caused by pods being removed", blamed.Total(), plural(total, "failed request"))
+		if len(faults) > 0 {
+			fmt.Fprintf(b, ", %d during faults", inFaults.Total())
+		}
+		fmt.Fprintf(b, "\n")
+	} else {
+		fmt.Fprintf(b, "\nWhere the errors came from: %d of %s during faults\n", inFaults.Total(), plural(total, "failed request"))
+	}
 	idx, omitted := shown(len(culprits))
 	for k, i := range idx {
 		if omitted > 0 && k == listKeep {
@@ -335,23 +347,39 @@ func writeAttribution(b *strings.Builder, r *result.Result) {
 		p := culprits[i]
 		fmt.Fprintf(b, "%s\n", indentWrap(blame(r, p)+": "+strings.Join(kinds(p.Errors), ", ")+".", "  - ", "    "))
 	}
+	for _, fe := range faults {
+		fmt.Fprintf(b, "%s\n", indentWrap(faultLine(r, fe), "  - ", "    "))
+	}
+	known := add(blamed, inFaults)
 	rest := result.Errors{
-		Timeout:           max(0, r.Errors.Timeout-blamed.Timeout),
-		ConnectionRefused: max(0, r.Errors.ConnectionRefused-blamed.ConnectionRefused),
-		ConnectionReset:   max(0, r.Errors.ConnectionReset-blamed.ConnectionReset),
-		ConnectionClosed:  max(0, r.Errors.ConnectionClosed-blamed.ConnectionClosed),
+		Timeout:           max(0, r.Errors.Timeout-known.Timeout),
+		ConnectionRefused: max(0, r.Errors.ConnectionRefused-known.ConnectionRefused),
+		ConnectionReset:   max(0, r.Errors.ConnectionReset-known.ConnectionReset),
+		ConnectionClosed:  max(0, r.Errors.ConnectionClosed-known.ConnectionClosed),
+	}
+	nobody := "not attributed to any pod: "
+	if len(faults) > 0 {
+		nobody = "not attributed to any pod or fault: "
 	}
 	if rest.Total() > 0 {
-		fmt.Fprintf(b, "%s\n", indentWrap("not attributed to any pod: "+strings.Join(kinds(rest), ", ")+
+		fmt.Fprintf(b, "%s\n", indentWrap(nobody+strings.Join(kinds(rest), ", ")+
 			". "+unattributed(r, rest), "  - ", "    "))
 	}
 	if len(culprits) > 0 {
 		fmt.Fprintf(b, "How:\n")
-		cfg := shutdownOf(r, culprits)
-		for _, why := range mechanisms(r, cfg, blamed) {
+		cfg, killed := shutdownOf(r, culprits), true
+		for _, p := range culprits {
+			killed = killed && killedBy(r, p) != nil
+		}
+		for _, why := range mechanisms(r, cfg, killed, blamed) {
 			fmt.Fprintf(b, "%s\n", indentWrap(why, "  - ", "    "))
 		}
-		if fix := avoid(cfg, blamed); fix != "" {
+		fix := avoid(cfg, blamed)
+		if killed {
+			fix = "Avoid it: nothing in the pods' shutdown can: a pod-kill deletes the pod with a grace period of 0, " +
+				"so neither preStop nor SIGTERM runs. Only clients that retry on a new connection ride it out."
+		}
+		if fix != "" {
 			fmt.Fprintf(b, "%s\n", wrap(fix, width))
 		}
 	}
@@ -381,6 +409,12 @@ func blame(r *result.Result, p result.Pod) string {
 		}
 	case ro != nil:
 		s += fmt.Sprintf(", deleted at %s by the rollout of %s", at(*p.DeletedS), at(ro.StartS))
+	case killedBy(r, p) != nil:
+		f := killedBy(r, p)
+		s += fmt.Sprintf(", deleted at %s by the pod-kill fault", at(*p.DeletedS))
+		if f.Name != "" {
+			s += " " + f.Name
+		}
 	case p.DeletedS != nil:
 		s += fmt.Sprintf(", deleted at %s (not by the autoscaler)", at(*p.DeletedS))
 	case p.EndS != nil:
@@ -417,11 +451,16 @@ func shutdownOf(r *result.Result, culprits []result.Pod) *result.Service {
 func drains(cfg *result.Service) bool { return cfg != nil && cfg.OnSigterm == "drain" }
 
 // mechanisms explains, one sentence per kind present, how a removed pod causes it,
-// as the pods were configured to end (cfg; nil when the result does not say).
-func mechanisms(r *result.Result, cfg *result.Service, e result.Errors) []string {
+// as the pods were configured to end (cfg; nil when the result does not say), or
+// as a pod-kill ended them (killed).
+func mechanisms(r *result.Result, cfg *result.Service, killed bool, e result.Errors) []string {
 	userspace := r.ProxyMode == "userspace"
 	stopped := "after its process exited on SIGTERM"
-	if drains(cfg) {
+	switch {
+	case killed:
+		stopped = "after a pod-kill ended its process at once"
+		cfg = nil // it never ran its shutdown
+	case drains(cfg):
 		stopped = "after it closed its listener on SIGTERM to drain"
 	}
 	var out []string
