@@ -152,10 +152,13 @@ func explainTCP(r *result.Result) string {
 		s := fmt.Sprintf("Most losses (%d of %d repairs) were found by the tail loss probe or the retransmission timeout, "+
 			"not by duplicate ACKs: the connections had too few segments in flight for a loss to show. Each such repair "+
 			"waits at least 200 ms (2·SRTT + 200 ms with one segment out, or the RTO's 200 ms floor)", slow, t.Retransmits)
-		if p99 >= rtoFloor {
+		switch {
+		case p99 >= rtoFloor:
 			s += fmt.Sprintf(", which is what the slowest requests paid (p99 %s).", ms(p99))
-		} else {
+		case p99 > 0:
 			s += fmt.Sprintf("; the p99 (%s) is below that, so fewer than 1 in 100 successful requests paid it.", ms(p99))
+		default: // no successful request to take a percentile of
+			s += "."
 		}
 		return strings.Join(append(out, s), " ")
 	}
