@@ -326,7 +326,7 @@ func writeAttribution(b *strings.Builder, r *result.Result) {
 	for _, fe := range faults {
 		inFaults = add(inFaults, fe.errors)
 	}
-	if len(culprits) == 0 && len(faults) == 0 && (len(r.ScaleEvents) == 0 || r.Errors.Total() == 0) {
+	if !attributes(r) {
 		return
 	}
 	total := r.Errors.Total()
@@ -387,6 +387,17 @@ func writeAttribution(b *strings.Builder, r *result.Result) {
 		fmt.Fprintf(b, "%s\n", wrap(fmt.Sprintf("Not counted as errors: the client library resent %s on a new connection "+
 			"after the reused one failed under them; the callers saw only the delay.", plural(r.Requests.Retried, "request")), width))
 	}
+}
+
+// attributes says whether writeAttribution has anything to say: errors a removed pod
+// caused, errors during a fault, or errors in a run whose pods were scaled.
+func attributes(r *result.Result) bool {
+	for _, p := range r.Pods {
+		if p.Errors.Total() > 0 {
+			return true
+		}
+	}
+	return len(duringFaults(r)) > 0 || (len(r.ScaleEvents) > 0 && r.Errors.Total() > 0)
 }
 
 // blame names the pod and what removed it: "web-1, deleted at 80s by the scale-in 3→2".
