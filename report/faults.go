@@ -69,8 +69,15 @@ func faultLine(r *result.Result, fe faultErrors) string {
 	s := fmt.Sprintf("%s, %s–%s: %s %s.", name, at(f.StartS), at(f.EndS), joinAnd(kinds(fe.errors)), after)
 	switch f.Kind {
 	case "partition":
-		s += " A partition drops every packet: connections to the target could not be opened (its SYNs went " +
-			"unanswered) and requests on open ones got no answer, so the clients waited until their timeout."
+		s += " A partition drops every packet: "
+		if r.TCP != nil && r.TCP.SynRetransmits > 0 {
+			s += "connections to the target could not be opened (their SYNs went unanswered) and "
+		}
+		s += "requests on the connections to it got no answer"
+		if fe.errors.Timeout > 0 {
+			s += ", so the clients waited until their timeout"
+		}
+		s += "."
 	case "loss":
 		s += " Lost packets wait for a retransmission (a SYN 1 s, then doubling; data at least the 200 ms " +
 			"minimum RTO when too little is in flight for duplicate ACKs): requests whose repairs outlasted the " +

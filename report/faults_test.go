@@ -45,8 +45,14 @@ func TestErrorsDuringFaults(t *testing.T) {
 	}{
 		{"every error in the window", partitioned(0),
 			[]string{"Where the errors came from: 1700 of 1700 failed requests during faults",
-				"- the partition fault cut on pod web-1 (both ways), 10s–20s: 1700 timeouts while it lasted or within the clients' 2s timeout after. A partition drops every packet"},
-			[]string{"not attributed", "caused by pods being removed"}},
+				"- the partition fault cut on pod web-1 (both ways), 10s–20s: 1700 timeouts while it lasted or within the clients' 2s timeout after. " +
+					"A partition drops every packet: requests on the connections to it got no answer, so the clients waited until their timeout."},
+			[]string{"not attributed", "caused by pods being removed", "could not be opened"}},
+		{"SYNs unanswered: connections could not be opened", func() *result.Result {
+			r := partitioned(0)
+			r.TCP = &result.TCP{Connections: 15152, Segments: 383613, SynRetransmits: 1906}
+			return r
+		}(), []string{"A partition drops every packet: connections to the target could not be opened (their SYNs went unanswered) and requests"}, nil},
 		{"errors before the fault are not its", partitioned(9),
 			[]string{"1700 of 1709 failed requests during faults", "- not attributed to any pod or fault: 9 timeouts."}, nil},
 		{"a fault without errors in its window is not blamed", func() *result.Result {
