@@ -214,6 +214,11 @@ func TestSlowSections(t *testing.T) {
 			r.Timeline[4].Slow, r.Timeline[5].Slow = 10800, 10800
 			return r
 		}, nil, []string{"0.07% in the busiest quarter of the 3h intervals (1,500 rps offered)"}, []string{"timeouts counted", "0% in the busiest"}},
+		{"a closed-loop client: its load follows the tail", func() *result.Result {
+			r := r3()
+			r.Clients[0].ClosedLoop = true
+			return r
+		}, nil, nil, []string{"Slow share by load"}},
 		{"the tail worse when quiet", func() *result.Result {
 			r := r3()
 			r.Timeline[4].Slow, r.Timeline[5].Slow = 200_000, 200_000

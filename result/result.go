@@ -622,6 +622,10 @@ type Client struct {
 	Threads int `json:"threads"`
 	// RatePerPod is requests/s per pod (open loop) or 0.
 	RatePerPod float64 `json:"rate_per_pod"`
+	// ClosedLoop is set when threads that wait for each answer sent some of its
+	// requests (threads, or a phase with threads): their rate then follows the
+	// latency, so it says nothing about the load the latency was measured under.
+	ClosedLoop bool `json:"closed_loop,omitempty"`
 	// Library is the client library profile; empty for none.
 	Library string `json:"library"`
 	// Reuse is the connection reuse: none, per-thread or shared.

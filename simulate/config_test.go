@@ -37,6 +37,14 @@ spec:
     target: web
     rate: 100/s
     timeout: 2s
+  - name: callers
+    target: api
+    threads: 2
+  - name: steps
+    target: api
+    phases:
+    - {rate: 10/s, duration: 5s}
+    - {threads: 1, duration: 5s}
   faults:
   - {name: cut, kind: partition, start: 2s, end: 4s, target: {pod: web-1}, direction: both}
   - {kind: delay, start: 5s, target: {service: web}, peer: {client: load}, latency: 1ms}
@@ -61,5 +69,11 @@ spec:
 	}
 	if got := r.Clients[0].TimeoutS; got != 2 {
 		t.Errorf("client timeout %v s, want 2", got)
+	}
+	// Only an open loop's rate is the load: the others send as fast as they are answered.
+	for i, want := range []bool{false, true, true} {
+		if got := r.Clients[i].ClosedLoop; got != want {
+			t.Errorf("client %s: closed loop %v, want %v", r.Clients[i].Name, got, want)
+		}
 	}
 }

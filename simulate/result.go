@@ -109,6 +109,10 @@ func (e *Engine) Result() *result.Result {
 		if c.Rate != nil {
 			rc.RatePerPod = c.Rate.PerSecond
 		}
+		rc.ClosedLoop = c.Threads > 0
+		for _, ph := range c.Phases {
+			rc.ClosedLoop = rc.ClosedLoop || ph.Threads > 0
+		}
 		for _, hit := range d.reached {
 			if hit {
 				rc.PodsReached++

@@ -26,6 +26,7 @@ var generated = Comments{
 	"trafficlab/result.Client": {
 		Doc: "Client is one client Deployment.",
 		Fields: map[string]string{
+			"ClosedLoop":        "ClosedLoop is set when threads that wait for each answer sent some of its\nrequests (threads, or a phase with threads): their rate then follows the\nlatency, so it says nothing about the load the latency was measured under.",
 			"ConnectionsOpened": "ConnectionsOpened over the run.",
 			"Errors":            "Errors are its failed requests.",
 			"Library":           "Library is the client library profile; empty for none.",
