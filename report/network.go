@@ -66,6 +66,9 @@ func writeTCP(b *strings.Builder, r *result.Result) {
 	fmt.Fprintf(b, "\nTCP: %s, %s, %d retransmitted (%.2f%%): %d by fast retransmit, %s, %s, %s.\n",
 		plural(t.Connections, "connection"), plural(t.Segments, "segment"), t.Retransmits, 100*ratio(t.Retransmits, t.Segments), t.FastRetransmits,
 		plural(t.TLPEvents, "tail loss probe"), plural(t.RTOEvents, "RTO timeout"), plural(t.SynRetransmits, "SYN retransmit"))
+	if faults := faultsRun(r); faults != "" {
+		fmt.Fprintf(b, "%s\n", wrap("Network faults that ran: "+faults+".", 92))
+	}
 	if why := explainTCP(r); why != "" {
 		fmt.Fprintf(b, "%s\n", wrap(why, 92))
 	}
@@ -138,8 +141,8 @@ func explainTCP(r *result.Result) string {
 		s := fmt.Sprintf("%s went unanswered and were sent again: connections could not be opened, each "+
 			"waiting at least 1 s for its first retry (the initial RTO, doubling after each try; RFC 6298) before it "+
 			"opened or the client gave up.", plural(t.SynRetransmits, "SYN"))
-		if cut := packetFaults(r); cut != "" {
-			s += " Faults that dropped packets ran: " + cut + "."
+		if dropped(r) {
+			s += " A fault that dropped packets ran (listed above)."
 		}
 		out = append(out, s)
 	}
@@ -170,19 +173,36 @@ func explainTCP(r *result.Result) string {
 		t.FastRetransmits, t.Retransmits, plural(t.Connections, "connection"), perConn, ms(p99))), " ")
 }
 
-// packetFaults lists the faults that dropped packets, "cut (partition of pod web-1,
-// 10s–20s)"; "" when none ran.
-func packetFaults(r *result.Result) string {
+// faultsRun lists the network faults that ran, "cut: partition of pod web-1 (both
+// ways), 10s–20s"; "" when none did.
+func faultsRun(r *result.Result) string {
 	var each []string
 	for _, f := range r.Faults {
-		if f.Kind != "partition" && f.Kind != "loss" {
+		if f.Kind == "pod-kill" {
 			continue
 		}
-		s := fmt.Sprintf("%s of %s, %s–%s", f.Kind, f.Target, at(f.StartS), at(f.EndS))
+		s := f.Kind + " of " + f.Target
+		if f.Peer != "" {
+			s += " and " + f.Peer
+		}
+		if f.Direction != "" {
+			s += " (" + map[string]string{"to": "packets it sends", "from": "packets it receives", "both": "both ways"}[f.Direction] + ")"
+		}
+		s += fmt.Sprintf(", %s–%s", at(f.StartS), at(f.EndS))
 		if f.Name != "" {
-			s = f.Name + " (" + s + ")"
+			s = f.Name + ": " + s
 		}
 		each = append(each, s)
 	}
-	return joinAnd(each)
+	return strings.Join(each, "; ")
+}
+
+// dropped says whether a fault that drops packets ran.
+func dropped(r *result.Result) bool {
+	for _, f := range r.Faults {
+		if f.Kind == "partition" || f.Kind == "loss" {
+			return true
+		}
+	}
+	return false
 }

@@ -133,7 +133,7 @@ spec:
   - {name: cut, kind: partition, start: 10s, end: 20s, target: {pod: web-1}, direction: both}
 `)
 		}, []string{"failed requests during faults", "the partition fault cut on pod web-1 (both ways), 10s–20s:",
-			"SYNs went unanswered and were sent again", "Faults that dropped packets ran: cut (partition of pod web-1, 10s–20s)."},
+			"SYNs went unanswered and were sent again", "Network faults that ran: cut: partition of pod web-1 (both ways), 10s–20s.", "A fault that dropped packets ran (listed above)."},
 			[]string{"which is what the slowest requests paid", "not attributed"}},
 		{"no replicas", func(t *testing.T) string {
 			return text(t, overloadedYAML(`{name: n, count: 4, cpu: "4"}`, ``), "spec.services[0].replicas=0", "spec.duration=2s")
