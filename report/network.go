@@ -66,6 +66,9 @@ func writeTCP(b *strings.Builder, r *result.Result) {
 	fmt.Fprintf(b, "\nTCP: %s, %s, %d retransmitted (%s): %d by fast retransmit, %s, %s, %s.\n",
 		plural(t.Connections, "connection"), plural(t.Segments, "segment"), t.Retransmits, percent(ratio(t.Retransmits, t.Segments), 2), t.FastRetransmits,
 		plural(t.TLPEvents, "tail loss probe"), plural(t.RTOEvents, "RTO timeout"), plural(t.SynRetransmits, "SYN retransmit"))
+	if faults := faultsRun(r); faults != "" {
+		fmt.Fprintf(b, "%s\n", wrap("Network faults that ran: "+faults+".", 92))
+	}
 	if why := explainTCP(r); why != "" {
 		fmt.Fprintf(b, "%s\n", wrap(why, 92))
 	}
@@ -121,26 +124,85 @@ func writeSidecars(b *strings.Builder, r *result.Result) {
 	}
 }
 
-// explainTCP says how losses were repaired and what that did to the tail: by probes
-// and timeouts (too little in flight for duplicate ACKs: each repair costs at least
-// Linux's 200 ms minimum), or by fast retransmit on busy connections (each repair
-// holds back everything queued behind the hole on that connection).
+// rtoFloor is Linux's minimum retransmission timeout (TCP_RTO_MIN), in ms: the least
+// a repair by timeout costs.
+const rtoFloor = 200
+
+// explainTCP says what the connections' retransmissions show: SYNs sent again are
+// connections that could not be opened; data repaired by probes and timeouts (too
+// little in flight for duplicate ACKs) cost each at least Linux's 200 ms minimum,
+// repaired by fast retransmit on busy connections they hold back everything queued
+// behind the hole on that connection. The tail is named as paying for them only when
+// it is as long as what they cost.
 func explainTCP(r *result.Result) string {
 	t := r.TCP
-	slow := t.TLPEvents + t.RTOEvents
-	if t.Retransmits == 0 {
-		return ""
+	var out []string
+	if t.SynRetransmits > 0 {
+		s := fmt.Sprintf("%s went unanswered and were sent again: connections could not be opened, each "+
+			"waiting at least 1 s for its first retry (the initial RTO, doubling after each try; RFC 6298) before it "+
+			"opened or the client gave up.", plural(t.SynRetransmits, "SYN"))
+		if dropped(r) {
+			s += " A fault that dropped packets ran (listed above)."
+		}
+		out = append(out, s)
 	}
+	if t.Retransmits == 0 {
+		return strings.Join(out, " ")
+	}
+	p99 := r.LatencyMS.P99
+	slow := t.TLPEvents + t.RTOEvents
 	if slow*2 > t.Retransmits {
-		return fmt.Sprintf("Most losses (%d of %s) were found by the tail loss probe or the retransmission timeout, "+
+		s := fmt.Sprintf("Most losses (%d of %s) were found by the tail loss probe or the retransmission timeout, "+
 			"not by duplicate ACKs: the connections had too few segments in flight for a loss to show. Each such repair "+
-			"waits at least 200 ms (2·SRTT + 200 ms with one segment out, or the RTO's 200 ms floor), which is what the "+
-			"slowest requests paid (p99 %s).", slow, plural(t.Retransmits, "repair"), ms(r.LatencyMS.P99))
+			"waits at least 200 ms (2·SRTT + 200 ms with one segment out, or the RTO's 200 ms floor)", slow, plural(t.Retransmits, "repair"))
+		switch {
+		case p99 >= rtoFloor:
+			s += fmt.Sprintf(", which is what the slowest requests paid (p99 %s).", ms(p99))
+		case p99 > 0:
+			s += fmt.Sprintf("; the p99 (%s) is below that, so fewer than 1 in 100 successful requests paid it.", ms(p99))
+		default: // no successful request to take a percentile of
+			s += "."
+		}
+		return strings.Join(append(out, s), " ")
 	}
 	perConn := r.ThroughputRPS / float64(max(t.Connections, 1))
-	return fmt.Sprintf("Most losses (%d of %s) were fast retransmits, found within a round trip, but %s "+
+	return strings.Join(append(out, fmt.Sprintf("Most losses (%d of %s) were fast retransmits, found within a round trip, but %s "+
 		"carried about %.0f requests a second each: every loss holds back all the requests queued behind it on its "+
 		"connection until the hole is filled (head-of-line blocking in TCP), and each cut of the congestion window slows "+
 		"them all. More connections, as HTTP/1.1 or more proxy workers give, shorten this tail (p99 %s).",
-		t.FastRetransmits, plural(t.Retransmits, "repair"), plural(t.Connections, "connection"), perConn, ms(r.LatencyMS.P99))
+		t.FastRetransmits, plural(t.Retransmits, "repair"), plural(t.Connections, "connection"), perConn, ms(p99))), " ")
+}
+
+// faultsRun lists the network faults that ran, "cut: partition of pod web-1 (both
+// ways), 10s–20s"; "" when none did.
+func faultsRun(r *result.Result) string {
+	var each []string
+	for _, f := range r.Faults {
+		if f.Kind == "pod-kill" {
+			continue
+		}
+		s := f.Kind + " of " + f.Target
+		if f.Peer != "" {
+			s += " and " + f.Peer
+		}
+		if f.Direction != "" {
+			s += " (" + map[string]string{"to": "packets it sends", "from": "packets it receives", "both": "both ways"}[f.Direction] + ")"
+		}
+		s += fmt.Sprintf(", %s–%s", at(f.StartS), at(f.EndS))
+		if f.Name != "" {
+			s = f.Name + ": " + s
+		}
+		each = append(each, s)
+	}
+	return strings.Join(each, "; ")
+}
+
+// dropped says whether a fault that drops packets ran.
+func dropped(r *result.Result) bool {
+	for _, f := range r.Faults {
+		if f.Kind == "partition" || f.Kind == "loss" {
+			return true
+		}
+	}
+	return false
 }

@@ -23,6 +23,30 @@ func TestTextNetworkSections(t *testing.T) {
 			r.TCP = &result.TCP{Connections: 30, Segments: 1000, Retransmits: 10, TLPEvents: 9, RTOEvents: 1}
 		}, []string{"10 retransmitted (1.00%): 0 by fast retransmit, 9 tail loss probes, 1 RTO timeout,",
 			"Most losses (10 of 10 repairs) were found by the tail loss probe", "(p99 220.000ms)"}, []string{"head-of-line"}},
+		{"probes, a tail shorter than what they cost", func(r *result.Result) {
+			r.LatencyMS.P99 = 5.333
+			r.TCP = &result.TCP{Connections: 30, Segments: 1000, Retransmits: 4, TLPEvents: 1, RTOEvents: 3}
+		}, []string{"Most losses (4 of 4 repairs) were found by the tail loss probe",
+			"the p99 (5.333ms) is below that, so fewer than 1 in 100 successful requests paid it."},
+			[]string{"which is what the slowest requests paid", "SYNs went unanswered"}},
+		{"SYNs sent again during a partition", func(r *result.Result) {
+			r.LatencyMS.P99 = 5.333
+			r.TCP = &result.TCP{Connections: 15152, Segments: 383613, Retransmits: 4, TLPEvents: 1, RTOEvents: 3, SynRetransmits: 1906}
+			r.Faults = []result.Fault{{Name: "cut", Kind: "partition", Target: "pod web-1", Direction: "both", StartS: 10, EndS: 20},
+				{Kind: "delay", Target: "service web", StartS: 0, EndS: 10}}
+		}, []string{"Network faults that ran: cut: partition of pod web-1 (both ways), 10s–20s; delay of service web, 0s–10s.",
+			"1906 SYNs went unanswered and were sent again: connections could not be opened",
+			"A fault that dropped packets ran (listed above).", "fewer than 1 in 100"},
+			[]string{"which is what the slowest requests paid"}},
+		{"SYNs sent again, a delay the only fault", func(r *result.Result) {
+			r.TCP = &result.TCP{Connections: 10, Segments: 1000, SynRetransmits: 3}
+			r.Faults = []result.Fault{{Kind: "delay", Target: "service web", Peer: "client load", Direction: "to", StartS: 0, EndS: 10},
+				{Kind: "pod-kill", Target: "pod web-0", StartS: 5, EndS: 5}}
+		}, []string{"Network faults that ran: delay of service web and client load (packets it sends), 0s–10s."},
+			[]string{"dropped packets", "pod-kill"}},
+		{"SYNs sent again, nothing else lost, no fault", func(r *result.Result) {
+			r.TCP = &result.TCP{Connections: 10, Segments: 1000, SynRetransmits: 3}
+		}, []string{"3 SYNs went unanswered and were sent again"}, []string{"Most losses", "faults"}},
 		{"head of line", func(r *result.Result) {
 			r.TCP = &result.TCP{Connections: 2, Segments: 1000, Retransmits: 10, FastRetransmits: 9, TLPEvents: 1}
 		}, []string{"Most losses (9 of 10 repairs) were fast retransmits", "2 connections carried about 500 requests a second each", "head-of-line"}, nil},

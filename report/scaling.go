@@ -317,12 +317,24 @@ func writeAttribution(b *strings.Builder, r *result.Result) {
 			blamed = add(blamed, p.Errors)
 		}
 	}
-	if len(culprits) == 0 && (len(r.ScaleEvents) == 0 || r.Errors.Total() == 0) {
+	faults := duringFaults(r)
+	var inFaults result.Errors
+	for _, fe := range faults {
+		inFaults = add(inFaults, fe.errors)
+	}
+	if !attributes(r) {
 		return
 	}
 	total := r.Errors.Total()
-	fmt.Fprintf(b, "\nWhere the errors came from: %d of %s caused by pods being removed\n",
-		blamed.Total(), plural(total, "failed request"))
+	if len(culprits) > 0 || len(faults) == 0 {
+		fmt.Fprintf(b, "\nWhere the errors came from: %d of %s caused by pods being removed", blamed.Total(), plural(total, "failed request"))
+		if len(faults) > 0 {
+			fmt.Fprintf(b, ", %d during faults", inFaults.Total())
+		}
+		fmt.Fprintf(b, "\n")
+	} else {
+		fmt.Fprintf(b, "\nWhere the errors came from: %d of %s during faults\n", inFaults.Total(), plural(total, "failed request"))
+	}
 	idx, omitted := shown(len(culprits))
 	for k, i := range idx {
 		if omitted > 0 && k == listKeep {
@@ -331,22 +343,39 @@ func writeAttribution(b *strings.Builder, r *result.Result) {
 		p := culprits[i]
 		fmt.Fprintf(b, "%s\n", indentWrap(blame(r, p)+": "+strings.Join(kinds(p.Errors), ", ")+".", "  - ", "    "))
 	}
+	for _, fe := range faults {
+		fmt.Fprintf(b, "%s\n", indentWrap(faultLine(r, fe), "  - ", "    "))
+	}
+	known := add(blamed, inFaults)
 	rest := result.Errors{
-		Timeout:           max(0, r.Errors.Timeout-blamed.Timeout),
-		ConnectionRefused: max(0, r.Errors.ConnectionRefused-blamed.ConnectionRefused),
-		ConnectionReset:   max(0, r.Errors.ConnectionReset-blamed.ConnectionReset),
-		ConnectionClosed:  max(0, r.Errors.ConnectionClosed-blamed.ConnectionClosed),
+		Timeout:           max(0, r.Errors.Timeout-known.Timeout),
+		ConnectionRefused: max(0, r.Errors.ConnectionRefused-known.ConnectionRefused),
+		ConnectionReset:   max(0, r.Errors.ConnectionReset-known.ConnectionReset),
+		ConnectionClosed:  max(0, r.Errors.ConnectionClosed-known.ConnectionClosed),
+	}
+	nobody := "not attributed to any pod: "
+	if len(faults) > 0 {
+		nobody = "not attributed to any pod or fault: "
 	}
 	if rest.Total() > 0 {
-		fmt.Fprintf(b, "%s\n", indentWrap("not attributed to any pod: "+strings.Join(kinds(rest), ", ")+
+		fmt.Fprintf(b, "%s\n", indentWrap(nobody+strings.Join(kinds(rest), ", ")+
 			". "+unattributed(r, rest), "  - ", "    "))
 	}
 	if len(culprits) > 0 {
 		fmt.Fprintf(b, "How:\n")
-		for _, why := range mechanisms(r, blamed) {
+		cfg, killed := shutdownOf(r, culprits), true
+		for _, p := range culprits {
+			killed = killed && killedBy(r, p) != nil
+		}
+		for _, why := range mechanisms(r, cfg, killed, blamed) {
 			fmt.Fprintf(b, "%s\n", indentWrap(why, "  - ", "    "))
 		}
-		if fix := avoid(blamed); fix != "" {
+		fix := avoid(cfg, blamed)
+		if killed {
+			fix = "Avoid it: nothing in the pods' shutdown can: a pod-kill deletes the pod with a grace period of 0, " +
+				"so neither preStop nor SIGTERM runs. Only clients that retry on a new connection ride it out."
+		}
+		if fix != "" {
 			fmt.Fprintf(b, "%s\n", wrap(fix, width))
 		}
 	}
@@ -354,6 +383,17 @@ func writeAttribution(b *strings.Builder, r *result.Result) {
 		fmt.Fprintf(b, "%s\n", wrap(fmt.Sprintf("Not counted as errors: the client library resent %s on a new connection "+
 			"after the reused one failed under them; the callers saw only the delay.", plural(r.Requests.Retried, "request")), width))
 	}
+}
+
+// attributes says whether writeAttribution has anything to say: errors a removed pod
+// caused, errors during a fault, or errors in a run whose pods were scaled.
+func attributes(r *result.Result) bool {
+	for _, p := range r.Pods {
+		if p.Errors.Total() > 0 {
+			return true
+		}
+	}
+	return len(duringFaults(r)) > 0 || (len(r.ScaleEvents) > 0 && r.Errors.Total() > 0)
 }
 
 // blame names the pod and what removed it: "web-1, deleted at 80s by the scale-in 3→2".
@@ -376,6 +416,12 @@ func blame(r *result.Result, p result.Pod) string {
 		}
 	case ro != nil:
 		s += fmt.Sprintf(", deleted at %s by the rollout of %s", at(*p.DeletedS), at(ro.StartS))
+	case killedBy(r, p) != nil:
+		f := killedBy(r, p)
+		s += fmt.Sprintf(", deleted at %s by the pod-kill fault", at(*p.DeletedS))
+		if f.Name != "" {
+			s += " " + f.Name
+		}
 	case p.DeletedS != nil:
 		s += fmt.Sprintf(", deleted at %s (not by the autoscaler)", at(*p.DeletedS))
 	case p.EndS != nil:
@@ -389,29 +435,71 @@ func blame(r *result.Result, p result.Pod) string {
 	return s
 }
 
-// mechanisms explains, one sentence per kind present, how a removed pod causes it.
-func mechanisms(r *result.Result, e result.Errors) []string {
+// shutdownOf is how the removed pods were configured to end: their service's
+// settings when they all belong to one service the result describes, else nil.
+func shutdownOf(r *result.Result, culprits []result.Pod) *result.Service {
+	var cfg *result.Service
+	for _, p := range culprits {
+		var own *result.Service
+		for i := range r.Services {
+			if r.Services[i].Name == p.Service {
+				own = &r.Services[i]
+			}
+		}
+		if own == nil || (cfg != nil && own != cfg) {
+			return nil
+		}
+		cfg = own
+	}
+	return cfg
+}
+
+// drains says whether the pods drain on SIGTERM.
+func drains(cfg *result.Service) bool { return cfg != nil && cfg.OnSigterm == "drain" }
+
+// mechanisms explains, one sentence per kind present, how a removed pod causes it,
+// as the pods were configured to end (cfg; nil when the result does not say), or
+// as a pod-kill ended them (killed).
+func mechanisms(r *result.Result, cfg *result.Service, killed bool, e result.Errors) []string {
 	userspace := r.ProxyMode == "userspace"
+	stopped := "after its process exited on SIGTERM"
+	switch {
+	case killed:
+		stopped = "after a pod-kill ended its process at once"
+		cfg = nil // it never ran its shutdown
+	case drains(cfg):
+		stopped = "after it closed its listener on SIGTERM to drain"
+	}
 	var out []string
 	if e.ConnectionRefused > 0 {
-		s := "refused: new connections were still sent to the pod after its process exited on SIGTERM. " +
+		s := "refused: new connections were still sent to the pod " + stopped + ". " +
 			"Each node's kube-proxy drops a pod from its rules only once the EndpointSlice change reaches it " +
 			"and its next sync runs (minSyncPeriod), and the first pick is never retried, so connections " +
 			"chosen before then reached a pod that no longer listened."
 		if userspace {
-			s = "refused: new connections reached the pod after its process exited on SIGTERM, and the " +
+			s = "refused: new connections reached the pod " + stopped + ", and the " +
 				"userspace proxy's retries of other endpoints did not save them."
 		}
 		out = append(out, s)
 	}
 	if e.ConnectionReset > 0 {
-		out = append(out, "reset: requests were sent on kept-alive connections that the exited pod no longer had, "+
-			"or were still unread in its socket when it exited, and its kernel answered with a reset. "+
-			"Removing an endpoint does not move established connections; they stay pinned to the old pod.")
+		s := "reset: requests were sent on kept-alive connections that the exited pod no longer had, " +
+			"or were still unread in its socket when it exited, and its kernel answered with a reset. " +
+			"Removing an endpoint does not move established connections; they stay pinned to the old pod."
+		if drains(cfg) {
+			s = "reset: requests were sent on kept-alive connections as the draining pod closed them as idle, " +
+				"or reached it after its process ended, and its kernel answered with a reset. " +
+				"Removing an endpoint does not move established connections; they stay pinned to the old pod."
+		}
+		out = append(out, s)
 	}
 	if e.ConnectionClosed > 0 {
 		s := "closed: requests were in progress when the pod's process exited, and the client read EOF " +
 			"before any answer."
+		if drains(cfg) {
+			s = "closed: requests were still in progress when the drain was cut short (" + drainCut(cfg) +
+				") and the process ended, and the client read EOF before any answer."
+		}
 		if userspace {
 			s += " With the userspace proxy, resets from the pod also show this way: the proxy holds the " +
 				"client's connection and closes it when its own connection to the pod fails."
@@ -425,23 +513,76 @@ func mechanisms(r *result.Result, e result.Errors) []string {
 	return out
 }
 
-// avoid is the standard remedy for the kinds in e.
-func avoid(e result.Errors) string {
-	early := e.ConnectionRefused+e.Timeout > 0
-	drain := e.ConnectionReset+e.ConnectionClosed > 0
-	sleep := "a preStop sleep longer than the endpoint propagation plus kube-proxy's minSyncPeriod " +
-		"(5–15 s is common) keeps the pod serving until every node has stopped sending it new connections"
-	drainS := "draining on SIGTERM (finish the requests in progress, answer with Connection: close or " +
-		"HTTP/2 GOAWAY, close idle keep-alive connections, then exit) ends its connections cleanly"
-	switch {
-	case early && drain:
-		return "Avoid it: " + sleep + "; " + drainS + ". terminationGracePeriodSeconds must cover both."
-	case early:
-		return "Avoid it: " + sleep + ", and draining on SIGTERM closes its connections cleanly after that."
-	case drain:
-		return "Avoid it: " + drainS + ", after a preStop sleep so that no new connections arrive meanwhile."
+// drainCut names what ends a drain that has not finished: the drain timeout or
+// SIGKILL at the end of the grace period, with their values.
+func drainCut(cfg *result.Service) string {
+	kill := fmt.Sprintf("SIGKILL at the end of the %s grace period", readableS(cfg.TerminationGracePeriodS))
+	if cfg.DrainTimeoutS > 0 {
+		return fmt.Sprintf("the app's %s drain timeout, or %s", readableS(cfg.DrainTimeoutS), kill)
 	}
-	return ""
+	return kill
+}
+
+// The remedies for removed pods' errors (Kubernetes' "Pod termination" and
+// kube-proxy's minSyncPeriod).
+const (
+	preStopSleep = "a preStop sleep longer than the endpoint propagation plus kube-proxy's minSyncPeriod " +
+		"(5–15 s is common) keeps the pod serving until every node has stopped sending it new connections"
+	drainOnSigterm = "draining on SIGTERM (finish the requests in progress, answer with Connection: close or " +
+		"HTTP/2 GOAWAY, close idle keep-alive connections, then exit) ends its connections cleanly"
+)
+
+// avoid is the remedy for the kinds in e, from what the pods were configured to do
+// (cfg; nil when the result does not say, and then the standard remedy): it
+// advises nothing they already do, and what to change in what they do.
+func avoid(cfg *result.Service, e result.Errors) string {
+	early := e.ConnectionRefused+e.Timeout > 0
+	cut := e.ConnectionReset+e.ConnectionClosed > 0
+	if cfg == nil {
+		switch {
+		case early && cut:
+			return "Avoid it: " + preStopSleep + "; " + drainOnSigterm + ". terminationGracePeriodSeconds must cover both."
+		case early:
+			return "Avoid it: " + preStopSleep + ", and draining on SIGTERM closes its connections cleanly after that."
+		case cut:
+			return "Avoid it: " + drainOnSigterm + ", after a preStop sleep so that no new connections arrive meanwhile."
+		}
+		return ""
+	}
+	var do []string
+	if early {
+		if cfg.PreStopS > 0 {
+			do = append(do, fmt.Sprintf("lengthen the preStop hook: it kept the pod serving %s after its deletion, "+
+				"and nodes still sent it new connections after that; it must outlast the endpoint propagation plus "+
+				"kube-proxy's minSyncPeriod (5–15 s is common)", readableS(cfg.PreStopS)))
+		} else {
+			do = append(do, preStopSleep)
+		}
+	}
+	if !drains(cfg) {
+		if cut || early {
+			do = append(do, drainOnSigterm)
+		}
+	} else {
+		if e.ConnectionClosed > 0 {
+			do = append(do, "the pod drains on SIGTERM, but "+drainCut(cfg)+" cut the drain short: give it "+
+				"the time its longest requests take")
+		}
+		if e.ConnectionReset > 0 {
+			do = append(do, "the pod already drains on SIGTERM: what resets remain are requests sent on an idle "+
+				"keep-alive connection just as it closed it, which only a client that retries idempotent requests "+
+				"on a new connection hides")
+		}
+	}
+	if len(do) == 0 {
+		return ""
+	}
+	s := "Avoid it: " + strings.Join(do, "; ") + "."
+	if early {
+		s += fmt.Sprintf(" terminationGracePeriodSeconds (%s now) must cover the preStop sleep and the drain.",
+			readableS(cfg.TerminationGracePeriodS))
+	}
+	return s
 }
 
 // unattributed says what errors no removed pod caused usually are.

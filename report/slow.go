@@ -154,28 +154,53 @@ func writeSlowPods(b *strings.Builder, r *result.Result) {
 }
 
 // slowByLoad compares the slow share of the busiest quarter of the timeline's
-// intervals (by requests per second) with the quietest quarter's, and says what
-// the difference means; "" without a timeline to compare, or when the load was
-// steady.
+// intervals (by requests offered per second) with the quietest quarter's, and says
+// what the difference means; "" without a timeline to compare, or when the load was
+// steady. The load is what the clients offered, not what finished: an overloaded
+// service finishes fewer requests, which would pass for a quiet interval. A request
+// that timed out waited at least its timeout, so it counts as slow; an interval with
+// neither a success nor a timeout says nothing about the share and is left out. A
+// run with a closed-loop client has no comparison: its busiest intervals are those
+// with the shortest latencies, by construction.
 func slowByLoad(r *result.Result) string {
 	step := r.TimelineIntervalS
 	if step <= 0 {
 		return ""
 	}
+	for _, c := range r.Clients {
+		if c.ClosedLoop {
+			return "" // a closed loop sends as fast as it is answered: its load follows the tail
+		}
+	}
+	offered := false // results from before Point.Offered existed have only what finished
+	for _, pt := range r.Timeline {
+		offered = offered || pt.Offered > 0
+	}
 	type load struct {
-		requests, ok, slow int64
-		secs               float64
+		requests, judged, slow int64
+		secs                   float64
 	}
 	var ivs []load
+	timeouts := false
 	for _, pt := range r.Timeline {
 		secs := step
 		if r.DurationS > 0 && pt.TS+step > r.DurationS {
 			secs = r.DurationS - pt.TS // the last interval is cut short by the run's end
 		}
-		if pt.Requests <= 0 || secs <= 0 {
+		var timedOut int64
+		if pt.ErrorsByKind != nil {
+			timedOut = pt.ErrorsByKind.Timeout
+		}
+		requests := pt.Requests
+		if offered {
+			requests = pt.Offered
+		}
+		judged := pt.Succeeded() + timedOut
+		if requests <= 0 || judged <= 0 || secs <= 0 {
 			continue
 		}
-		ivs = append(ivs, load{pt.Requests, max(0, pt.Requests-pt.Errors), pt.Slow, secs})
+		timeouts = timeouts || timedOut > 0
+		ivs = append(ivs, load{requests, judged, pt.Slow + timedOut, secs})
 	}
 	q := len(ivs) / 4
 	if q == 0 {
@@ -188,19 +213,27 @@ func slowByLoad(r *result.Result) string {
 		var t load
 		for _, l := range part {
 			t.requests += l.requests
-			t.ok += l.ok
+			t.judged += l.judged
 			t.slow += l.slow
 			t.secs += l.secs
 		}
-		return float64(t.requests) / t.secs, ratio(t.slow, t.ok)
+		return float64(t.requests) / t.secs, ratio(t.slow, t.judged)
 	}
 	quietRPS, quiet := sum(ivs[:q])
 	busyRPS, busy := sum(ivs[len(ivs)-q:])
 	if busyRPS < 1.25*quietRPS {
 		return "" // a steady load: the quarters differ by chance, not by load
 	}
-	s := fmt.Sprintf("Slow share by load: %s in the busiest quarter of the %s intervals (%s rps), %s in the quietest (%s rps)",
-		pct(busy), span(step), rps(busyRPS), pct(quiet), rps(quietRPS))
+	what := "Slow share by load"
+	if timeouts {
+		what = "Slow share by load (timeouts counted as slow)"
+	}
+	by := "rps"
+	if offered {
+		by = "rps offered"
+	}
+	s := fmt.Sprintf("%s: %s in the busiest quarter of the %s intervals (%s %s), %s in the quietest (%s %s)",
+		what, pct(busy), span(step), rps(busyRPS), by, pct(quiet), rps(quietRPS), by)
 	switch {
 	case busy > 2*quiet:
 		return s + ": the tail grows with the load, so what the slow requests wait for is shared and fills up at the peak."
@@ -297,9 +330,11 @@ func resourceOn(s result.Suspect) string {
 	return s.Resource + " on " + s.Node
 }
 
-// advice is what to do about the top suspect, and why.
+// advice is what to do about the top suspect, and why. It names every pod it
+// applies to, not only those on the top suspect's node: when the same resource is a
+// suspect on several nodes, the advice is the same for all of them.
 func advice(r *result.Result, s result.Suspect) string {
-	pods := slowPodsOn(r, s.Node)
+	pods := podNames(r, slowPodsOn(r, s.Node))
 	if pods == "" {
 		pods = "the pods on " + s.Node
 	}
@@ -313,15 +348,21 @@ func advice(r *result.Result, s result.Suspect) string {
 			"the right pods tolerate), or give the node a faster disk: %s wait for the disk behind its writes, and "+
 			"cheaper logging saves CPU but not this wait, since the wait is the disk.", s.Neighbour, s.Node, pods)
 	case "throttled":
+		if limited := podNames(r, throttledPods(r)); limited != "" {
+			pods = limited
+		}
 		return fmt.Sprintf("Advice: raise or remove the CPU limit of %s. Once a container has spent its CFS quota "+
 			"for a 100 ms period, every one of its threads stalls until the next period, however idle the node is.", pods)
 	case "cpu":
-		move := "spread the pods over more nodes"
-		if s.Neighbour != "" {
-			move = "move " + s.Neighbour + " to another node"
+		if competes(r, s) {
+			move := "spread the pods over more nodes"
+			if s.Neighbour != "" {
+				move = "move " + s.Neighbour + " to another node"
+			}
+			return fmt.Sprintf("Advice: when %s's cores are contended, CFS shares them by weights taken from the pods' "+
+				"CPU requests: raise the CPU request of %s, or %s.", s.Node, pods, move)
 		}
-		return fmt.Sprintf("Advice: when %s's cores are contended, CFS shares them by weights taken from the pods' "+
-			"CPU requests: raise the CPU request of %s, or %s.", s.Node, pods, move)
+		return ownCores(r)
 	case "queue":
 		return "Advice: requests waited for a free app worker, not for the node: give the app more workers " +
 			"or the service more replicas."
@@ -344,24 +385,125 @@ func advice(r *result.Result, s result.Suspect) string {
 	return ""
 }
 
-// slowPodsOn names the pods on node with slow requests, as "api-4 and api-5", or
-// "" when none is known.
-func slowPodsOn(r *result.Result, node string) string {
-	var names []string
-	for _, p := range slowestPods(r) {
-		if p.Node == node {
-			names = append(names, p.Name)
+// competes says whether a CPU suspect's node had a workload other than the slow
+// pods' service using its cores: only then do CPU requests, which weigh one cgroup
+// against another (CFS cpu.weight), move cores towards the slow pods. Between pods
+// of one service with equal requests, raising them all changes no one's share.
+func competes(r *result.Result, s result.Suspect) bool {
+	if s.Neighbour != "" {
+		return true
+	}
+	services := map[string]bool{}
+	for _, p := range r.Pods {
+		if p.Node == s.Node {
+			services[p.Service] = true
 		}
 	}
-	switch n := len(names); {
-	case n == 0:
-		return ""
-	case n > 3:
-		return fmt.Sprintf("%s, %s and %d more pods", names[0], names[1], n-2)
-	case n > 1:
+	for _, w := range r.Background {
+		if w.Node == s.Node && w.CPUCores > 0 {
+			return true
+		}
+	}
+	return len(services) > 1
+}
+
+// ownCores is the advice when the slow pods' own service filled the cores of every
+// node where CPU is a suspect: no share between them can be raised, only cores added.
+func ownCores(r *result.Result) string {
+	var nodes []string
+	services := map[string]bool{}
+	unrequested := false // BestEffort pods: the scheduler placed them without counting cores
+	for _, s := range r.Suspects {
+		if s.Resource != "cpu" || competes(r, s) {
+			continue
+		}
+		nodes = append(nodes, s.Node)
+		for _, p := range r.Pods {
+			if p.Node == s.Node {
+				services[p.Service] = true
+				unrequested = unrequested || p.QoSClass == "BestEffort"
+			}
+		}
+	}
+	more := "add nodes or faster cores."
+	if unrequested {
+		more = "add nodes, or give the pods CPU requests so that the scheduler spreads them over nodes with room."
+	}
+	return fmt.Sprintf("Advice: the cores of %s went to %s's own pods alone, which CFS weighs only against each "+
+		"other: raising their CPU requests changes no one's share. They need more cores: %s",
+		joinAnd(nodes), strings.Join(sortedKeys(services), " and "), more)
+}
+
+// throttledPods are the pods whose CPU limit stalled them on the nodes where
+// throttling is a suspect.
+func throttledPods(r *result.Result) []result.Pod {
+	on := map[string]bool{}
+	for _, s := range r.Suspects {
+		if s.Resource == "throttled" {
+			on[s.Node] = true
+		}
+	}
+	var out []result.Pod
+	for _, p := range r.Pods {
+		if on[p.Node] && p.Throttling != nil && p.Throttling.ThrottledPeriods > 0 {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// slowPodsOn are the pods on node with slow requests, highest slow share first.
+func slowPodsOn(r *result.Result, node string) []result.Pod {
+	var out []result.Pod
+	for _, p := range slowestPods(r) {
+		if p.Node == node {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// podNames names every one of pods, a service's at once when they are all its pods:
+// "all 8 pods of web", "api-4 and api-5"; "" for none.
+func podNames(r *result.Result, pods []result.Pod) string {
+	of := map[string]int{}
+	for _, p := range r.Pods {
+		of[p.Service]++
+	}
+	picked := map[string][]string{}
+	var services []string
+	for _, p := range pods {
+		if len(picked[p.Service]) == 0 {
+			services = append(services, p.Service)
+		}
+		picked[p.Service] = append(picked[p.Service], p.Name)
+	}
+	var names []string
+	for _, svc := range services {
+		if n := len(picked[svc]); n > 1 && n == of[svc] {
+			names = append(names, fmt.Sprintf("all %d pods of %s", n, svc))
+			continue
+		}
+		names = append(names, picked[svc]...)
+	}
+	return joinAnd(names)
+}
+
+// joinAnd joins names as "a, b and c".
+func joinAnd(names []string) string {
+	if n := len(names); n > 1 {
 		return strings.Join(names[:n-1], ", ") + " and " + names[n-1]
 	}
-	return names[0]
+	return strings.Join(names, "")
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // throttledShown: the throttling line names at most this many pods.

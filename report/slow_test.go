@@ -171,6 +171,54 @@ func TestSlowSections(t *testing.T) {
 			}
 			return r
 		}, nil, nil, []string{"Slow share by load"}},
+		{"overload: intervals where every request timed out are neither quiet nor 0% slow", func() *result.Result {
+			// The clients offered 1,000/s throughout; in half the intervals every request
+			// timed out, in the others 782/s finished and 79% of them were slow. The load
+			// was steady, so there is nothing to compare.
+			r := r3()
+			for i := range r.Timeline {
+				pt := &r.Timeline[i]
+				pt.Offered, pt.Requests, pt.Slow, pt.Errors, pt.ErrorsByKind = 1000*10800, 782*10800, 782*10800*79/100, 0, nil
+				if i < 4 {
+					pt.Requests, pt.Slow, pt.Errors = 1000*10800, 0, 1000*10800
+					pt.ErrorsByKind = &result.Errors{Timeout: pt.Errors}
+				}
+			}
+			return r
+		}, nil, nil, []string{"Slow share by load"}},
+		{"timeouts count as slow at the peak", func() *result.Result {
+			r := r3()
+			for i := range r.Timeline {
+				pt := &r.Timeline[i]
+				pt.Offered, pt.Requests, pt.Slow, pt.Errors, pt.ErrorsByKind = 1000*10800, 1000*10800, 1000*108, 0, nil
+				if i < 2 {
+					pt.Offered, pt.Requests, pt.Slow, pt.Errors = 3000*10800, 3000*10800, 0, 3000*10800
+					pt.ErrorsByKind = &result.Errors{Timeout: pt.Errors}
+				}
+			}
+			return r
+		}, nil, []string{"Slow share by load (timeouts counted as slow): 100% in the busiest quarter of the 3h intervals " +
+			"(3,000 rps offered), 1.0% in the quietest (1,000 rps offered): the tail grows with the load"}, []string{"worse when traffic is light"}},
+		{"an interval with neither a success nor a timeout is left out", func() *result.Result {
+			// The two busiest intervals were all refused at once: no request waited, so they
+			// say nothing about the slow share; the next busiest is compared.
+			r := r3()
+			for i := range r.Timeline {
+				pt := &r.Timeline[i]
+				pt.Offered, pt.Requests, pt.Slow, pt.Errors, pt.ErrorsByKind = int64(1000+100*i)*10800, int64(1000+100*i)*10800, 0, 0, nil
+				if i >= 6 {
+					pt.Errors = pt.Requests
+					pt.ErrorsByKind = &result.Errors{ConnectionRefused: pt.Errors}
+				}
+			}
+			r.Timeline[4].Slow, r.Timeline[5].Slow = 10800, 10800
+			return r
+		}, nil, []string{"0.07% in the busiest quarter of the 3h intervals (1,500 rps offered)"}, []string{"timeouts counted", "0% in the busiest"}},
+		{"a closed-loop client: its load follows the tail", func() *result.Result {
+			r := r3()
+			r.Clients[0].ClosedLoop = true
+			return r
+		}, nil, nil, []string{"Slow share by load"}},
 		{"the tail worse when quiet", func() *result.Result {
 			r := r3()
 			r.Timeline[4].Slow, r.Timeline[5].Slow = 200_000, 200_000
@@ -221,7 +269,8 @@ func TestSlowSections(t *testing.T) {
 			r.Suspects[0].Resource, r.Suspects[0].Neighbour = "throttled", ""
 			return r
 		}, nil, []string{"1. the CPU limit (throttling) on pool-2 — 93%",
-			"Advice: raise or remove the CPU limit of api-4 and api-5. Once a container has spent its CFS quota for a 100 ms period"},
+			// api-4 alone ran out of quota: api-5 beside it has no limit to raise.
+			"Advice: raise or remove the CPU limit of api-4. Once a container has spent its CFS quota for a 100 ms period"},
 			[]string{"CPU throttling:"}},
 	}
 	for _, c := range cases {
@@ -284,6 +333,85 @@ func TestAdviceByResource(t *testing.T) {
 		if n := strings.Count(out, "Advice:"); n != 1 {
 			t.Errorf("%s: %d pieces of advice, want 1", c.resource, n)
 		}
+	}
+}
+
+// The advice names every pod it applies to, and advises CPU requests only where
+// another workload competes for the node's cores.
+func TestAdviceFitsThePods(t *testing.T) {
+	throttle := func(r *result.Result, nodes ...string) {
+		r.Suspects = nil
+		for _, n := range nodes {
+			r.Suspects = append(r.Suspects, result.Suspect{Node: n, Resource: "throttled", ShareOfTail: 0.2})
+		}
+		for i := range r.Pods {
+			r.Pods[i].Throttling = &result.Throttling{Periods: 600, ThrottledPeriods: 600}
+		}
+	}
+	cpu := func(r *result.Result, nodes ...string) {
+		r.Suspects, r.Background = nil, nil
+		for _, n := range nodes {
+			r.Suspects = append(r.Suspects, result.Suspect{Node: n, Resource: "cpu", ShareOfTail: 0.2})
+		}
+	}
+	cases := []struct {
+		name      string
+		edit      func(r *result.Result)
+		want, not []string
+	}{
+		{"every pod throttled on every node", func(r *result.Result) {
+			throttle(r, "pool-2", "pool-0", "pool-1", "pool-3", "pool-4")
+		}, []string{"raise or remove the CPU limit of all 10 pods of api."}, []string{"api-4 and api-5"}},
+		{"throttled on one node: its pods only", func(r *result.Result) {
+			throttle(r, "pool-2")
+		}, []string{"raise or remove the CPU limit of api-4 and api-5."}, []string{"all 10 pods", "limit of api-0", "api-5 and api-6"}},
+		{"throttling without cpu.stat: the slow pods of the node", func(r *result.Result) {
+			r.Suspects = []result.Suspect{{Node: "pool-2", Resource: "throttled", ShareOfTail: 0.2}}
+		}, []string{"raise or remove the CPU limit of api-4 and api-5."}, nil},
+		{"the service's own pods fill the cores: no request advice", func(r *result.Result) {
+			cpu(r, "pool-2", "pool-3")
+		}, []string{"the cores of pool-2 and pool-3 went to api's own pods alone", "They need more cores: add nodes or faster cores."},
+			[]string{"raise the CPU request", "give the pods CPU requests"}},
+		{"BestEffort pods of one service fill the cores: requests would spread them", func(r *result.Result) {
+			cpu(r, "pool-2")
+			for i := range r.Pods {
+				r.Pods[i].QoSClass = "BestEffort"
+			}
+		}, []string{"They need more cores: add nodes, or give the pods CPU requests so that the scheduler spreads them"},
+			[]string{"raise the CPU request"}},
+		{"another service's pod competes on the node", func(r *result.Result) {
+			cpu(r, "pool-2")
+			r.Pods = append(r.Pods, result.Pod{Name: "search-0", Service: "search", Node: "pool-2"})
+		}, []string{"raise the CPU request of api-4 and api-5, or spread the pods over more nodes."}, []string{"own pods alone"}},
+		{"a busy background workload competes on the node", func(r *result.Result) {
+			cpu(r, "pool-2")
+			r.Background = []result.Background{{Name: "batch", Node: "pool-2", CPUCores: 1.5}}
+		}, []string{"raise the CPU request of api-4 and api-5"}, []string{"own pods alone"}},
+		{"many slow pods on the node: all named", func(r *result.Result) {
+			cpu(r, "pool-2")
+			r.Suspects[0].Neighbour = "indexer"
+			for i := range r.Pods[:6] {
+				r.Pods[i].Node = "pool-2"
+			}
+		}, []string{"raise the CPU request of api-4, api-5, api-0, api-1, api-2 and api-3, or move indexer to another node."},
+			[]string{"more pods"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := r3()
+			c.edit(r)
+			out := flat(render(t, r))
+			for _, w := range c.want {
+				if !strings.Contains(out, flat(w)) {
+					t.Errorf("report lacks %q:\n%s", w, out)
+				}
+			}
+			for _, w := range c.not {
+				if strings.Contains(out, flat(w)) {
+					t.Errorf("report has %q:\n%s", w, out)
+				}
+			}
+		})
 	}
 }
 

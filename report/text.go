@@ -182,6 +182,7 @@ var textSections = []textSection{
 	{write: writePending, explains: true},
 	{write: writeOverloads, explains: true},
 	{write: writeAttribution, explains: true},
+	{write: writeNoEndpoints, explains: true},
 	{write: writeSidecars, explains: true},
 	{write: writeLatencyHistogram},
 	{write: writeSlow, explains: true},

@@ -89,6 +89,56 @@ type Result struct {
 	// Overloads are the services whose clients offered more requests than their
 	// pods could serve; empty when every service kept up.
 	Overloads []Overload `json:"overloads,omitempty"`
+	// Services are the server Deployments as the scenario configured them: how many
+	// pods they asked for and how those pods shut down. Absent from results written
+	// before it existed.
+	Services []Service `json:"services,omitempty"`
+	// Faults are the faults that ran (spec.faults), in the scenario's order; those
+	// due after the run's end are left out.
+	Faults []Fault `json:"faults,omitempty"`
+}
+
+// Service is the configuration of a server Deployment that decides how its pods
+// end: what the reports' advice on removed pods starts from.
+type Service struct {
+	// Name of the service.
+	Name string `json:"name"`
+	// Replicas is the Deployment's spec.replicas at the start.
+	Replicas int `json:"replicas"`
+	// OnSigterm is what the app does on SIGTERM: exit (at once) or drain (stop
+	// accepting, close idle connections, finish the requests in progress, then exit).
+	OnSigterm string `json:"on_sigterm"`
+	// DrainTimeoutS bounds a drain; 0 when the drain lasts until SIGKILL, or the app
+	// exits at once.
+	DrainTimeoutS float64 `json:"drain_timeout_s,omitempty"`
+	// PreStopS is how long after its deletion a pod keeps serving before SIGTERM: its
+	// preStop hook's time, cut to the grace period; 0 without a hook.
+	PreStopS float64 `json:"pre_stop_s"`
+	// TerminationGracePeriodS is terminationGracePeriodSeconds: from the deletion to
+	// SIGKILL, preStop included.
+	TerminationGracePeriodS float64 `json:"termination_grace_period_s"`
+}
+
+// Fault is one fault that ran.
+type Fault struct {
+	// Name of the fault (spec.faults[].name); empty when it had none.
+	Name string `json:"name,omitempty"`
+	// Kind: loss, delay, bandwidth, partition (every packet dropped) or pod-kill.
+	Kind string `json:"kind"`
+	// Target is the pods it acted on, as the scenario selected them: "pod web-1",
+	// "service web", "client load", "node pool-0".
+	Target string `json:"target"`
+	// Peer limits a network fault to the target's packets to and from these pods,
+	// written as Target; empty for every pod.
+	Peer string `json:"peer,omitempty"`
+	// Direction of a network fault: the packets the target sends (to), receives
+	// (from), or both.
+	Direction string `json:"direction,omitempty"`
+	// StartS is when it started, from the start of the run.
+	StartS float64 `json:"start_s"`
+	// EndS is when it ended: a network fault at its end or the run's, whichever came
+	// first; a pod-kill, which acts at once, at its start.
+	EndS float64 `json:"end_s"`
 }
 
 // Ended is what vegeta's report (lib/metrics.go, Metrics.Add and Close) computes
@@ -618,6 +668,8 @@ type Node struct {
 type Client struct {
 	// Name of the client Deployment.
 	Name string `json:"name"`
+	// TimeoutS is the client's timeout of one request; 0 when not recorded.
+	TimeoutS float64 `json:"timeout_s,omitempty"`
 	// Target is the service it called.
 	Target string `json:"target"`
 	// Replicas is its number of client pods.
@@ -626,6 +678,10 @@ type Client struct {
 	Threads int `json:"threads"`
 	// RatePerPod is requests/s per pod (open loop) or 0.
 	RatePerPod float64 `json:"rate_per_pod"`
+	// ClosedLoop is set when threads that wait for each answer sent some of its
+	// requests (threads, or a phase with threads): their rate then follows the
+	// latency, so it says nothing about the load the latency was measured under.
+	ClosedLoop bool `json:"closed_loop,omitempty"`
 	// Library is the client library profile; empty for none.
 	Library string `json:"library"`
 	// Reuse is the connection reuse: none, per-thread or shared.
@@ -684,6 +740,10 @@ type Point struct {
 	DesiredReplicas map[string]int `json:"desired_replicas"`
 	// ReadyEndpoints per service are the ready endpoints of its EndpointSlice.
 	ReadyEndpoints map[string]int `json:"ready_endpoints"`
+	// Offered are the requests the clients sent in the interval, open-loop arrivals
+	// that found no free slot included: the load, where Requests is what finished.
+	// Absent from results written before it existed.
+	Offered int64 `json:"offered,omitempty"`
 	// Requests finished in the interval, answered or failed.
 	Requests int64 `json:"requests"`
 	// Errors are the interval's failed requests.

@@ -32,6 +32,7 @@ func (e *Engine) onArrival(ev sim.Event) {
 		si = e.newSlot(ci, -1)
 	} else {
 		e.stats.notSent++
+		e.stats.tlOffered++
 		d.notSent++
 		return
 	}
@@ -70,6 +71,7 @@ func (e *Engine) issue(si int32) {
 	s.deadline = now + d.timeout
 	s.seq = uint64(e.stats.sent)
 	e.stats.sent++
+	e.stats.tlOffered++
 	d.sent++
 	if s.timerAt == 0 {
 		s.timerAt = s.deadline

@@ -805,6 +805,7 @@ type stats struct {
 	abandoned int64
 	slow      int64 // successes over the slow threshold
 	tlSlow    int64
+	tlOffered int64 // requests sent or due to be sent in this timeline interval
 	tlReq     int64
 	tlErr     errorCounts
 	timeline  []point
@@ -828,6 +829,7 @@ func (c *errorCounts) total() int64 {
 
 type point struct {
 	t                   sim.Time
+	offered             int64
 	requests            int64
 	errors              errorCounts
 	p50, p90, p99, p999 int64
@@ -897,13 +899,13 @@ func (s *stats) failure(kind uint8, sent, now sim.Time) {
 
 // closeInterval appends the timeline point of the interval starting at start.
 func (s *stats) closeInterval(start sim.Time) {
-	p := point{t: start, requests: s.tlReq, errors: s.tlErr, slow: s.tlSlow}
+	p := point{t: start, offered: s.tlOffered, requests: s.tlReq, errors: s.tlErr, slow: s.tlSlow}
 	if s.interval.TotalCount() > 0 {
 		p.p50, p.p90 = s.interval.ValueAtQuantile(50), s.interval.ValueAtQuantile(90)
 		p.p99, p.p999 = s.interval.ValueAtQuantile(99), s.interval.ValueAtQuantile(99.9)
 	}
 	s.timeline = append(s.timeline, p)
-	s.tlReq, s.tlErr, s.tlSlow = 0, errorCounts{}, 0
+	s.tlOffered, s.tlReq, s.tlErr, s.tlSlow = 0, 0, errorCounts{}, 0
 	s.interval.Reset()
 }
 

@@ -82,7 +82,7 @@ func (e *Engine) Result() *result.Result {
 		d := &e.deps[i]
 		c := d.spec
 		rc := result.Client{
-			Name: c.Name, Target: c.Target, Replicas: c.Replicas, Threads: c.Threads,
+			Name: c.Name, TimeoutS: c.Timeout.Duration.Seconds(), Target: c.Target, Replicas: c.Replicas, Threads: c.Threads,
 			Library: c.Library, Reuse: c.Connections.Reuse,
 			MaxPerHost: *c.Connections.MaxPerHost, MaxIdle: *c.Connections.MaxIdlePerHost,
 			MaxLifetimeS:      c.Connections.MaxLifetime.Duration.Seconds(),
@@ -109,6 +109,10 @@ func (e *Engine) Result() *result.Result {
 		if c.Rate != nil {
 			rc.RatePerPod = c.Rate.PerSecond
 		}
+		rc.ClosedLoop = c.Threads > 0
+		for _, ph := range c.Phases {
+			rc.ClosedLoop = rc.ClosedLoop || ph.Threads > 0
+		}
 		for _, hit := range d.reached {
 			if hit {
 				rc.PodsReached++
@@ -118,7 +122,7 @@ func (e *Engine) Result() *result.Result {
 	}
 	for _, p := range st.timeline {
 		pt := result.Point{
-			TS: p.t.Seconds(), Requests: p.requests, Errors: p.errors.total(),
+			TS: p.t.Seconds(), Offered: p.offered, Requests: p.requests, Errors: p.errors.total(),
 			P50MS: result.MS(p.p50), P90MS: result.MS(p.p90), P99MS: result.MS(p.p99), P999MS: result.MS(p.p999), Slow: p.slow,
 			Replicas: map[string]int{}, DesiredReplicas: map[string]int{}, ReadyEndpoints: map[string]int{},
 		}
@@ -162,6 +166,7 @@ func (e *Engine) Result() *result.Result {
 	if e.stack != nil {
 		r.TCP = e.tcpResult()
 	}
+	r.Services, r.Faults = e.serviceConfigs(), e.faultsRun()
 	return r
 }
 

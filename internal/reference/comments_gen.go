@@ -26,6 +26,7 @@ var generated = Comments{
 	"trafficlab/result.Client": {
 		Doc: "Client is one client Deployment.",
 		Fields: map[string]string{
+			"ClosedLoop":        "ClosedLoop is set when threads that wait for each answer sent some of its\nrequests (threads, or a phase with threads): their rate then follows the\nlatency, so it says nothing about the load the latency was measured under.",
 			"ConnectionsOpened": "ConnectionsOpened over the run.",
 			"Errors":            "Errors are its failed requests.",
 			"Library":           "Library is the client library profile; empty for none.",
@@ -44,6 +45,7 @@ var generated = Comments{
 			"RunsAborted":       "RunsAborted counts runs the tool ended at a receive error, as ab does.",
 			"Target":            "Target is the service it called.",
 			"Threads":           "Threads per client pod (closed loop) or 0.",
+			"TimeoutS":          "TimeoutS is the client's timeout of one request; 0 when not recorded.",
 		},
 	},
 	"trafficlab/result.Ended": {
@@ -80,6 +82,18 @@ var generated = Comments{
 			"ConnectionReset":   "ConnectionReset: the connection was reset with the request on it.",
 			"HTTP503":           "HTTP503: a sidecar answered 503: no ready endpoint, a circuit breaker overflowed,\nor the connection to the pod failed beyond its retries.",
 			"Timeout":           "Timeout: no answer within the client's timeout.",
+		},
+	},
+	"trafficlab/result.Fault": {
+		Doc: "Fault is one fault that ran.",
+		Fields: map[string]string{
+			"Direction": "Direction of a network fault: the packets the target sends (to), receives\n(from), or both.",
+			"EndS":      "EndS is when it ended: a network fault at its end or the run's, whichever came\nfirst; a pod-kill, which acts at once, at its start.",
+			"Kind":      "Kind: loss, delay, bandwidth, partition (every packet dropped) or pod-kill.",
+			"Name":      "Name of the fault (spec.faults[].name); empty when it had none.",
+			"Peer":      "Peer limits a network fault to the target's packets to and from these pods,\nwritten as Target; empty for every pod.",
+			"StartS":    "StartS is when it started, from the start of the run.",
+			"Target":    "Target is the pods it acted on, as the scenario selected them: \"pod web-1\",\n\"service web\", \"client load\", \"node pool-0\".",
 		},
 	},
 	"trafficlab/result.Find": {
@@ -232,6 +246,7 @@ var generated = Comments{
 			"Errors":          "Errors are the interval's failed requests.",
 			"ErrorsByKind":    "ErrorsByKind splits Errors; absent when there were none.",
 			"NodeCPUCores":    "NodeCPUCores is the mean cores each node's containers used in the interval;\nabsent with a single node.",
+			"Offered":         "Offered are the requests the clients sent in the interval, open-loop arrivals\nthat found no free slot included: the load, where Requests is what finished.\nAbsent from results written before it existed.",
 			"P50MS":           "P50MS is the median latency of the interval's successful requests (2\nsignificant digits, as all four percentiles).",
 			"P90MS":           "P90MS is their 90th percentile.",
 			"P999MS":          "P999MS is their 99.9th percentile.",
@@ -281,6 +296,7 @@ var generated = Comments{
 			"Ended":             "Ended sums up every request that ended, failed ones included, as vegeta's\nreport does; nil when the engine did not keep it.",
 			"Engine":            "Engine that ran it: simulate or emulate.",
 			"Errors":            "Errors counts the failed requests by kind.",
+			"Faults":            "Faults are the faults that ran (spec.faults), in the scenario's order; those\ndue after the run's end are left out.",
 			"Histogram":         "Histogram counts requests in the scenario's report.histogram buckets, as\nvegeta's hist reporter does.",
 			"IPVSScheduler":     "IPVSScheduler is set in ipvs mode: rr, lc, sh, sed or nq.",
 			"Interrupted":       "Interrupted is set when SIGINT or SIGTERM stopped the run early: every figure,\nrates included, covers DurationS, not PlannedDurationS.",
@@ -300,6 +316,7 @@ var generated = Comments{
 			"ScaleEvents":       "ScaleEvents are the autoscaler's changes of a Deployment's replicas, in order.",
 			"Scenario":          "Scenario is the scenario's metadata.name.",
 			"Seed":              "Seed of the run's random streams.",
+			"Services":          "Services are the server Deployments as the scenario configured them: how many\npods they asked for and how those pods shut down. Absent from results written\nbefore it existed.",
 			"Sidecars":          "Sidecars are the Envoy proxies of the run, on service pods and client pods.",
 			"Slow":              "Slow counts the successful requests over the slow threshold.",
 			"SlowShare":         "SlowShare is Slow's share of the successful requests.",
@@ -354,6 +371,17 @@ var generated = Comments{
 			"TS":            "TS is when the HPA changed spec.replicas.",
 			"To":            "To is spec.replicas after.",
 			"Unschedulable": "Unschedulable says why pods it created could not be placed at once; they wait\nPending until a node has room (see Pending).",
+		},
+	},
+	"trafficlab/result.Service": {
+		Doc: "Service is the configuration of a server Deployment that decides how its pods\nend: what the reports' advice on removed pods starts from.",
+		Fields: map[string]string{
+			"DrainTimeoutS":           "DrainTimeoutS bounds a drain; 0 when the drain lasts until SIGKILL, or the app\nexits at once.",
+			"Name":                    "Name of the service.",
+			"OnSigterm":               "OnSigterm is what the app does on SIGTERM: exit (at once) or drain (stop\naccepting, close idle connections, finish the requests in progress, then exit).",
+			"PreStopS":                "PreStopS is how long after its deletion a pod keeps serving before SIGTERM: its\npreStop hook's time, cut to the grace period; 0 without a hook.",
+			"Replicas":                "Replicas is the Deployment's spec.replicas at the start.",
+			"TerminationGracePeriodS": "TerminationGracePeriodS is terminationGracePeriodSeconds: from the deletion to\nSIGKILL, preStop included.",
 		},
 	},
 	"trafficlab/result.Sidecar": {

@@ -1,0 +1,91 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"trafficlab/result"
+)
+
+// writeNoEndpoints explains the connections refused while a service had no ready
+// endpoint, when no other section does (the errors explanation names such spans
+// among the errors no pod caused): kube-proxy installs a REJECT rule for the
+// ClusterIP of a Service without endpoints (pkg/proxy/iptables/proxier.go,
+// "has no endpoints"), so every new connection is refused at once.
+func writeNoEndpoints(b *strings.Builder, r *result.Result) {
+	if attributes(r) {
+		return
+	}
+	var refused int64
+	var each []string
+	for _, svc := range services(r) {
+		spans, whole, n := emptySpans(r, svc)
+		if len(spans) == 0 || n == 0 {
+			continue
+		}
+		refused += n
+		if whole {
+			each = append(each, svc+" had none for the whole run"+whyEmpty(r, svc))
+		} else {
+			each = append(each, svc+" had none "+strings.Join(spans, ", "))
+		}
+	}
+	if len(each) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\n%s\n", wrap(fmt.Sprintf("No ready endpoint: %s. While a Service has no ready endpoint, "+
+		"kube-proxy REJECTs new connections to its ClusterIP, so the client sees each one refused at once: %s "+
+		"were refused meanwhile.", joinAnd(each), plural(refused, "connection")), width))
+}
+
+// emptySpans are the spans of the timeline in which svc had no ready endpoint, as
+// "12s–15s", whether they cover the whole run, and the connections refused in them.
+func emptySpans(r *result.Result, svc string) (spans []string, whole bool, refused int64) {
+	step := r.TimelineIntervalS
+	if step <= 0 {
+		return nil, false, 0
+	}
+	start, all := -1.0, len(r.Timeline) > 0
+	for i, pt := range r.Timeline {
+		n, ok := pt.ReadyEndpoints[svc]
+		empty := ok && n == 0
+		all = all && empty
+		if empty && pt.ErrorsByKind != nil {
+			refused += pt.ErrorsByKind.ConnectionRefused
+		}
+		if empty && start < 0 {
+			start = pt.TS
+		}
+		if last := i == len(r.Timeline)-1; start >= 0 && (!empty || last) {
+			end := pt.TS
+			if empty {
+				end = min(pt.TS+step, max(r.DurationS, pt.TS))
+			}
+			spans = append(spans, at(start)+"–"+at(end))
+			start = -1
+		}
+	}
+	if len(spans) > 4 {
+		spans = append(spans[:3], fmt.Sprintf("and %d more spans", len(spans)-3))
+	}
+	return spans, all, refused
+}
+
+// whyEmpty says why a service had no endpoint all run: no replicas asked for, its
+// pods never placed, or never ready.
+func whyEmpty(r *result.Result, svc string) string {
+	for _, s := range r.Services {
+		if s.Name == svc && s.Replicas == 0 {
+			return " (spec.replicas is 0: give it replicas)"
+		}
+	}
+	for _, p := range r.Pending {
+		if p.Service == svc {
+			return " (its pods never got a node: see Pending)"
+		}
+	}
+	if n := len(podsOf(r, svc)); n > 0 {
+		return fmt.Sprintf(" (none of its %s became ready)", plural(int64(n), "pod"))
+	}
+	return ""
+}
