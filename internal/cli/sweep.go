@@ -45,7 +45,8 @@ func newSweep(stdout, stderr io.Writer) *cobra.Command {
 		Long: `sweep runs a scenario once for every combination of the values given with --set
 (PATH=V1,V2,V3; FROM..TO for a range of integers) and prints one row per combination:
 throughput, latency percentiles, errors by kind, idle pods and the busiest and
-quietest pod's share. A --set with one value applies to every point.
+quietest pod's share. A --set with one value applies to every point. Each path may
+be given by one --set only: two, swept or fixed, are an error, not an override.
 
 The runs share the machine's cores (--parallel). Each run's seed depends only on its
 repeat: every point runs with spec.seed, spec.seed+1, ... (--seeds N), so points differ
@@ -91,18 +92,9 @@ func runSweep(c *cobra.Command, args []string, f *sweepFlags, stdout, stderr io.
 	if f.seeds < 1 || f.parallel < 1 {
 		return badInput{fmt.Errorf("--seeds and --parallel must be at least 1")}
 	}
-	var axes []sweep.Axis
-	var fixed []string
-	for _, s := range f.sets {
-		a, err := sweep.ParseSet(s)
-		if err != nil {
-			return badInput{err}
-		}
-		if len(a.Values) == 1 {
-			fixed = append(fixed, s)
-		} else {
-			axes = append(axes, a)
-		}
+	axes, fixed, err := sweep.ParseSets(f.sets)
+	if err != nil {
+		return badInput{err}
 	}
 	flags := flagSets(c, f.seed, f.duration)
 	fixed = append(fixed, sets(flags)...)
