@@ -79,7 +79,9 @@ With --seeds above 1 each cell is the mean ± the sample standard deviation.
 	fl.StringVarP(&f.output, "output", "o", "text", "format on stdout: text (the table), json (every run's figures and the summary) or csv (one row per run)")
 	fl.StringVar(&f.csv, "csv", "", "also write one row per run to this CSV file")
 	fl.StringVar(&f.json, "json", "", "also write the sweep as JSON to this file")
-	fl.IntVarP(&f.parallel, "parallel", "j", runtime.GOMAXPROCS(0), "runs at once (default: every core)")
+	// A zero default keeps pflag from printing "(default N)" beside the usage's own
+	// default, which is the machine's core count and not a constant.
+	fl.IntVarP(&f.parallel, "parallel", "j", 0, "runs at once (default: one per core)")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress bar and no timing line")
 	return c
 }
@@ -88,6 +90,9 @@ func runSweep(c *cobra.Command, args []string, f *sweepFlags, stdout, stderr io.
 	render, ok := sweepFormats[f.output]
 	if !ok {
 		return badInput{fmt.Errorf("-o %q: want text, json or csv", f.output)}
+	}
+	if !c.Flags().Changed("parallel") {
+		f.parallel = runtime.GOMAXPROCS(0)
 	}
 	if f.seeds < 1 || f.parallel < 1 {
 		return badInput{fmt.Errorf("--seeds and --parallel must be at least 1")}
@@ -178,9 +183,7 @@ func runSweep(c *cobra.Command, args []string, f *sweepFlags, stdout, stderr io.
 		sw.Engine, sw.Scenario, sw.DurationS = "simulate", plans[0].name, plans[0].duration.Seconds()
 	}
 	if !f.quiet {
-		wall := time.Since(started)
-		fmt.Fprintf(stderr, "%d runs in %s on %d workers: %s simulated requests per wall second\n",
-			finished.Load(), wall.Round(10*time.Millisecond), min(f.parallel, runs), perWallSecond(requests.Load(), wall))
+		fmt.Fprintln(stderr, sweepTiming(int64(finished.Load()), requests.Load(), time.Since(started), min(f.parallel, runs)))
 	}
 	if len(args) > 0 {
 		sw.File = args[0]
@@ -238,4 +241,14 @@ func (o *onceLines) Write(b []byte) (int, error) {
 		}
 	}
 	return len(b), nil
+}
+
+// sweepTiming is the line after a sweep: how many runs took how long, and the
+// simulated requests per wall second, a rate only over runs that finished.
+func sweepTiming(runs, requests int64, wall time.Duration, workers int) string {
+	line := fmt.Sprintf("%s in %s on %s", count(runs, "run"), wall.Round(10*time.Millisecond), count(workers, "worker"))
+	if runs == 0 || wall <= 0 {
+		return line
+	}
+	return line + ": " + perWallSecond(requests, wall) + " simulated requests per wall second"
 }
