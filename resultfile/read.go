@@ -17,6 +17,13 @@ import (
 	"trafficlab/result"
 )
 
+// MaxResultBytes bounds a Result file, which is read whole. The largest a run
+// writes: spec.report.samples' 1,000,000 samples at about 45 B each, 10,000 pods
+// (the scenario's maxPods) at about 500 B, a timeline of MaxTimelinePoints at up to
+// a few kB with many services: about 60 MB. A 47 MB file took 3.75 s and 365 MB
+// to read, so the bound is what a run can reach, not more.
+const MaxResultBytes = 64 << 20
+
 // Engines are the engines whose Results this version reads; "vegeta" is a real
 // vegeta attack read from its results.
 var Engines = []string{"simulate", "emulate", "load", "vegeta"}
@@ -65,9 +72,12 @@ func Decode(name string, rd io.Reader) (*result.Result, error) {
 	// vegeta's JSON encoder writes each result's fields in its struct's order,
 	// attack first (lib/results_easyjson.go).
 	if trimmed[0] == '{' && !bytes.HasPrefix(trimmed, []byte(`{"attack":`)) {
-		data, err := io.ReadAll(br)
+		data, err := io.ReadAll(io.LimitReader(br, MaxResultBytes+1))
 		if err != nil {
 			return nil, &Error{File: name, Err: err}
+		}
+		if len(data) > MaxResultBytes {
+			return nil, &Error{File: name, Err: fmt.Errorf("over %d MB: no run writes a Result that large", MaxResultBytes>>20)}
 		}
 		return checked(name)(decodeResult(data))
 	}
@@ -112,6 +122,14 @@ func decodeResult(data []byte) (*result.Result, error) {
 		return nil, errors.New("a load report of an older trafficlab: run load -o json again, it now writes a result")
 	case !hasEngine:
 		return nil, errors.New("not a trafficlab result (-o json): no engine field")
+	}
+	// A timeline longer than any engine writes is refused before it is decoded: its
+	// points cost far more memory as structs than as text.
+	if raw, ok := keys["timeline"]; ok {
+		var points []json.RawMessage
+		if json.Unmarshal(raw, &points) == nil && len(points) > MaxTimelinePoints {
+			return nil, &Error{Field: "timeline", Err: fmt.Errorf("%d points; no engine writes more than %d (it widens the interval instead)", len(points), MaxTimelinePoints)}
+		}
 	}
 	var r result.Result
 	if err := json.Unmarshal(data, &r); err != nil {

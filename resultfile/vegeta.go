@@ -69,6 +69,12 @@ func (s *vegetaSum) add(v *vegeta.Result) error {
 	if lat < 0 {
 		return fmt.Errorf("latency %v is negative", v.Latency)
 	}
+	// Every latency is summarised in histograms that end at an hour, as every
+	// engine's do; a longer one (vegeta's default timeout is 30 s) would be reported
+	// as an hour, and near 2⁶³ ns its end overflows the clock.
+	if lat > int64(time.Hour) {
+		return fmt.Errorf("latency %v is over the hour trafficlab's latency histograms hold", v.Latency)
+	}
 	if s.sum+lat < s.sum {
 		return errors.New("the latencies add up beyond 292 years")
 	}
