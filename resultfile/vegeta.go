@@ -49,6 +49,7 @@ type vegetaSum struct {
 	errs                  result.Errors
 	okLat, all            *hdr.Histogram // latencies in ns: successes, every request
 	sum, min, max         int64
+	okMin, okMax          int64 // the successes' exact extremes, which okLat knows to its bucket
 	earliest, latest, end time.Time
 	bytesOut, bytesIn     int64
 	codes                 map[string]int64
@@ -118,6 +119,10 @@ func (s *vegetaSum) add(v *vegeta.Result) error {
 	if v.Code >= 200 && v.Code < 400 {
 		s.ok++
 		_ = s.okLat.RecordValue(clamped)
+		if s.ok == 1 || lat < s.okMin {
+			s.okMin = lat
+		}
+		s.okMax = max(s.okMax, lat)
 	}
 	kind := vegetaKind(v.Code, v.Error)
 	switch kind {
@@ -165,9 +170,9 @@ func vegetaKind(code uint16, msg string) string {
 }
 
 func (s *vegetaSum) result() *result.Result {
-	r := &result.Result{Engine: "vegeta", LatencyMS: result.LatencyOf(s.okLat), LatencySpectrum: result.SpectrumOf(s.okLat),
+	r := &result.Result{Engine: "vegeta", LatencyMS: result.LatencyBetween(s.okLat, s.okMin, s.okMax), LatencySpectrum: result.SpectrumOf(s.okLat),
 		Requests: result.Requests{Total: s.n, OK: s.ok, Failed: s.n - s.ok}, Errors: s.errs}
-	x := &result.Ended{LatencyMS: result.LatencyOf(s.all), LatencySumNS: s.sum, LatencyMinNS: s.min, LatencyMaxNS: s.max,
+	x := &result.Ended{LatencyMS: result.LatencyBetween(s.all, s.min, s.max), LatencySumNS: s.sum, LatencyMinNS: s.min, LatencyMaxNS: s.max,
 		BytesOut: s.bytesOut, BytesIn: s.bytesIn, StatusCodes: s.codes, Errors: s.errors}
 	if s.n > 0 {
 		x.StartUnixNS = s.earliest.UnixNano()

@@ -157,3 +157,18 @@ func TestVegetaResultsThatCannotBe(t *testing.T) {
 		}
 	}
 }
+
+// TestVegetaLatenciesAreExactAtTheirEnds: a single request of exactly 1.5 ms is
+// 1.5 ms at every figure, not its histogram bucket's edges (1.499 and 1.500 ms).
+func TestVegetaLatenciesAreExactAtTheirEnds(t *testing.T) {
+	rs := attack()[:1]
+	rs[0].Code, rs[0].Error, rs[0].Latency = 200, "", 1500*time.Microsecond
+	r, err := Decode("one.csv", bytes.NewReader(encoded(t, encodings[2].enc, rs)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := result.Latency{Min: 1.5, Mean: 1.5, P50: 1.5, P90: 1.5, P95: 1.5, P99: 1.5, P999: 1.5, Max: 1.5}
+	if r.LatencyMS != want || r.Ended.LatencyMS != want {
+		t.Errorf("latency_ms %+v, ended %+v; want 1.5 ms throughout", r.LatencyMS, r.Ended.LatencyMS)
+	}
+}

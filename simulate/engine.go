@@ -786,7 +786,10 @@ func (e *Engine) Events() uint64 { return e.k.Processed }
 // stats collects results while the run streams by.
 type stats struct {
 	latency  *hdr.Histogram // successful requests, ns
-	interval *hdr.Histogram // this timeline interval's successes, ns
+	// okMin and okMax are the exact extremes of latency's values, which the
+	// histogram knows only to its bucket (result.LatencyBetween).
+	okMin, okMax int64
+	interval     *hdr.Histogram // this timeline interval's successes, ns
 	step     sim.Time
 	ok       int64
 	errors   errorCounts
@@ -876,6 +879,10 @@ func (s *stats) success(sent, now sim.Time) {
 		v = s.latency.HighestTrackableValue()
 	}
 	_ = s.latency.RecordValue(v)
+	if s.ok == 1 || v < s.okMin {
+		s.okMin = v
+	}
+	s.okMax = max(s.okMax, v)
 	_ = s.interval.RecordValue(v)
 	s.tlReq++
 }
