@@ -786,10 +786,7 @@ func (e *Engine) Events() uint64 { return e.k.Processed }
 // stats collects results while the run streams by.
 type stats struct {
 	latency  *hdr.Histogram // successful requests, ns
-	// okMin and okMax are the exact extremes of latency's values, which the
-	// histogram knows only to its bucket (result.LatencyBetween).
-	okMin, okMax int64
-	interval     *hdr.Histogram // this timeline interval's successes, ns
+	interval *hdr.Histogram // this timeline interval's successes, ns
 	step     sim.Time
 	ok       int64
 	errors   errorCounts
@@ -798,14 +795,18 @@ type stats struct {
 	retries  int64 // requests a library resent after a stale connection failed
 	// abandoned counts requests in progress when their client aborted its run.
 	abandoned int64
-	slow      int64 // successes over the slow threshold
-	tlSlow    int64
-	tlReq     int64
-	tlErr     errorCounts
-	timeline  []point
-	buckets   buckets
-	samples   reservoir
-	ended     ended
+	// okMin and okMax are the exact extremes of latency's values, which the
+	// histogram knows only to its bucket (result.LatencyBetween).
+	okMin    int64
+	okMax    int64
+	slow     int64 // successes over the slow threshold
+	tlSlow   int64
+	tlReq    int64
+	tlErr    errorCounts
+	timeline []point
+	buckets  buckets
+	samples  reservoir
+	ended    ended
 }
 
 // errorCounts counts failed requests by error kind (errTimeout, errRefused, ...).
