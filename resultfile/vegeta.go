@@ -20,12 +20,15 @@ import (
 // and errors. It has no pods, clients, nodes or timeline: vegeta measures none of
 // them, and a table of them would print zeros as if measured. Memory grows with
 // the distinct errors, as vegeta report's does, not with the requests.
-func readVegeta(rd io.Reader) (*result.Result, error) {
+func readVegeta(rd io.Reader, bounds []time.Duration) (*result.Result, error) {
 	dec := vegeta.DecoderFor(rd)
 	if dec == nil {
 		return nil, errors.New("neither a trafficlab result (-o json) nor vegeta's results (gob, JSON or CSV)")
 	}
 	s := newVegetaSum()
+	if bounds != nil {
+		s.hist = &vegeta.Histogram{Buckets: bounds}
+	}
 	for i := 1; ; i++ {
 		var v vegeta.Result
 		err := dec.Decode(&v)
@@ -55,7 +58,8 @@ type vegetaSum struct {
 	codes                 map[string]int64
 	errors                []result.EndedError
 	seen                  map[string]bool
-	attack                string // the attacks' name when they all share one
+	attack                string            // the attacks' name when they all share one
+	hist                  *vegeta.Histogram // the --buckets histogram, when asked for
 }
 
 func newVegetaSum() *vegetaSum {
@@ -102,6 +106,9 @@ func (s *vegetaSum) add(v *vegeta.Result) error {
 	}
 	if end := v.End(); end.After(s.end) {
 		s.end = end
+	}
+	if s.hist != nil {
+		s.hist.Add(v)
 	}
 	clamped := min(max(lat, 1), s.all.HighestTrackableValue())
 	_ = s.all.RecordValue(clamped)
@@ -189,5 +196,21 @@ func (s *vegetaSum) result() *result.Result {
 	}
 	r.Ended = x
 	r.Scenario = s.attack
+	if h := s.hist; h != nil {
+		for i, from := range h.Buckets {
+			b := result.Bucket{FromMS: result.MS(int64(from))}
+			if i < len(h.Counts) {
+				b.Count = int64(h.Counts[i])
+			}
+			if i+1 < len(h.Buckets) {
+				to := result.MS(int64(h.Buckets[i+1]))
+				b.ToMS = &to
+			}
+			if h.Total > 0 {
+				b.Share = result.Round(float64(b.Count)/float64(h.Total), 6) // as simulate rounds it
+			}
+			r.Histogram = append(r.Histogram, b)
+		}
+	}
 	return r
 }

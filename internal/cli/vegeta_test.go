@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -303,5 +304,27 @@ func TestReportAndCompareReadVegetaResults(t *testing.T) {
 		if code != exitBadInput || !strings.Contains(errOut, bad+": latency_ms.p50: -") || out != "" {
 			t.Errorf("%v: exit %d, want 2 naming the file and latency_ms.p50, and nothing printed:\n%s%s", args, code, out, errOut)
 		}
+	}
+}
+
+// TestReportBucketsVegetaResults: report --buckets gives a vegeta attack the hist
+// table vegeta report -type=hist[...] prints, which without it says how to ask.
+func TestReportBucketsVegetaResults(t *testing.T) {
+	t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	var b bytes.Buffer
+	enc := vegeta.NewCSVEncoder(&b)
+	for i, lat := range []time.Duration{500 * time.Microsecond, 3 * time.Millisecond, 4 * time.Millisecond, 20 * time.Millisecond} {
+		if err := enc.Encode(&vegeta.Result{Attack: "a", Seq: uint64(i), Code: 200, Timestamp: t0.Add(time.Duration(i) * time.Second), Latency: lat, Method: "GET", URL: "http://web/"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	csv := writeTemp(t, "results.csv", b.String())
+	code, out, errOut := runCLI("report", csv, "-o", "vegeta-hist", "--buckets", "[0,1ms,10ms]")
+	if code != exitOK || !regexp.MustCompile(`\[1ms,\s+10ms\]\s+2\s+50.00%`).MatchString(out) {
+		t.Errorf("exit %d, stdout:\n%s\nstderr %s\nwant 2 of 4 requests in [1ms, 10ms]", code, out, errOut)
+	}
+	code, _, errOut = runCLI("report", csv, "-o", "vegeta-hist")
+	if code == exitOK || !strings.Contains(errOut, "--buckets") {
+		t.Errorf("without --buckets: exit %d, stderr %q; want it to name --buckets", code, errOut)
 	}
 }
