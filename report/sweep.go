@@ -49,7 +49,7 @@ func SweepText(w io.Writer, sw *result.Sweep) error {
 		fmt.Fprintf(b, "%s\n\n", wrap(fmt.Sprintf("Interrupted: incomplete, %d of the %d points finished on every seed and are shown; the others are left out%s.",
 			len(sw.Points), sw.PlannedPoints, find), width))
 	}
-		each := lengthOf(sw.Engine, sw.DurationS) + " per run"
+	each := lengthOf(sw.Engine, sw.DurationS) + " per run"
 	if slices.Contains(sw.Parameters, "spec.duration") {
 		each = "durations as swept"
 	}
