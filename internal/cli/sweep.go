@@ -46,7 +46,8 @@ func newSweep(stdout, stderr io.Writer) *cobra.Command {
 (PATH=V1,V2,V3; FROM..TO for a range of integers) and prints one row per combination:
 throughput, latency percentiles, errors by kind, idle pods and the busiest and
 quietest pod's share. A --set with one value applies to every point. Each path may
-be given by one --set only: two, swept or fixed, are an error, not an override.
+be given by one --set only: two, swept or fixed, are an error, not an override; so
+are --seed or --duration beside a --set of spec.seed or spec.duration.
 
 The runs share the machine's cores (--parallel). Each run's seed depends only on its
 repeat: every point runs with spec.seed, spec.seed+1, ... (--seeds N), so points differ
@@ -102,6 +103,16 @@ func runSweep(c *cobra.Command, args []string, f *sweepFlags, stdout, stderr io.
 		return badInput{err}
 	}
 	flags := flagSets(c, f.seed, f.duration)
+	// --seed and --duration are --sets of their own: one on a path a --set also
+	// gives would silently win over it, or lose to it.
+	for _, fl := range flags {
+		path, _, _ := strings.Cut(fl.Set, "=")
+		for _, s := range f.sets {
+			if p, _, _ := strings.Cut(s, "="); p == path {
+				return badInput{fmt.Errorf("%s and --set %s both give %s; give one", fl.Flag, s, path)}
+			}
+		}
+	}
 	fixed = append(fixed, sets(flags)...)
 	var query *sweep.Query
 	// An empty --find is a mistake to report, not a query to skip.

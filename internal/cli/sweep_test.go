@@ -120,6 +120,8 @@ func TestSweepBadInput(t *testing.T) {
 		{[]string{f, "--seeds", "0"}, "at least 1"},
 		{[]string{f, "-j", "0"}, "at least 1"},
 		{[]string{f, "--set", "spec.services[0].replicas=1..3", "--set", "spec.services[0].replicas=4,5"}, "already given by --set spec.services[0].replicas=1..3"},
+		{[]string{f, "--set", "spec.seed=1,2", "--seed", "4"}, "--seed 4 and --set spec.seed=1,2 both give spec.seed"},
+		{[]string{f, "--set", "spec.duration=1s", "--duration", "2s"}, "--duration 2s and --set spec.duration=1s both give spec.duration"},
 	}
 	for _, c := range cases {
 		code, out, errOut := runCLI(append([]string{"sweep", "-q"}, c.args...)...)
