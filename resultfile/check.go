@@ -374,7 +374,7 @@ func (c *checker) ended(x *result.Ended, total int64) {
 }
 
 // walk checks every number in v, at JSON path field: none is negative or not
-// finite but the seed, which any int64 may be.
+// finite but the seed, which any int64 may be, and no share is above 1.
 func (c *checker) walk(field string, v reflect.Value) {
 	switch v.Kind() {
 	case reflect.Pointer:
@@ -406,5 +406,11 @@ func (c *checker) walk(field string, v reflect.Value) {
 		c.count(field, v.Int())
 	case reflect.Float64:
 		c.number(field, v.Float())
+		// A share of requests, periods or time is at most all of them; CPU, which a
+		// quota period can overrun, is checked apart (cpuShare).
+		if name := field[strings.LastIndex(field, ".")+1:]; name == "share" || strings.HasSuffix(name, "_share") ||
+			(strings.HasSuffix(name, "_utilization") && name != "cpu_utilization") {
+			c.share(field, v.Float())
+		}
 	}
 }

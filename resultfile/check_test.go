@@ -169,6 +169,8 @@ func TestCheckHoldsNumbersToWhatARunCanGive(t *testing.T) {
 		{"1e9 CPU", "pods[0].cpu_utilization", func(r *result.Result) { r.Pods[0].CPUUtilization = 1e9 }},
 		{"more cores than the node has", "pods[0].cpu_cores", func(r *result.Result) { r.Pods[0].CPUCores = 3 }},
 		{"a node over its cores", "nodes[0].cpu_utilization", func(r *result.Result) { r.Nodes[0].CPUUtilization = 1.5 }},
+		// Every share, wherever it is, is at most 1.
+		{"a disk busy more than all the time", "nodes[1].disk_utilization", func(r *result.Result) { r.Nodes[1].DiskUtilization = 1.01 }},
 		// The timeline: at most the points an engine writes.
 		{"a full timeline", "", func(r *result.Result) {
 			r.Timeline = append(r.Timeline, make([]result.Point, MaxTimelinePoints-len(r.Timeline))...)
