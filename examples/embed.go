@@ -20,7 +20,8 @@ const DefaultName = "r1-shared-client-5-threads.yaml"
 
 // Example is one embedded scenario.
 type Example struct {
-	Name        string
+	Name string
+	// Description is metadata.description with its line breaks and indents as spaces.
 	Description string
 }
 
@@ -42,7 +43,7 @@ func Get(name string) ([]byte, error) {
 	return data, nil
 }
 
-// List returns every example with its metadata.description's first line.
+// List returns every example with its metadata.description on one line.
 func List() []Example {
 	names, _ := fs.Glob(files, "*.yaml")
 	sort.Strings(names)
@@ -55,8 +56,7 @@ func List() []Example {
 			} `yaml:"metadata"`
 		}
 		_ = yaml.Unmarshal(data, &doc)
-		first, _, _ := strings.Cut(strings.TrimSpace(doc.Metadata.Description), "\n")
-		out = append(out, Example{Name: n, Description: first})
+		out = append(out, Example{Name: n, Description: strings.Join(strings.Fields(doc.Metadata.Description), " ")})
 	}
 	return out
 }

@@ -255,6 +255,8 @@ func compareCells(m compareRow, rs []*result.Result) []compareCell {
 	for i, r := range rs {
 		v, text, ok := m.cell(r)
 		switch {
+		case !ok && text == noSuccesses:
+			out[i].text = text // why there is no value: not a missing figure but no success
 		case !ok:
 			out[i].text = "-"
 		case i == 0 || !baseOK:
@@ -307,6 +309,10 @@ func compareRows(rs []*result.Result) []compareRow {
 	}
 	if anyOf(rs, func(r *result.Result) bool { return r.Slow > 0 }) {
 		rows = append(rows, compareRow{"slow share", shareRule, lower, func(r *result.Result) (float64, string, bool) {
+			// The slow share is of the successful requests, as the latencies are.
+			if r.Requests.OK == 0 {
+				return 0, noSuccesses, false
+			}
 			s := slowShare(r)
 			return s, pct(s), true
 		}})
@@ -323,12 +329,21 @@ func compareRows(rs []*result.Result) []compareRow {
 	return rows
 }
 
+// latencyRow reads a percentile of the successful requests. A run with none has no
+// latency, not a latency of 0: its cell says so and no change to or from it is
+// judged (a run where everything failed is not "better").
 func latencyRow(label string, of func(result.Latency) float64) compareRow {
 	return compareRow{label, latencyRule, lower, func(r *result.Result) (float64, string, bool) {
+		if r.Requests.OK == 0 {
+			return 0, noSuccesses, false
+		}
 		v := of(r.LatencyMS)
 		return v, ms(v), true
 	}}
 }
+
+// noSuccesses is the cell of a figure over successful requests in a run with none.
+const noSuccesses = "— (no successes)"
 
 // errorKinds are the error kinds in the order, and with the names, of the JSON result.
 var errorKinds = []struct {

@@ -158,3 +158,44 @@ func TestCompareHeadSaysWhatRan(t *testing.T) {
 		t.Errorf("results without an origin, not interrupted, have origin rows or a note:\n%s", s)
 	}
 }
+
+// A run where no request succeeded has no latency and no slow share: its cells say
+// so, and a change to or from them is neither marked nor judged, in either order,
+// on the page as in the text. Failures and throughput are still compared.
+func TestCompareRunWithoutSuccesses(t *testing.T) {
+	failed := func() *result.Result {
+		r := simRun()
+		r.Errors = result.Errors{ConnectionRefused: r.Requests.Total}
+		r.Requests.OK, r.Requests.Failed = 0, r.Requests.Total
+		r.ThroughputRPS, r.LatencyMS, r.Slow, r.SlowShare = 0, result.Latency{}, 0, 0
+		return r
+	}
+	slow := simRun()
+	slow.Slow, slow.SlowShare = slow.Requests.OK/2, 0.5
+	noSuccessRows := []string{"latency p50", "latency p99", "latency p99.9", "latency max", "slow share"}
+	for _, order := range []struct {
+		name   string
+		rs     []*result.Result
+		failed int
+	}{
+		{"to", []*result.Result{slow, failed()}, 1},
+		{"from", []*result.Result{failed(), slow}, 0},
+	} {
+		rows := rowsOf(order.rs)
+		classes := cellClasses(writeCompare(t, []string{"a", "b"}, order.rs))
+		for _, label := range noSuccessRows {
+			if got := rows[label][order.failed]; got != noSuccesses {
+				t.Errorf("%s: row %q of the failed run: %q, want %q", order.name, label, got, noSuccesses)
+			}
+			if got := rows[label][1-order.failed]; strings.Contains(got, "*") {
+				t.Errorf("%s: row %q of the other run: %q, a change judged against no latency", order.name, label, got)
+			}
+			if got := classes[label]; len(got) != 3 || got[2] != "" {
+				t.Errorf("%s: row %q: page classes %q, want none on the last", order.name, label, got)
+			}
+		}
+		if got := rows["throughput (rps)"][1]; !strings.Contains(got, "*") {
+			t.Errorf("%s: throughput %q, want its change marked", order.name, got)
+		}
+	}
+}

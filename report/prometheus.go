@@ -107,20 +107,49 @@ func promFloat(v float64) string {
 	return strconv.FormatFloat(v, 'g', -1, 64)
 }
 
-// runFamilies: what ran, and the request counts by outcome and error kind.
-func runFamilies(r *result.Result) []*promFamily {
-	info := []string{"engine", r.Engine, "scenario", r.Scenario, "seed", strconv.FormatInt(r.Seed, 10), "proxy_mode", r.ProxyMode}
+// runInfo is trafficlab_run_info's labels: only what the engine knows. A vegeta
+// attack has no seed, and neither it nor load sees the cluster's kube-proxy mode:
+// seed="0" and proxy_mode="" would read as a run with seed 0 in an unnamed mode.
+func runInfo(r *result.Result) []string {
+	info := []string{"engine", r.Engine}
+	if r.Scenario != "" {
+		info = append(info, "scenario", r.Scenario)
+	}
+	if r.Engine != "vegeta" {
+		info = append(info, "seed", strconv.FormatInt(r.Seed, 10))
+	}
+	if r.ProxyMode != "" {
+		info = append(info, "proxy_mode", r.ProxyMode)
+	}
 	if r.IPVSScheduler != "" {
 		info = append(info, "ipvs_scheduler", r.IPVSScheduler)
 	}
+	return info
+}
+
+// interruptedGauge is the run's interruption as a gauge's value. A gauge rather than a
+// label of run_info: a label would split the run's series in two names for one
+// run, and a gauge can be alerted on (prometheus.io/docs/practices/naming).
+func interruptedGauge(r *result.Result) int64 {
+	if r.Interrupted {
+		return 1
+	}
+	return 0
+}
+
+// runFamilies: what ran, and the request counts by outcome and error kind.
+func runFamilies(r *result.Result) []*promFamily {
+	info := runInfo(r)
 	errs := promFam("trafficlab_errors_total", "counter", "Failed requests by error kind, as the client saw them.")
 	for _, k := range errorKinds {
 		errs.add(promInt(k.of(r.Errors)), "kind", k.name)
 	}
 	return []*promFamily{
-		promFam("trafficlab_run_info", "gauge", "The run: engine, scenario, seed and kube-proxy mode; always 1.").add("1", info...),
+		promFam("trafficlab_run_info", "gauge", "The run: engine, scenario, seed and kube-proxy mode, those the engine knows; always 1.").add("1", info...),
 		promFam("trafficlab_run_duration_seconds", "gauge", "Duration of the run in seconds.").
 			add(promFloat(r.DurationS)),
+		promFam("trafficlab_run_interrupted", "gauge", "1 when a signal stopped the run before its planned duration, else 0: every figure covers the shorter run.").
+			add(promInt(interruptedGauge(r))),
 		promFam("trafficlab_requests_total", "counter", "Finished requests by outcome; requests in flight at the end are not counted.").
 			add(promInt(r.Requests.OK), "outcome", "ok").add(promInt(r.Requests.Failed), "outcome", "failed"),
 		promFam("trafficlab_requests_in_flight", "gauge", "Requests still in flight when the run ended.").add(promInt(r.Requests.InFlight)),

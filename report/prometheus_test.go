@@ -131,6 +131,7 @@ func TestPrometheusValues(t *testing.T) {
 		{"trafficlab_errors_total", "kind=timeout", 0},
 		{"trafficlab_run_info", "engine=simulate,proxy_mode=iptables,scenario=s,seed=0", 1},
 		{"trafficlab_run_duration_seconds", "", 120},
+		{"trafficlab_run_interrupted", "", 0},
 		{"trafficlab_pod_requests_total", web1, 200},
 		{"trafficlab_pod_requests_total", "node=n-2,pod=web-\"2\"\\\n,service=web", 276}, // escaped and back
 		{"trafficlab_pod_errors_total", web1 + ",kind=connection_refused", 19},
@@ -342,5 +343,34 @@ func TestPrometheusHistogramEdges(t *testing.T) {
 				t.Errorf("buckets %v %v, want %v %v", les, counts, c.les, c.counts)
 			}
 		})
+	}
+}
+
+// TestPrometheusSaysOnlyWhatTheEngineKnows: run_info carries no label the engine
+// does not know (a vegeta attack has no seed and sees no kube-proxy), and an
+// interrupted run says so in a gauge.
+func TestPrometheusSaysOnlyWhatTheEngineKnows(t *testing.T) {
+	cases := []struct {
+		name        string
+		edit        func(r *result.Result)
+		info        string
+		interrupted float64
+	}{
+		{"simulate", func(*result.Result) {}, "engine=simulate,proxy_mode=iptables,scenario=s,seed=0", 0},
+		{"simulate, interrupted", func(r *result.Result) { r.Interrupted, r.PlannedDurationS = true, 600 }, "engine=simulate,proxy_mode=iptables,scenario=s,seed=0", 1},
+		{"vegeta", func(r *result.Result) { r.Engine, r.Scenario, r.ProxyMode = "vegeta", "atk", "" }, "engine=vegeta,scenario=atk", 0},
+		{"load", func(r *result.Result) { r.Engine, r.Seed, r.ProxyMode = "load", 4, "" }, "engine=load,scenario=s,seed=4", 0},
+	}
+	for _, c := range cases {
+		r := promRun()
+		c.edit(r)
+		_, fams := parseProm(t, r)
+		info := fams["trafficlab_run_info"].GetMetric()
+		if len(info) != 1 || promLabels(info[0]) != c.info {
+			t.Errorf("%s: run_info %v, want {%s}", c.name, info, c.info)
+		}
+		if got := promValue(t, fams, "trafficlab_run_interrupted", ""); got != c.interrupted {
+			t.Errorf("%s: run_interrupted %v, want %v", c.name, got, c.interrupted)
+		}
 	}
 }

@@ -216,7 +216,7 @@ func (bs vegetaBuckets) MarshalJSON() ([]byte, error) {
 
 // ErrNoHistogram is VegetaHist's error for a result without buckets: vegeta's hist
 // report needs them too (-buckets).
-var ErrNoHistogram = errors.New("the result has no histogram: set the scenario's spec.report.histogram bucket bounds")
+var ErrNoHistogram = errors.New("the result has no histogram: give its bounds with report --buckets '[0,1ms,10ms]' (vegeta's results), or set the scenario's spec.report.histogram and run it again")
 
 // VegetaHist writes the histogram as `vegeta report -type=hist` does: Bucket, #, %
 // and a bar of '#' per bucket. The text report prints the same table (writeHistogram),

@@ -20,6 +20,46 @@ func LatencyOf(h *hdr.Histogram) Latency {
 	}
 }
 
+// LatencyBetween sums up a histogram of latencies in nanoseconds whose exact
+// fastest and slowest, minNS and maxNS, are known. HdrHistogram reports a
+// percentile as the highest value equivalent to its bucket (ValueAtPercentile →
+// highestEquivalentValue, hdr.go), Min as the lowest and Max as the highest: up to
+// a bucket, 1/1024 of the value at 3 significant digits, beside what was recorded,
+// so a run whose every request took exactly its 2 s timeout would report a p50 of
+// 2.000683 s, above the timeout, and an exact 1.5 ms a min of 1.499 ms. Here min
+// and max are the exact ones, and each percentile is its bucket's middle (as
+// HdrHistogram's medianEquivalentValue, which its Mean uses), within half a bucket
+// of any value in it, clamped into [min, max]; the mean too.
+func LatencyBetween(h *hdr.Histogram, minNS, maxNS int64) Latency {
+	if h.TotalCount() == 0 {
+		return Latency{}
+	}
+	clamp := func(ns int64) int64 { return min(max(ns, minNS), maxNS) }
+	at := func(p float64) float64 { return MS(clamp(middle(h, h.ValueAtPercentile(p)))) }
+	mean := min(max(h.Mean(), float64(minNS)), float64(maxNS))
+	return Latency{
+		Min: MS(minNS), Mean: Round(mean/1e6, 3),
+		P50: at(50), P90: at(90), P95: at(95), P99: at(99), P999: at(99.9),
+		Max: MS(maxNS),
+	}
+}
+
+// middle is the middle of the bucket whose highest equivalent value is high: its
+// lowest equivalent value is found by bisection with ValuesAreEquivalent (a bucket
+// is at most 1/1024 of its values wide, so the search spans a few dozen steps).
+func middle(h *hdr.Histogram, high int64) int64 {
+	lo, hi := max(high-high/512-2, 0), high // lo outside the bucket or 0, hi inside
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		if h.ValuesAreEquivalent(mid, high) {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return lo + (high-lo+1)/2
+}
+
 // SpectrumOf is HdrHistogram's percentile distribution of a histogram of latencies
 // in nanoseconds: five steps per halving of the remaining tail, as its percentile
 // output prints them. Nil when it is empty.

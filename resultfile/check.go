@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"time"
 
 	"trafficlab/result"
 )
@@ -14,7 +15,9 @@ import (
 // its JSON path: an engine this version does not know, a negative or non-finite
 // number, latency percentiles out of order, counts that do not add up (Requests:
 // Total = OK + Failed, and the errors by kind are among the failed), shares
-// outside 0..1. A report of such a Result would print what never happened.
+// outside 0..1, CPU beyond the cores, pods finishing more requests than were sent,
+// rates the counts and the duration cannot give, timelines longer than any engine
+// writes. A report of such a Result would print what never happened.
 func Check(r *result.Result) error {
 	c := &checker{}
 	c.check(r)
@@ -149,6 +152,9 @@ func (c *checker) check(r *result.Result) {
 			c.fail(f+".to_ms", "%v is not above from_ms %v", *b.ToMS, b.FromMS)
 		}
 	}
+	if len(r.Timeline) > MaxTimelinePoints {
+		c.fail("timeline", "%d points; no engine writes more than %d (it widens the interval instead)", len(r.Timeline), MaxTimelinePoints)
+	}
 	for i, p := range r.Timeline {
 		f := fmt.Sprintf("timeline[%d]", i)
 		c.number(f+".t_s", p.TS)
@@ -172,14 +178,24 @@ func (c *checker) check(r *result.Result) {
 		c.count(f+".requests", p.Requests)
 		c.count(f+".connections", p.Connections)
 		c.number(f+".cpu_utilization", p.CPUUtilization)
+		c.cpuShare(r.Engine, f+".cpu_utilization", p.CPUUtilization, podLife(r, p))
 		c.number(f+".cpu_cores", p.CPUCores)
 		c.number(f+".start_s", p.StartS)
 		c.errors(f+".errors", p.Errors)
+		if cores := nodeCores(r, p.Node); cores > 0 && p.CPUCores > cores*cpuOvershoot(r.Engine, podLife(r, p)) {
+			c.fail(f+".cpu_cores", "%v cores, more than its node %s has (%v)", p.CPUCores, p.Node, cores)
+		}
 	}
+	c.podRequests(r)
 	for i, n := range r.Nodes {
 		f := fmt.Sprintf("nodes[%d]", i)
 		c.number(f+".cpu", n.CPU)
 		c.number(f+".cpu_utilization", n.CPUUtilization)
+		c.cpuShare(r.Engine, f+".cpu_utilization", n.CPUUtilization, 0)
+	}
+	for i, sc := range r.Sidecars {
+		f := fmt.Sprintf("sidecars[%d]", i)
+		c.share(f+".worker_utilization", sc.WorkerUtilization)
 	}
 	for i, cl := range r.Clients {
 		f := fmt.Sprintf("clients[%d]", i)
@@ -188,6 +204,134 @@ func (c *checker) check(r *result.Result) {
 	}
 	if r.Ended != nil {
 		c.ended(r.Ended, q.Total)
+	}
+	c.rates(r)
+}
+
+// MaxTimelinePoints is the longest timeline an engine writes: simulate
+// (maxTimelinePoints in simulate/engine.go) and load (maxTimeline in
+// emulate/load/stats.go) widen the interval instead of passing it.
+const MaxTimelinePoints = 3600
+
+// roundingS is the half-unit of the rounding of rates (to 3 decimals, by
+// result.Round in every engine) and of load's duration (to the millisecond,
+// emulate/load/report.go): a figure read back may be off by this much.
+const roundingS = 0.0005
+
+// rates checks the rates against the counts over the run: throughput is the
+// successful requests per second of duration_s, the rate the requests sent per
+// second (simulate/result.go, emulate/result.go, emulate/load/report.go; vegeta's
+// Metrics.Close over the requests' own window). A rate beside no duration, or
+// above what the counts allow within the rounding, is not of this run.
+func (c *checker) rates(r *result.Result) {
+	q := r.Requests
+	if (r.ThroughputRPS > 0 || r.RateRPS > 0) && !(r.DurationS > 0) {
+		c.fail("duration_s", "%v s beside a throughput of %v/s and a rate of %v/s: rates are over a duration", r.DurationS, r.ThroughputRPS, r.RateRPS)
+		return
+	}
+	if r.ThroughputRPS > r.RateRPS {
+		c.fail("throughput_rps", "%v/s, above the rate %v/s of the requests sent", r.ThroughputRPS, r.RateRPS)
+	}
+	// The requests sent: every one that ended, was still in flight or was
+	// abandoned, the resends and the open-loop arrivals counted as not sent.
+	sent := float64(q.Total) + float64(q.InFlight) + float64(q.Abandoned) + float64(q.Retried) + float64(q.NotSent)
+	rateWindow, okWindow := r.DurationS, r.DurationS
+	if r.Engine == "vegeta" && r.Ended != nil {
+		// vegeta divides by the window of the sends, and without one (a single
+		// request, or all at one instant) gives counts as rates.
+		rateWindow = time.Duration(r.Ended.LastSentNS).Seconds()
+		if rateWindow == 0 {
+			return
+		}
+	}
+	// Only load rounds its duration; the others record it exactly.
+	windowRounding := 0.0
+	if r.Engine == "load" {
+		windowRounding = roundingS
+	}
+	if over(r.RateRPS, rateWindow, sent, windowRounding) {
+		c.fail("rate_rps", "%v/s over %v s is more than the %.0f requests sent", r.RateRPS, rateWindow, sent)
+	}
+	if over(r.ThroughputRPS, okWindow, float64(q.OK), windowRounding) {
+		c.fail("throughput_rps", "%v/s over %v s is more than the %d requests that succeeded", r.ThroughputRPS, okWindow, q.OK)
+	}
+}
+
+// over says whether rate × window exceeds n beyond the rounding: the rate rounded
+// up by roundingS, over a window recorded up to windowRounding shorter than it was.
+func over(rate, window, n, windowRounding float64) bool {
+	if window <= windowRounding {
+		return false
+	}
+	return rate*window > n*window/(window-windowRounding)+roundingS*window
+}
+
+// cfsPeriodS is the CFS period Kubernetes sets on every container with a CPU limit
+// (the kubelet's cpuCFSQuotaPeriod, 100 ms), and simulate models.
+const cfsPeriodS = 0.1
+
+// cpuOvershoot is the most a CPU share over a life of lifeS seconds can be. A CPU
+// limit is a quota per period, and a life that is not a whole number of periods
+// touches up to two more than lifeS/period, each with a full quota: at most
+// 1 + 2·period/life (8 simulated pods at full CPU over 30 s gave up to 1.0033
+// against a bound of 1.0067). Emulate reads cgroup usage, which the kernel charges against
+// the quota a bandwidth slice at a time (sched_cfs_bandwidth_slice_us, 5 ms of a
+// 100 ms period), so a throttled pod runs up to 5 % more. Plus the rounding to 4
+// decimals.
+func cpuOvershoot(engine string, lifeS float64) float64 {
+	limit := 1 + roundingS/10
+	if lifeS > 0 {
+		limit += 2 * cfsPeriodS / lifeS
+	}
+	if engine == "emulate" {
+		limit += 0.05
+	}
+	return limit
+}
+
+// podLife is how long a pod ran within the run, as the engines divide by it.
+func podLife(r *result.Result, p result.Pod) float64 {
+	end := r.DurationS
+	if p.EndS != nil {
+		end = *p.EndS
+	}
+	return end - p.StartS
+}
+
+// cpuShare checks a CPU utilization: CPU used over what the cores allow, over a
+// life of lifeS seconds (0: the whole run, with no quota period to overrun).
+func (c *checker) cpuShare(engine, field string, v, lifeS float64) {
+	if limit := cpuOvershoot(engine, lifeS); v > limit {
+		c.fail(field, "%v is CPU used over the cores allowed, at most %.4g", v, limit)
+	}
+}
+
+// nodeCores is the cores of the named node; 0 when unlimited or not in the run.
+func nodeCores(r *result.Result, name string) float64 {
+	for _, n := range r.Nodes {
+		if n.Name == name {
+			return n.CPU
+		}
+	}
+	return 0
+}
+
+// podRequests checks the pods' requests against the run's: a pod counts the
+// requests it finished, so together they finished at most those the clients sent
+// (ended, in flight or abandoned), plus each request again that was sent twice:
+// the library's resends and the sidecars' retries.
+func (c *checker) podRequests(r *result.Result) {
+	q := r.Requests
+	var pods, retries int64
+	for _, p := range r.Pods {
+		pods += min(p.Requests, math.MaxInt64-pods)
+	}
+	for _, sc := range r.Sidecars {
+		retries += min(sc.Retries, math.MaxInt64-retries)
+	}
+	limit := float64(q.Total) + float64(q.InFlight) + float64(q.Abandoned) + float64(q.Retried) + float64(retries)
+	if float64(pods) > limit {
+		c.fail("pods", "the pods finished %d requests, more than the %.0f the clients sent (requests.total, in_flight, abandoned and retried, and the sidecars' retries)", pods, limit)
 	}
 }
 
@@ -230,7 +374,7 @@ func (c *checker) ended(x *result.Ended, total int64) {
 }
 
 // walk checks every number in v, at JSON path field: none is negative or not
-// finite but the seed, which any int64 may be.
+// finite but the seed, which any int64 may be, and no share is above 1.
 func (c *checker) walk(field string, v reflect.Value) {
 	switch v.Kind() {
 	case reflect.Pointer:
@@ -262,5 +406,11 @@ func (c *checker) walk(field string, v reflect.Value) {
 		c.count(field, v.Int())
 	case reflect.Float64:
 		c.number(field, v.Float())
+		// A share of requests, periods or time is at most all of them; CPU, which a
+		// quota period can overrun, is checked apart (cpuShare).
+		if name := field[strings.LastIndex(field, ".")+1:]; name == "share" || strings.HasSuffix(name, "_share") ||
+			(strings.HasSuffix(name, "_utilization") && name != "cpu_utilization") {
+			c.share(field, v.Float())
+		}
 	}
 }

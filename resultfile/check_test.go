@@ -3,6 +3,8 @@ package resultfile
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -135,4 +137,108 @@ func TestResultRoundTrips(t *testing.T) {
 	if r.Ended == nil || len(r.Ended.Errors) != 3 {
 		t.Errorf("ended: %+v", r.Ended)
 	}
+}
+
+// TestCheckHoldsNumbersToWhatARunCanGive: each number against what the engines can
+// produce from the run's other numbers; the cases with no field are at the edge of
+// what a run can give and must pass. The run lasted 2 s on nodes of 2 cores.
+func TestCheckHoldsNumbersToWhatARunCanGive(t *testing.T) {
+	cases := []struct {
+		name  string
+		field string // "" when the Result must pass
+		bad   func(r *result.Result)
+	}{
+		// Pods finish at most the requests sent: those ended, and in flight at the end.
+		{"the pods finished every request sent", "", func(r *result.Result) { r.Pods[0].Requests += unfinished(r) }},
+		{"one request more than were sent", "pods", func(r *result.Result) { r.Pods[0].Requests += unfinished(r) + 1 }},
+		{"a resent request reaches two pods", "", func(r *result.Result) { r.Requests.Retried = 1; r.Pods[0].Requests += unfinished(r) + 1 }},
+		{"1e12 requests on a pod", "pods", func(r *result.Result) { r.Pods[0].Requests = 1e12 }},
+		// Rates are counts over the duration, rounded to 3 decimals.
+		{"throughput above the rate", "throughput_rps", func(r *result.Result) { r.ThroughputRPS = 1e308 }},
+		{"both rates huge", "rate_rps", func(r *result.Result) { r.ThroughputRPS, r.RateRPS = 1e308, 1e308 }},
+		{"rate rounded up", "", func(r *result.Result) {
+			r.RateRPS = float64(r.Requests.Total+r.Requests.InFlight)/r.DurationS + 0.0005
+		}},
+		{"rate of one request more", "rate_rps", func(r *result.Result) {
+			r.RateRPS = float64(r.Requests.Total+r.Requests.InFlight+1) / r.DurationS
+		}},
+		{"no duration beside rates", "duration_s", func(r *result.Result) { r.DurationS = 0 }},
+		// CPU: a share of what the cores allow, a quota period over a 2 s life at most.
+		{"a pod at its quota plus two periods", "", func(r *result.Result) { r.Pods[0].CPUUtilization = 1 + 2*0.1/2 }},
+		{"a pod beyond its quota", "pods[0].cpu_utilization", func(r *result.Result) { r.Pods[0].CPUUtilization = 1.2 }},
+		{"1e9 CPU", "pods[0].cpu_utilization", func(r *result.Result) { r.Pods[0].CPUUtilization = 1e9 }},
+		{"more cores than the node has", "pods[0].cpu_cores", func(r *result.Result) { r.Pods[0].CPUCores = 3 }},
+		{"a node over its cores", "nodes[0].cpu_utilization", func(r *result.Result) { r.Nodes[0].CPUUtilization = 1.5 }},
+		// Every share, wherever it is, is at most 1.
+		{"a disk busy more than all the time", "nodes[1].disk_utilization", func(r *result.Result) { r.Nodes[1].DiskUtilization = 1.01 }},
+		// The timeline: at most the points an engine writes.
+		{"a full timeline", "", func(r *result.Result) {
+			r.Timeline = append(r.Timeline, make([]result.Point, MaxTimelinePoints-len(r.Timeline))...)
+		}},
+		{"a point too many", "timeline", func(r *result.Result) {
+			r.Timeline = append(r.Timeline, make([]result.Point, MaxTimelinePoints+1-len(r.Timeline))...)
+		}},
+	}
+	for _, c := range cases {
+		r := readRun(t, "simulate-r1.json")
+		c.bad(r)
+		err := Check(r)
+		if c.field == "" {
+			if err != nil {
+				t.Errorf("%s: Check = %v, want it to pass", c.name, err)
+			}
+			continue
+		}
+		if e, ok := err.(*Error); !ok || e.Field != c.field {
+			t.Errorf("%s: Check = %v, want an error naming %s", c.name, err, c.field)
+		}
+	}
+}
+
+// TestReadBoundsWhatItHolds: a Result is read whole, so its size and its timeline
+// are bounded before it is decoded; a vegeta latency beyond the histograms' hour is
+// refused (one of 2⁶³ ns printed a negative duration).
+func TestReadBoundsWhatItHolds(t *testing.T) {
+	points := "[" + strings.Repeat("{},", MaxTimelinePoints) + "{}]"
+	huge := io.MultiReader(strings.NewReader(`{"engine": "simulate", "scenario": "`),
+		io.LimitReader(repeatReader('x'), MaxResultBytes), strings.NewReader(`"}`))
+	maxLatency, err := os.Open(filepath.Join("testdata", "vegeta-max-latency.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer maxLatency.Close()
+	cases := []struct {
+		name string
+		body io.Reader
+		want string
+	}{
+		{"a long timeline", strings.NewReader(`{"engine": "simulate", "timeline": ` + points + `}`),
+			fmt.Sprintf("BAD: timeline: %d points; no engine writes more than %d", MaxTimelinePoints+1, MaxTimelinePoints)},
+		{"a huge file", huge, "BAD: over 64 MB"},
+		{"a vegeta latency of 2⁶³ ns", maxLatency, "BAD: vegeta result 1: latency 2562047h47m16.854775807s is over the hour"},
+	}
+	for _, c := range cases {
+		_, err := Decode("BAD", c.body)
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%s: err = %v, want it to start %q", c.name, err, c.want)
+		}
+	}
+}
+
+type repeatReader byte
+
+func (b repeatReader) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = byte(b)
+	}
+	return len(p), nil
+}
+
+// unfinished is how many of the requests sent no pod finished.
+func unfinished(r *result.Result) int64 {
+	n := r.Requests.Total + r.Requests.InFlight
+	for _, p := range r.Pods {
+		n -= p.Requests
+	}
+	return n
 }

@@ -20,12 +20,15 @@ import (
 // and errors. It has no pods, clients, nodes or timeline: vegeta measures none of
 // them, and a table of them would print zeros as if measured. Memory grows with
 // the distinct errors, as vegeta report's does, not with the requests.
-func readVegeta(rd io.Reader) (*result.Result, error) {
+func readVegeta(rd io.Reader, bounds []time.Duration) (*result.Result, error) {
 	dec := vegeta.DecoderFor(rd)
 	if dec == nil {
 		return nil, errors.New("neither a trafficlab result (-o json) nor vegeta's results (gob, JSON or CSV)")
 	}
 	s := newVegetaSum()
+	if bounds != nil {
+		s.hist = &vegeta.Histogram{Buckets: bounds}
+	}
 	for i := 1; ; i++ {
 		var v vegeta.Result
 		err := dec.Decode(&v)
@@ -49,12 +52,14 @@ type vegetaSum struct {
 	errs                  result.Errors
 	okLat, all            *hdr.Histogram // latencies in ns: successes, every request
 	sum, min, max         int64
+	okMin, okMax          int64 // the successes' exact extremes, which okLat knows to its bucket
 	earliest, latest, end time.Time
 	bytesOut, bytesIn     int64
 	codes                 map[string]int64
 	errors                []result.EndedError
 	seen                  map[string]bool
-	attack                string // the attacks' name when they all share one
+	attack                string            // the attacks' name when they all share one
+	hist                  *vegeta.Histogram // the --buckets histogram, when asked for
 }
 
 func newVegetaSum() *vegetaSum {
@@ -68,6 +73,12 @@ func (s *vegetaSum) add(v *vegeta.Result) error {
 	lat := int64(v.Latency)
 	if lat < 0 {
 		return fmt.Errorf("latency %v is negative", v.Latency)
+	}
+	// Every latency is summarised in histograms that end at an hour, as every
+	// engine's do; a longer one (vegeta's default timeout is 30 s) would be reported
+	// as an hour, and near 2⁶³ ns its end overflows the clock.
+	if lat > int64(time.Hour) {
+		return fmt.Errorf("latency %v is over the hour trafficlab's latency histograms hold", v.Latency)
 	}
 	if s.sum+lat < s.sum {
 		return errors.New("the latencies add up beyond 292 years")
@@ -96,6 +107,9 @@ func (s *vegetaSum) add(v *vegeta.Result) error {
 	if end := v.End(); end.After(s.end) {
 		s.end = end
 	}
+	if s.hist != nil {
+		s.hist.Add(v)
+	}
 	clamped := min(max(lat, 1), s.all.HighestTrackableValue())
 	_ = s.all.RecordValue(clamped)
 	s.bytesOut += out
@@ -112,6 +126,10 @@ func (s *vegetaSum) add(v *vegeta.Result) error {
 	if v.Code >= 200 && v.Code < 400 {
 		s.ok++
 		_ = s.okLat.RecordValue(clamped)
+		if s.ok == 1 || lat < s.okMin {
+			s.okMin = lat
+		}
+		s.okMax = max(s.okMax, lat)
 	}
 	kind := vegetaKind(v.Code, v.Error)
 	switch kind {
@@ -159,9 +177,9 @@ func vegetaKind(code uint16, msg string) string {
 }
 
 func (s *vegetaSum) result() *result.Result {
-	r := &result.Result{Engine: "vegeta", LatencyMS: result.LatencyOf(s.okLat), LatencySpectrum: result.SpectrumOf(s.okLat),
+	r := &result.Result{Engine: "vegeta", LatencyMS: result.LatencyBetween(s.okLat, s.okMin, s.okMax), LatencySpectrum: result.SpectrumOf(s.okLat),
 		Requests: result.Requests{Total: s.n, OK: s.ok, Failed: s.n - s.ok}, Errors: s.errs}
-	x := &result.Ended{LatencyMS: result.LatencyOf(s.all), LatencySumNS: s.sum, LatencyMinNS: s.min, LatencyMaxNS: s.max,
+	x := &result.Ended{LatencyMS: result.LatencyBetween(s.all, s.min, s.max), LatencySumNS: s.sum, LatencyMinNS: s.min, LatencyMaxNS: s.max,
 		BytesOut: s.bytesOut, BytesIn: s.bytesIn, StatusCodes: s.codes, Errors: s.errors}
 	if s.n > 0 {
 		x.StartUnixNS = s.earliest.UnixNano()
@@ -178,5 +196,21 @@ func (s *vegetaSum) result() *result.Result {
 	}
 	r.Ended = x
 	r.Scenario = s.attack
+	if h := s.hist; h != nil {
+		for i, from := range h.Buckets {
+			b := result.Bucket{FromMS: result.MS(int64(from))}
+			if i < len(h.Counts) {
+				b.Count = int64(h.Counts[i])
+			}
+			if i+1 < len(h.Buckets) {
+				to := result.MS(int64(h.Buckets[i+1]))
+				b.ToMS = &to
+			}
+			if h.Total > 0 {
+				b.Share = result.Round(float64(b.Count)/float64(h.Total), 6) // as simulate rounds it
+			}
+			r.Histogram = append(r.Histogram, b)
+		}
+	}
 	return r
 }

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -155,5 +157,74 @@ func TestVegetaResultsThatCannotBe(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "bad."+e.name+": vegeta result 4: latency -1ms is negative") {
 			t.Errorf("%s: err = %v", e.name, err)
 		}
+	}
+}
+
+// TestVegetaLatenciesAreExactAtTheirEnds: a single request of exactly 1.5 ms is
+// 1.5 ms at every figure, not its histogram bucket's edges (1.499 and 1.500 ms).
+func TestVegetaLatenciesAreExactAtTheirEnds(t *testing.T) {
+	rs := attack()[:1]
+	rs[0].Code, rs[0].Error, rs[0].Latency = 200, "", 1500*time.Microsecond
+	r, err := Decode("one.csv", bytes.NewReader(encoded(t, encodings[2].enc, rs)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := result.Latency{Min: 1.5, Mean: 1.5, P50: 1.5, P90: 1.5, P95: 1.5, P99: 1.5, P999: 1.5, Max: 1.5}
+	if r.LatencyMS != want || r.Ended.LatencyMS != want {
+		t.Errorf("latency_ms %+v, ended %+v; want 1.5 ms throughout", r.LatencyMS, r.Ended.LatencyMS)
+	}
+}
+
+// TestBucketsAsVegetaCountsThem: --buckets on vegeta's results gives the counts
+// vegeta's own Histogram gives for the same results (every request, failed ones
+// too); a trafficlab Result keeps only its own histogram and says how to get
+// another. The bounds read as vegeta reads them.
+func TestBucketsAsVegetaCountsThem(t *testing.T) {
+	parse := []struct {
+		in   string
+		want []time.Duration
+		err  string
+	}{
+		{"[0,1ms,10ms]", []time.Duration{0, time.Millisecond, 10 * time.Millisecond}, ""},
+		{"[2ms, 5ms]", []time.Duration{0, 2 * time.Millisecond, 5 * time.Millisecond}, ""}, // vegeta adds the 0
+		{"0,1ms", nil, "bad buckets"},
+		{"[0,x]", nil, "invalid duration"},
+		{"[0,2ms,1ms]", nil, "1ms is not above 2ms"},
+	}
+	for _, c := range parse {
+		got, err := ParseBuckets(c.in)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("ParseBuckets(%q): %v, want %q", c.in, err, c.err)
+			}
+			continue
+		}
+		if err != nil || !slices.Equal(got, c.want) {
+			t.Errorf("ParseBuckets(%q) = %v, %v; want %v", c.in, got, err, c.want)
+		}
+	}
+
+	bounds, _ := ParseBuckets("[0,1ms,2ms,5ms]")
+	rs := attack()
+	theirs := vegeta.Histogram{Buckets: bounds}
+	for i := range rs {
+		theirs.Add(&rs[i])
+	}
+	r, err := DecodeBucketed("a.csv", bytes.NewReader(encoded(t, encodings[2].enc, rs)), bounds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Histogram) != len(bounds) {
+		t.Fatalf("%d buckets, want %d", len(r.Histogram), len(bounds))
+	}
+	for i, b := range r.Histogram {
+		if b.Count != int64(theirs.Counts[i]) || b.FromMS != result.MS(int64(bounds[i])) {
+			t.Errorf("bucket %d: %+v, vegeta counts %d from %s", i, b, theirs.Counts[i], bounds[i])
+		}
+	}
+
+	_, err = ReadBucketed(filepath.Join("testdata", "simulate-r1.json"), bounds)
+	if err == nil || !strings.Contains(err.Error(), "run it again with --set 'spec.report.histogram=[0s, 1ms, 2ms, 5ms]'") {
+		t.Errorf("a Result without those buckets: %v", err)
 	}
 }

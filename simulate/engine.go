@@ -803,6 +803,10 @@ type stats struct {
 	retries  int64 // requests a library resent after a stale connection failed
 	// abandoned counts requests in progress when their client aborted its run.
 	abandoned int64
+	// okMin and okMax are the exact extremes of latency's values, which the
+	// histogram knows only to its bucket (result.LatencyBetween).
+	okMin     int64
+	okMax     int64
 	slow      int64 // successes over the slow threshold
 	tlSlow    int64
 	tlOffered int64 // requests sent or due to be sent in this timeline interval
@@ -886,6 +890,10 @@ func (s *stats) success(sent, now sim.Time) {
 		v = s.latency.HighestTrackableValue()
 	}
 	_ = s.latency.RecordValue(v)
+	if s.ok == 1 || v < s.okMin {
+		s.okMin = v
+	}
+	s.okMax = max(s.okMax, v)
 	_ = s.interval.RecordValue(v)
 	s.tlReq++
 }

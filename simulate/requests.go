@@ -87,7 +87,7 @@ func (x *ended) seen(kind uint8, d *deployment, service string) {
 
 func (x *ended) result() *result.Ended {
 	r := &result.Ended{
-		LatencyMS: result.LatencyOf(x.latency), LatencySumNS: x.sum, LatencyMinNS: x.min, LatencyMaxNS: x.max,
+		LatencyMS: result.LatencyBetween(x.latency, x.min, x.max), LatencySumNS: x.sum, LatencyMinNS: x.min, LatencyMaxNS: x.max,
 		FirstSentNS: int64(x.firstSent), LastSentNS: int64(x.lastSent), LastEndNS: int64(x.lastEnd),
 		BytesOut: x.bytesOut, BytesIn: x.bytesIn, StatusCodes: map[string]int64{}, Errors: x.errors,
 	}

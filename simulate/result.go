@@ -18,7 +18,7 @@ func (e *Engine) Result() *result.Result {
 		ProxyMode:         e.mode,
 		IPVSScheduler:     sc.Spec.Cluster.IPVSScheduler,
 		Errors:            errorsOf(st.errors),
-		LatencyMS:         result.LatencyOf(st.latency),
+		LatencyMS:         result.LatencyBetween(st.latency, st.okMin, st.okMax),
 		TimelineIntervalS: st.step.Seconds(),
 	}
 	failed := r.Errors.Total()

@@ -54,6 +54,31 @@ func ParseSet(arg string) (Axis, error) {
 	return Axis{Path: path, Values: values}, nil
 }
 
+// ParseSets reads every --set argument of a sweep: those with several values are
+// the axes, those with one are fixed at every point. A path may be given once: a
+// second --set of it, swept or fixed, would silently override the first (the table
+// would head two columns with one name, one of them a lie), so it is an error.
+func ParseSets(args []string) (axes []Axis, fixed []string, err error) {
+	first := map[string]string{}
+	for _, arg := range args {
+		a, err := ParseSet(arg)
+		if err != nil {
+			return nil, nil, err
+		}
+		if earlier, ok := first[a.Path]; ok {
+			return nil, nil, fmt.Errorf("--set %s: %s is already given by --set %s; give all its values in one --set, e.g. %s=%s",
+				arg, a.Path, earlier, a.Path, strings.Join(append(splitValues(strings.TrimPrefix(earlier, a.Path+"=")), splitValues(strings.TrimPrefix(arg, a.Path+"="))...), ","))
+		}
+		first[a.Path] = arg
+		if len(a.Values) == 1 {
+			fixed = append(fixed, arg)
+		} else {
+			axes = append(axes, a)
+		}
+	}
+	return axes, fixed, nil
+}
+
 // splitValues splits at the commas outside brackets, braces and quotes.
 func splitValues(s string) []string {
 	var out []string

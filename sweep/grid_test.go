@@ -89,3 +89,30 @@ func TestOrderReadsAnAxisWithOneKind(t *testing.T) {
 		t.Error("proxy modes have no order, yet order() gave one")
 	}
 }
+
+func TestParseSetsRefusesAPathGivenTwice(t *testing.T) {
+	cases := []struct {
+		args  []string
+		axes  int
+		fixed int
+		err   string
+	}{
+		{[]string{"spec.services[0].replicas=1..3", "spec.clients[0].threads=5,20", "spec.seed=4"}, 2, 1, ""},
+		{[]string{"spec.services[0].replicas=1..3", "spec.services[0].replicas=4,5"}, 0, 0, "one --set, e.g. spec.services[0].replicas=1..3,4,5"},
+		{[]string{"spec.services[0].replicas=1..3", "spec.services[0].replicas=4"}, 0, 0, "already given by --set spec.services[0].replicas=1..3"},
+		{[]string{"spec.services[0].replicas=4", "spec.services[0].replicas=1..3"}, 0, 0, "already given"},
+		{[]string{"spec.seed=4", "spec.seed=5"}, 0, 0, "already given"},
+	}
+	for _, c := range cases {
+		axes, fixed, err := ParseSets(c.args)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%q: error %v, want %q", c.args, err, c.err)
+			}
+			continue
+		}
+		if err != nil || len(axes) != c.axes || len(fixed) != c.fixed {
+			t.Errorf("%q: %d axes, %d fixed, %v; want %d, %d", c.args, len(axes), len(fixed), err, c.axes, c.fixed)
+		}
+	}
+}

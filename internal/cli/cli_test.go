@@ -3,11 +3,15 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"trafficlab/examples"
 )
@@ -279,4 +283,45 @@ func TestLibrariesListTimeouts(t *testing.T) {
 			t.Errorf("%s: row %q does not give the timeout %s", c.library, row, c.timeout)
 		}
 	}
+}
+
+// Each example's line in the list is whole sentences: a cut at the YAML's line end
+// left five of them mid-sentence.
+func TestExamplesListEndsAtASentence(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"R4: over a link with 10 ms of delay. Between the Envoys HTTP/2 stalls.", "R4: over a link with 10 ms of delay."},
+		{"R2: ab -c 100 against 1..6 pods, e.g. r1.yaml.", "R2: ab -c 100 against 1..6 pods, e.g. r1.yaml."},
+		{"no period at all", "no period at all"},
+	}
+	for _, c := range cases {
+		if got := firstSentence(c.in); got != c.want {
+			t.Errorf("firstSentence(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	code, out, _ := runCLI("examples")
+	if code != exitOK {
+		t.Fatalf("examples: exit %d", code)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		if !strings.HasSuffix(line, ".") {
+			t.Errorf("examples cuts a description mid-sentence: %q", line)
+		}
+	}
+}
+
+// pflag reads a `quoted` word in a usage as the flag's argument name: a phrase there
+// (`encode --to csv`) rendered as "--requests encode --to csv".
+func TestFlagArgumentNamesAreOneWord(t *testing.T) {
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		c.Flags().VisitAll(func(f *pflag.Flag) {
+			if name, _ := pflag.UnquoteUsage(f); strings.ContainsAny(name, " \t") {
+				t.Errorf("%s --%s: argument name %q", c.CommandPath(), f.Name, name)
+			}
+		})
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(newRoot(io.Discard, io.Discard))
 }

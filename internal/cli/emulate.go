@@ -183,8 +183,8 @@ func emulateInputError(err error, pos scenario.Positions) error {
 // printPlan shows where each pod would run and what emulate would not model.
 func printPlan(w io.Writer, p *emulate.Plan) {
 	l, sc := p.Layout, p.Scenario
-	fmt.Fprintf(w, "%s: %d nodes, %d service pods, %d client pods, kube-proxy %s\n",
-		sc.Metadata.Name, len(l.Nodes), len(l.Pods), len(l.Clients), sc.Spec.Cluster.ProxyMode)
+	fmt.Fprintf(w, "%s: %s, %s, %s, kube-proxy %s\n", sc.Metadata.Name,
+		count(len(l.Nodes), "node"), count(len(l.Pods), "service pod"), count(len(l.Clients), "client pod"), sc.Spec.Cluster.ProxyMode)
 	for _, n := range l.Nodes {
 		var pods []string
 		for _, p := range append(append([]simulate.PlacedPod(nil), l.Pods...), l.Clients...) {

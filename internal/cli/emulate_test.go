@@ -29,6 +29,13 @@ func TestEmulateRefusesWithReasons(t *testing.T) {
 	}
 }
 
+func TestEmulateDryRunCountsInWords(t *testing.T) {
+	code, stdout, _ := runCLI("emulate", "../../examples/r1-curl-loop.yaml", "--dry-run")
+	if code != exitOK || !strings.Contains(stdout, ", 1 client pod, ") {
+		t.Errorf("exit %d, stdout:\n%s\nwant 0 and \"1 client pod\"", code, stdout)
+	}
+}
+
 func TestEmulateDryRunShowsThePlan(t *testing.T) {
 	code, stdout, stderr := runCLI("emulate", "../../examples/r1-7-callers-3-threads.yaml", "--dry-run", "--scale", "0.5")
 	want := []string{

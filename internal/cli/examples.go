@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
+	"unicode"
 
 	"github.com/spf13/cobra"
 
@@ -37,7 +39,7 @@ save and edit.`,
 				if ex.Name == examples.DefaultName {
 					def = " (default)"
 				}
-				fmt.Fprintf(tw, "%s%s\t%s\n", ex.Name, def, ex.Description)
+				fmt.Fprintf(tw, "%s%s\t%s\n", ex.Name, def, firstSentence(ex.Description))
 			}
 			return tw.Flush()
 		},
@@ -62,6 +64,25 @@ func forSaving(data []byte) []byte {
 		return append([]byte(schemaHowTo), rest...)
 	}
 	return data
+}
+
+// firstSentence cuts a description after its first sentence: a period, question
+// or exclamation mark before a capital letter or the end. A cut at a line's end
+// would stop mid-sentence ("…over a link with").
+func firstSentence(s string) string {
+	for i := 0; i < len(s); i++ {
+		if !strings.ContainsRune(".?!", rune(s[i])) {
+			continue
+		}
+		rest := s[i+1:]
+		if rest == "" {
+			return s
+		}
+		if len(rest) > 1 && rest[0] == ' ' && unicode.IsUpper(rune(rest[1])) {
+			return s[:i+1]
+		}
+	}
+	return s
 }
 
 func newLibraries(stdout io.Writer) *cobra.Command {

@@ -25,7 +25,7 @@ const outputHelp = `report format:
   text         the summary with explanations (default)
   json         the Result, every field (the input of report and compare)
   vegeta-json  vegeta's JSON report: latencies in ns, status codes, errors
-  vegeta-hist  vegeta's hist table of spec.report.histogram's buckets
+  vegeta-hist  vegeta's hist table of the histogram's buckets (spec.report.histogram, or report --buckets)
   prometheus   the final counters in Prometheus text format`
 
 // renderer is the -o format's renderer, or a bad-input error naming the choices.

@@ -65,6 +65,14 @@ func (p *progress) update(done, total time.Duration, requests int64, what string
 }
 
 // perWallSecond writes a rate for the bar: 850, 42.3k, 2.31M.
+// count writes n and the noun, plural unless n is 1: "1 run", "2 runs".
+func count[N int | int64](n N, noun string) string {
+	if n == 1 {
+		return fmt.Sprintf("1 %s", noun)
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
 func perWallSecond(n int64, elapsed time.Duration) string {
 	r := float64(n) / elapsed.Seconds()
 	switch {

@@ -1,13 +1,17 @@
 package cli
 
 import (
+	"fmt"
 	"io"
+	"time"
 
 	"github.com/spf13/cobra"
+
+	"trafficlab/resultfile"
 )
 
 func newReport(stdout io.Writer) *cobra.Command {
-	var output, html string
+	var output, html, buckets string
 	c := &cobra.Command{
 		Use:   "report RESULT",
 		Short: "Render a saved result (from -o json, or a vegeta attack's results) again, in any format",
@@ -23,6 +27,7 @@ order, counts that do not add up) is refused with the field named.`,
   trafficlab report result.json
   trafficlab report result.json -o vegeta-json
   trafficlab report result.json -o prometheus > metrics.prom
+  trafficlab report results.bin -o vegeta-hist --buckets '[0,1ms,10ms,100ms]'
   trafficlab report result.json --html result.html
   vegeta attack -targets targets.txt -duration 30s > results.bin && trafficlab report results.bin`,
 		Args: cobra.ExactArgs(1),
@@ -31,9 +36,15 @@ order, counts that do not add up) is refused with the field named.`,
 			if err != nil {
 				return err
 			}
-			r, err := readResult(args[0])
+			var bounds []time.Duration
+			if c.Flags().Changed("buckets") {
+				if bounds, err = resultfile.ParseBuckets(buckets); err != nil {
+					return badInput{fmt.Errorf("--buckets %v", err)}
+				}
+			}
+			r, err := resultfile.ReadBucketed(args[0], bounds)
 			if err != nil {
-				return err
+				return badInput{err}
 			}
 			if html != "" {
 				// The result does not carry its scenario: the page says so.
@@ -45,6 +56,7 @@ order, counts that do not add up) is refused with the field named.`,
 		},
 	}
 	c.Flags().StringVarP(&output, "output", "o", "text", outputHelp)
+	c.Flags().StringVar(&buckets, "buckets", "", "histogram `BOUNDS` for -o vegeta-hist and the report, as vegeta report -type=hist[...] takes them:\n'[0,1ms,10ms,100ms]'. Exact for vegeta's results, which hold every latency; a trafficlab\nresult holds only the histogram its run was asked for (spec.report.histogram)")
 	c.Flags().StringVar(&html, "html", "", "also write the report as one self-contained HTML page (charts, opens offline) to this file")
 	return c
 }

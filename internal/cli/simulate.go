@@ -35,7 +35,7 @@ func (f *runFlags) register(c *cobra.Command) {
 	c.Flags().StringVarP(&f.output, "output", "o", "text", outputHelp)
 	c.Flags().StringVar(&f.timeline, "timeline", "", "also write the per-interval timeline to this CSV file")
 	c.Flags().StringVar(&f.html, "html", "", "also write the report as one self-contained HTML page (charts, opens offline) to this file")
-	c.Flags().StringVar(&f.requests, "requests", "", "also write every request to this CSV file, in vegeta's `encode --to csv` columns\n(vegeta report and vegeta plot read it); one line per request, so mind long runs")
+	c.Flags().StringVar(&f.requests, "requests", "", "also write every request to this CSV `FILE`, in the columns of vegeta encode --to csv\n(vegeta report and vegeta plot read it); one line per request, so mind long runs")
 	c.Flags().BoolVarP(&f.quiet, "quiet", "q", false, "no progress bar")
 }
 

@@ -45,7 +45,9 @@ func newSweep(stdout, stderr io.Writer) *cobra.Command {
 		Long: `sweep runs a scenario once for every combination of the values given with --set
 (PATH=V1,V2,V3; FROM..TO for a range of integers) and prints one row per combination:
 throughput, latency percentiles, errors by kind, idle pods and the busiest and
-quietest pod's share. A --set with one value applies to every point.
+quietest pod's share. A --set with one value applies to every point. Each path may
+be given by one --set only: two, swept or fixed, are an error, not an override; so
+are --seed or --duration beside a --set of spec.seed or spec.duration.
 
 The runs share the machine's cores (--parallel). Each run's seed depends only on its
 repeat: every point runs with spec.seed, spec.seed+1, ... (--seeds N), so points differ
@@ -78,7 +80,9 @@ With --seeds above 1 each cell is the mean ± the sample standard deviation.
 	fl.StringVarP(&f.output, "output", "o", "text", "format on stdout: text (the table), json (every run's figures and the summary) or csv (one row per run)")
 	fl.StringVar(&f.csv, "csv", "", "also write one row per run to this CSV file")
 	fl.StringVar(&f.json, "json", "", "also write the sweep as JSON to this file")
-	fl.IntVarP(&f.parallel, "parallel", "j", runtime.GOMAXPROCS(0), "runs at once (default: every core)")
+	// A zero default keeps pflag from printing "(default N)" beside the usage's own
+	// default, which is the machine's core count and not a constant.
+	fl.IntVarP(&f.parallel, "parallel", "j", 0, "runs at once (default: one per core)")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress bar and no timing line")
 	return c
 }
@@ -88,23 +92,27 @@ func runSweep(c *cobra.Command, args []string, f *sweepFlags, stdout, stderr io.
 	if !ok {
 		return badInput{fmt.Errorf("-o %q: want text, json or csv", f.output)}
 	}
+	if !c.Flags().Changed("parallel") {
+		f.parallel = runtime.GOMAXPROCS(0)
+	}
 	if f.seeds < 1 || f.parallel < 1 {
 		return badInput{fmt.Errorf("--seeds and --parallel must be at least 1")}
 	}
-	var axes []sweep.Axis
-	var fixed []string
-	for _, s := range f.sets {
-		a, err := sweep.ParseSet(s)
-		if err != nil {
-			return badInput{err}
-		}
-		if len(a.Values) == 1 {
-			fixed = append(fixed, s)
-		} else {
-			axes = append(axes, a)
-		}
+	axes, fixed, err := sweep.ParseSets(f.sets)
+	if err != nil {
+		return badInput{err}
 	}
 	flags := flagSets(c, f.seed, f.duration)
+	// --seed and --duration are --sets of their own: one on a path a --set also
+	// gives would silently win over it, or lose to it.
+	for _, fl := range flags {
+		path, _, _ := strings.Cut(fl.Set, "=")
+		for _, s := range f.sets {
+			if p, _, _ := strings.Cut(s, "="); p == path {
+				return badInput{fmt.Errorf("%s and --set %s both give %s; give one", fl.Flag, s, path)}
+			}
+		}
+	}
 	fixed = append(fixed, sets(flags)...)
 	var query *sweep.Query
 	// An empty --find is a mistake to report, not a query to skip.
@@ -186,9 +194,7 @@ func runSweep(c *cobra.Command, args []string, f *sweepFlags, stdout, stderr io.
 		sw.Engine, sw.Scenario, sw.DurationS = "simulate", plans[0].name, plans[0].duration.Seconds()
 	}
 	if !f.quiet {
-		wall := time.Since(started)
-		fmt.Fprintf(stderr, "%d runs in %s on %d workers: %s simulated requests per wall second\n",
-			finished.Load(), wall.Round(10*time.Millisecond), min(f.parallel, runs), perWallSecond(requests.Load(), wall))
+		fmt.Fprintln(stderr, sweepTiming(int64(finished.Load()), requests.Load(), time.Since(started), min(f.parallel, runs)))
 	}
 	if len(args) > 0 {
 		sw.File = args[0]
@@ -246,4 +252,14 @@ func (o *onceLines) Write(b []byte) (int, error) {
 		}
 	}
 	return len(b), nil
+}
+
+// sweepTiming is the line after a sweep: how many runs took how long, and the
+// simulated requests per wall second, a rate only over runs that finished.
+func sweepTiming(runs, requests int64, wall time.Duration, workers int) string {
+	line := fmt.Sprintf("%s in %s on %s", count(runs, "run"), wall.Round(10*time.Millisecond), count(workers, "worker"))
+	if runs == 0 || wall <= 0 {
+		return line
+	}
+	return line + ": " + perWallSecond(requests, wall) + " simulated requests per wall second"
 }

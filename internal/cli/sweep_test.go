@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"trafficlab/result"
 )
@@ -117,6 +118,10 @@ func TestSweepBadInput(t *testing.T) {
 		{[]string{f, "--set", "spec.services[0].replicas=2,3", "--find", "min spec.services[0].replicas where p99 < -1ms"}, "never negative"},
 		{[]string{f, "-o", "yaml"}, "want text, json or csv"},
 		{[]string{f, "--seeds", "0"}, "at least 1"},
+		{[]string{f, "-j", "0"}, "at least 1"},
+		{[]string{f, "--set", "spec.services[0].replicas=1..3", "--set", "spec.services[0].replicas=4,5"}, "already given by --set spec.services[0].replicas=1..3"},
+		{[]string{f, "--set", "spec.seed=1,2", "--seed", "4"}, "--seed 4 and --set spec.seed=1,2 both give spec.seed"},
+		{[]string{f, "--set", "spec.duration=1s", "--duration", "2s"}, "--duration 2s and --set spec.duration=1s both give spec.duration"},
 	}
 	for _, c := range cases {
 		code, out, errOut := runCLI(append([]string{"sweep", "-q"}, c.args...)...)
@@ -172,4 +177,33 @@ func readFile(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+func TestSweepTiming(t *testing.T) {
+	cases := []struct {
+		runs, requests int64
+		wall           time.Duration
+		workers        int
+		want           string
+	}{
+		{1, 0, 0, 1, "1 run in 0s on 1 worker"},
+		{4, 2_000_000, 2 * time.Second, 2, "4 runs in 2s on 2 workers: 1.00M simulated requests per wall second"},
+		// Interrupted before any run finished: the requests of unfinished runs are no rate.
+		{0, 10_500_000, 3010 * time.Millisecond, 2, "0 runs in 3.01s on 2 workers"},
+	}
+	for _, c := range cases {
+		if got := sweepTiming(c.runs, c.requests, c.wall, c.workers); got != c.want {
+			t.Errorf("sweepTiming(%d, %d, %s, %d) = %q, want %q", c.runs, c.requests, c.wall, c.workers, got, c.want)
+		}
+	}
+}
+
+// The usage gives -j's default in words; pflag must not add a second "(default N)".
+func TestSweepHelpStatesEachDefaultOnce(t *testing.T) {
+	_, out, _ := runCLI("sweep", "--help")
+	for _, line := range strings.Split(out, "\n") {
+		if strings.Count(line, "default") > 1 {
+			t.Errorf("a default stated twice: %q", line)
+		}
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -57,6 +58,25 @@ spec:
     thinkTime: {distribution: constant, value: 10ms}
 `
 
+// timeoutScenario's every request outlives its client's 2 ms timeout.
+const timeoutScenario = `apiVersion: trafficlab/v1alpha1
+kind: Scenario
+metadata: {name: all-timeouts}
+spec:
+  duration: 1s
+  seed: 3
+  services:
+  - name: web
+    replicas: 1
+    pod:
+      serviceTime: {distribution: constant, value: 10ms}
+  clients:
+  - name: impatient
+    target: web
+    threads: 2
+    timeout: 2ms
+`
+
 // vegetaReport is what `vegeta report -type=json` prints for a file of results:
 // vegeta's own decoder, Metrics and JSON reporter (cmd/vegeta/report.go does the
 // same: DecoderFor, Metrics.Add for each result, Close, NewJSONReporter).
@@ -103,6 +123,9 @@ func TestVegetaJSONAgreesWithVegetaReport(t *testing.T) {
 		{"successes only", []string{"../../examples/r1-shared-client-5-threads.yaml", "--duration", "3s"}},
 		{"pods removed under load", []string{"../../examples/r2-rapid-scaling.yaml", "--duration", "120s"}},
 		{"HTTP/2 with request bodies", []string{"../../examples/r4-http2-vs-http1-loss.yaml", "--duration", "5s"}},
+		// Every request ends at its timeout: each percentile is that exact latency,
+		// not the top of its histogram bucket above it.
+		{"every request at its timeout", []string{writeTemp(t, "timeouts.yaml", timeoutScenario)}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -163,6 +186,9 @@ func TestVegetaJSONAgreesWithVegetaReport(t *testing.T) {
 				if msg := percentileWithin(latencies, p.q, p.got, p.their); msg != "" {
 					t.Errorf("latencies.%s: %s", p.name, msg)
 				}
+				if p.got < theirs.Latencies.Min || p.got > theirs.Latencies.Max {
+					t.Errorf("latencies.%s: ours %s outside the exact min %s and max %s", p.name, p.got, theirs.Latencies.Min, theirs.Latencies.Max)
+				}
 			}
 		})
 	}
@@ -173,10 +199,11 @@ func TestVegetaJSONAgreesWithVegetaReport(t *testing.T) {
 // other. --requests holds every request, not a sample, so the exact quantile is
 // known; each side's error follows from how it estimates:
 //
-//   - ours is HdrHistogram's ValueAtQuantile at 3 significant digits: the highest
-//     value of the bucket holding the sample of rank round(q·n), a bucket at most
-//     1/1024 of its value wide (2048 sub-buckets, half of them per power of two);
-//     then rounded to the microsecond in the Result (±500 ns).
+//   - ours is the middle of the HdrHistogram bucket (3 significant digits) holding
+//     the sample of rank round(q·n), a bucket at most 1/1024 of its value wide
+//     (2048 sub-buckets, half of them per power of two), so within 1/2048 of it
+//     (result.LatencyBetween), clamped into the exact [min, max]; then rounded to
+//     the microsecond in the Result (±500 ns).
 //   - theirs is a t-digest of compression δ = 100 (lib/metrics.go), interpolated
 //     between the means of the two centroids around rank q·n. Its scale function
 //     (influxdata/tdigest integratedLocation, k = δ·(asin(2q−1)+π/2)/π) lets a
@@ -193,7 +220,7 @@ func percentileWithin(sorted []time.Duration, q float64, ours, theirs time.Durat
 		return sorted[i-1]
 	}
 	exact := at(q * float64(n))
-	lo, hi := exact-500, exact+exact/1024+1+500
+	lo, hi := exact-exact/2048-1-500, exact+exact/2048+1+500
 	if ours < lo || ours > hi {
 		return "ours " + ours.String() + " outside [" + lo.String() + ", " + hi.String() + "] around the exact " + exact.String()
 	}
@@ -277,5 +304,27 @@ func TestReportAndCompareReadVegetaResults(t *testing.T) {
 		if code != exitBadInput || !strings.Contains(errOut, bad+": latency_ms.p50: -") || out != "" {
 			t.Errorf("%v: exit %d, want 2 naming the file and latency_ms.p50, and nothing printed:\n%s%s", args, code, out, errOut)
 		}
+	}
+}
+
+// TestReportBucketsVegetaResults: report --buckets gives a vegeta attack the hist
+// table vegeta report -type=hist[...] prints, which without it says how to ask.
+func TestReportBucketsVegetaResults(t *testing.T) {
+	t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	var b bytes.Buffer
+	enc := vegeta.NewCSVEncoder(&b)
+	for i, lat := range []time.Duration{500 * time.Microsecond, 3 * time.Millisecond, 4 * time.Millisecond, 20 * time.Millisecond} {
+		if err := enc.Encode(&vegeta.Result{Attack: "a", Seq: uint64(i), Code: 200, Timestamp: t0.Add(time.Duration(i) * time.Second), Latency: lat, Method: "GET", URL: "http://web/"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	csv := writeTemp(t, "results.csv", b.String())
+	code, out, errOut := runCLI("report", csv, "-o", "vegeta-hist", "--buckets", "[0,1ms,10ms]")
+	if code != exitOK || !regexp.MustCompile(`\[1ms,\s+10ms\]\s+2\s+50.00%`).MatchString(out) {
+		t.Errorf("exit %d, stdout:\n%s\nstderr %s\nwant 2 of 4 requests in [1ms, 10ms]", code, out, errOut)
+	}
+	code, _, errOut = runCLI("report", csv, "-o", "vegeta-hist")
+	if code == exitOK || !strings.Contains(errOut, "--buckets") {
+		t.Errorf("without --buckets: exit %d, stderr %q; want it to name --buckets", code, errOut)
 	}
 }
