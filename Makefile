@@ -11,6 +11,8 @@ build:
 	$(GO) build -o bin/trafficlab ./cmd/trafficlab
 
 test:
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$unformatted" ]; then echo "gofmt -l: not formatted: $$unformatted" >&2; exit 1; fi
 	$(GO) vet ./...
 	$(GO) test -count=1 $$($(GO) list ./... | grep -v /emulate)
 	# The emulate tests time real packets (a 5 ms delay to within 0.25 ms, an RTO floor):

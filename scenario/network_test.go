@@ -776,7 +776,7 @@ spec:
 `
 	for _, c := range []struct {
 		name, service, client string
-		warned               []string
+		warned                []string
 	}{
 		{"breakers on the service", "{circuitBreakers: {maxRequests: 1}}", "{}", []string{"spec.services[0].sidecar.circuitBreakers"}},
 		{"retries on the service", "{retries: {attempts: 0}}", "{}", []string{"spec.services[0].sidecar.retries"}},
