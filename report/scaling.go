@@ -327,7 +327,11 @@ func writeAttribution(b *strings.Builder, r *result.Result) {
 	}
 	total := r.Errors.Total()
 	if len(culprits) > 0 || len(faults) == 0 {
-		fmt.Fprintf(b, "\nWhere the errors came from: %d of %s caused by pods being removed", blamed.Total(), plural(total, "failed request"))
+		if blamed.Total() == 0 {
+			fmt.Fprintf(b, "\nWhere the errors came from: none of the %s was caused by a pod's removal", plural(total, "failed request"))
+		} else {
+			fmt.Fprintf(b, "\nWhere the errors came from: %d of %s caused by pods being removed", blamed.Total(), plural(total, "failed request"))
+		}
 		if len(faults) > 0 {
 			fmt.Fprintf(b, ", %d during faults", inFaults.Total())
 		}
@@ -393,7 +397,20 @@ func attributes(r *result.Result) bool {
 			return true
 		}
 	}
-	return len(duringFaults(r)) > 0 || (len(r.ScaleEvents) > 0 && r.Errors.Total() > 0)
+	// With no pod to blame, the section is still the answer to "did the pods that
+	// went cause the errors?", a question only a run that removed pods raises.
+	return len(duringFaults(r)) > 0 || (removedAny(r) && r.Errors.Total() > 0)
+}
+
+// removedAny says whether any pod was deleted during the run (a scale-in, a
+// rollout, a pod-kill).
+func removedAny(r *result.Result) bool {
+	for _, p := range r.Pods {
+		if p.DeletedS != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // blame names the pod and what removed it: "web-1, deleted at 80s by the scale-in 3→2".

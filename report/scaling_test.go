@@ -39,3 +39,36 @@ func TestRolloutsAndPending(t *testing.T) {
 		}
 	}
 }
+
+// A run whose autoscaler only added pods, with errors from overload, raises no
+// question of removed pods; a run that deleted one does, and hears that it
+// caused none of them when it did not.
+func TestAttributionOnlyWhenPodsWent(t *testing.T) {
+	deleted := 20.0
+	for _, c := range []struct {
+		name      string
+		pods      []result.Pod
+		want, not string
+	}{
+		{"scale-out only", []result.Pod{{Name: "web-0", Service: "web"}, {Name: "web-8", Service: "web"}},
+			"", "Where the errors came from"},
+		{"a pod deleted, none blamed", []result.Pod{{Name: "web-0", Service: "web"}, {Name: "web-8", Service: "web", DeletedS: &deleted}},
+			"Where the errors came from: none of the 100 failed requests was caused by a pod's removal", "0 of"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := &result.Result{Engine: "simulate", DurationS: 60, Pods: c.pods,
+				Requests:    result.Requests{Total: 1000, OK: 900, Failed: 100},
+				Errors:      result.Errors{Timeout: 100},
+				ScaleEvents: []result.ScaleEvent{{TS: 10, Service: "web", From: 8, To: 12}}}
+			var b strings.Builder
+			writeAttribution(&b, r)
+			out := strings.Join(strings.Fields(b.String()), " ")
+			if c.want != "" && !strings.Contains(out, c.want) {
+				t.Errorf("lacks %q:\n%s", c.want, b.String())
+			}
+			if strings.Contains(out, c.not) {
+				t.Errorf("says %q:\n%s", c.not, b.String())
+			}
+		})
+	}
+}
