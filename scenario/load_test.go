@@ -614,7 +614,7 @@ func fmtConn(c Connections) string {
 		c.Reuse, deref(c.MaxPerHost), deref(c.MaxIdlePerHost), dur(c.IdleTimeout), dur(c.MaxLifetime), c.Protocol)
 }
 
-// full is DESIGN.md's example scenario with the optional fields added.
+// full is a scenario that sets every kind of optional field, as a user's might.
 const full = `apiVersion: trafficlab/v1alpha1
 kind: Scenario
 metadata: {name: clusterip-reuse, description: uneven load}
