@@ -106,9 +106,9 @@ spec:
 }
 
 // runYAML simulates a whole scenario document.
-func runYAML(t testing.TB, src string) *result.Result {
+func runYAML(t testing.TB, src string, sets ...string) *result.Result {
 	t.Helper()
-	sc, _, diags := scenario.Load("test.yaml", []byte(src), nil)
+	sc, _, diags := scenario.Load("test.yaml", []byte(src), sets)
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}

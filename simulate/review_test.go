@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"trafficlab/report"
-	"trafficlab/scenario"
 )
 
 // overloadedYAML is a service of 8 pods, 2 ms of CPU a request, offered 6,000/s by 4
@@ -40,17 +39,8 @@ spec:
 func TestExplanationsFitTheRuns(t *testing.T) {
 	text := func(t *testing.T, src string, sets ...string) string {
 		t.Helper()
-		sc, _, diags := scenario.Load("test.yaml", []byte(src), sets)
-		if diags.HasErrors() {
-			t.Fatal(diags)
-		}
-		e, err := New(sc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		e.Run(nil)
 		var b bytes.Buffer
-		if err := report.Text(&b, e.Result()); err != nil {
+		if err := report.Text(&b, runYAML(t, src, sets...)); err != nil {
 			t.Fatal(err)
 		}
 		return strings.Join(strings.Fields(b.String()), " ")
@@ -72,28 +62,7 @@ func TestExplanationsFitTheRuns(t *testing.T) {
 		// 8 workers holding each request 10 ms serve 800 of the 1,000/s offered all
 		// along: intervals in which every request timed out are not quiet ones.
 		{"workers overloaded at a steady load", func(t *testing.T) string {
-			return text(t, `apiVersion: trafficlab/v1alpha1
-kind: Scenario
-metadata: {name: overworkers}
-spec:
-  duration: 30s
-  seed: 1
-  cluster:
-    nodes: [{name: n, count: 2, cpu: "8"}]
-  services:
-  - name: web
-    replicas: 4
-    pod:
-      concurrency: 2
-      serviceTime: {distribution: constant, value: 100us}
-      waitTime: {distribution: exponential, mean: 10ms}
-  clients:
-  - name: load
-    target: web
-    rate: 1000/s
-    library: vegeta
-    timeout: 2s
-`)
+			return text(t, overworkersYAML, "spec.duration=30s")
 		}, []string{"Overload: web was offered 1,000 requests/s"}, []string{"Slow share by load"}},
 		{"every pod throttled", func(t *testing.T) string {
 			return text(t, overloadedYAML(`{name: n, count: 4, cpu: "4"}`, `cpu: "1", `))
