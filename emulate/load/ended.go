@@ -14,10 +14,10 @@ import (
 )
 
 // MaxEndedErrors bounds the distinct errors a shard keeps, and a Report (and
-// emulate's merge of them): vegeta
-// lists every distinct message, but one with a local port in it (a reset on each
-// of many connections) is distinct per connection, and a report of thousands of
-// them says no more than its first hundred while it costs memory for the whole run.
+// emulate's merge of them): vegeta lists every distinct message, but one with a
+// local port in it (a reset on each of many connections) is distinct per
+// connection, and a report of thousands of them says no more than its first
+// hundred while it costs memory for the whole run.
 const MaxEndedErrors = 100
 
 // ended sums up every request that ended, failures included, as vegeta's report
