@@ -1,14 +1,19 @@
 package emulate
 
 import (
+	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
+	"trafficlab/emulate/emutest"
 	"trafficlab/emulate/load"
 	"trafficlab/result"
+	"trafficlab/resultfile"
+	"trafficlab/scenario"
 )
 
 // TestMergeEnded: two client pods' Ended merge as one vegeta report of all their
@@ -67,5 +72,28 @@ func TestMergeEnded(t *testing.T) {
 				t.Errorf("merged\n%+v\nwant\n%+v", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestEndedForReal: a scenario with two client pods, run for real, sums up every
+// request that ended in the Result's Ended, which passes the checks a Result read
+// from a file must (resultfile.Check), on the wall clock of the run.
+func TestEndedForReal(t *testing.T) {
+	emutest.NeedRoot(t, "ip", "iptables-restore", "nft")
+	doc := strings.Replace(fmt.Sprintf(smallCluster, scenario.ProxyIptables, scenario.ReusePerThread),
+		"    threads: 2\n", "    threads: 2\n    replicas: 2\n", 1)
+	before := time.Now()
+	r := emulateDoc(t, "small.yaml", doc)
+	after := time.Now()
+	x := r.Ended
+	if x == nil || r.Requests.Total == 0 || x.StatusCodes["200"] != r.Requests.Total || len(x.StatusCodes) != 1 ||
+		x.LatencyMinNS <= 0 || x.StartUnixNS < before.UnixNano() || x.StartUnixNS > after.UnixNano() {
+		t.Fatalf("ended %+v for requests %+v, run from %d to %d", x, r.Requests, before.UnixNano(), after.UnixNano())
+	}
+	if len(r.Clients) != 1 || r.Clients[0].Replicas != 2 {
+		t.Errorf("clients %+v, want one of 2 replicas", r.Clients)
+	}
+	if err := resultfile.Check(r); err != nil {
+		t.Error(err)
 	}
 }
