@@ -15,7 +15,8 @@ import (
 
 // TestEnded: Report.Ended counts every request that ended as the server saw them:
 // one in ten answered after the client's timeout, one in ten with a 500 and its
-// own body, the rest with "ok"; every request with a body. The server's own counts
+// own body, one in ten with a chunked body, the rest with "ok"; every request
+// with a body. The server's own counts
 // are the reference, and a refused port gives only code 0, no bytes and one
 // distinct error.
 func TestEnded(t *testing.T) {
@@ -25,10 +26,11 @@ func TestEnded(t *testing.T) {
 		timeout   = 150 * time.Millisecond
 		failBody  = "broken"
 	)
+	chunks := [2]string{"abc", "defgh"}
 	clients(t, func(t *testing.T, client string) {
 		t.Run("answers, timeouts and a 500", func(t *testing.T) {
 			var mu sync.Mutex
-			seen, ok, failed, slow, badBodies := 0, 0, 0, 0, 0
+			seen, ok, chunked, failed, slow, badBodies := 0, 0, 0, 0, 0, 0
 			srv := newPods(t, 1, false, func(w http.ResponseWriter, r *http.Request) bool {
 				b, _ := io.ReadAll(r.Body)
 				mu.Lock()
@@ -40,6 +42,8 @@ func TestEnded(t *testing.T) {
 				switch i % 10 {
 				case 3:
 					slow++
+				case 5:
+					chunked++
 				case 7:
 					failed++
 				default:
@@ -52,6 +56,11 @@ func TestEnded(t *testing.T) {
 					case <-r.Context().Done():
 					case <-time.After(10 * timeout):
 					}
+					return true
+				case 5: // flushed in two parts: a chunked body, whose bytes are its chunks' data
+					_, _ = w.Write([]byte(chunks[0]))
+					w.(http.Flusher).Flush()
+					_, _ = w.Write([]byte(chunks[1]))
 					return true
 				case 7:
 					w.WriteHeader(http.StatusInternalServerError)
@@ -72,8 +81,8 @@ func TestEnded(t *testing.T) {
 			if seen != requests || badBodies != 0 {
 				t.Fatalf("the server saw %d requests, %d without the whole body; want %d", seen, badBodies, requests)
 			}
-			answered := int64(ok + failed)
-			want := map[string]int64{"200": int64(ok), "500": int64(failed), "0": int64(slow)}
+			answered := int64(ok + chunked + failed)
+			want := map[string]int64{"200": int64(ok + chunked), "500": int64(failed), "0": int64(slow)}
 			if len(x.StatusCodes) != len(want) {
 				t.Errorf("codes %v, want %v", x.StatusCodes, want)
 			}
@@ -85,7 +94,7 @@ func TestEnded(t *testing.T) {
 			if rep.Requests.Total != requests || rep.EndedLatency.TotalCount() != requests {
 				t.Errorf("requests %+v, %d latencies; want %d", rep.Requests, rep.EndedLatency.TotalCount(), requests)
 			}
-			if wantIn := int64(ok*len("ok") + failed*len(failBody)); x.BytesIn != wantIn || x.BytesOut != answered*bodyBytes {
+			if wantIn := int64(ok*len("ok") + chunked*len(chunks[0]+chunks[1]) + failed*len(failBody)); x.BytesIn != wantIn || x.BytesOut != answered*bodyBytes {
 				t.Errorf("bytes in %d, out %d; want %d and %d", x.BytesIn, x.BytesOut, wantIn, answered*bodyBytes)
 			}
 			// A timed-out request took at least the timeout; each one did, so the sum is at
