@@ -23,8 +23,8 @@ const MaxEndedErrors = 100
 // ended sums up every request that ended, failures included, as vegeta's report
 // does (lib/metrics.go, Metrics.Add) and simulate/requests.go's ended does: the
 // Report's Ended. Times are nanoseconds since the run's start. Recording costs no
-// allocation but for a failure while fewer than MaxEndedErrors distinct ones are
-// kept (its message is written to compare it).
+// allocation but for a failed round trip while fewer than MaxEndedErrors distinct
+// errors are kept (its message is written to compare it).
 type ended struct {
 	n, sum, min, max             int64
 	firstSent, lastSent, lastEnd int64
@@ -37,8 +37,9 @@ type ended struct {
 // firstError is a distinct error and when it first ended, to order the errors of
 // several shards, or of several Reports, by first sight.
 type firstError struct {
-	at int64
-	e  result.EndedError
+	at   int64
+	e    result.EndedError
+	code int // an error status's; 0 for a failed round trip
 }
 
 func newEnded() ended {
@@ -66,13 +67,23 @@ func (x *ended) add(o *outcome, sent, end int64, cfg *Config) {
 	if o.kind == kindOK || len(x.errors) >= MaxEndedErrors {
 		return
 	}
+	if o.err == nil {
+		// An error status reads as its status line: one kept with the same code is
+		// the same, found without writing the message (an overloaded service's 503s
+		// are many).
+		for _, f := range x.errors {
+			if f.code == o.code {
+				return
+			}
+		}
+	}
 	e := endedError(o, cfg)
 	for _, f := range x.errors {
 		if f.e.Message == e.Message {
 			return
 		}
 	}
-	x.errors = append(x.errors, firstError{at: end, e: e})
+	x.errors = append(x.errors, firstError{at: end, e: e, code: o.code})
 }
 
 // endedError is a failure as vegeta's client words it: Go's http.Client wraps a

@@ -38,3 +38,20 @@ func TestMergeErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestEndedAddAllocatesNothing: counting an answer, or an error status already
+// kept, costs no allocation, as the rest of the hot path (TestOverheadAgainstWrk).
+func TestEndedAddAllocatesNothing(t *testing.T) {
+	cfg := &Config{Method: "GET", Target: "http://web/", BodyBytes: 10}
+	for _, o := range []outcome{
+		{kind: kindOK, code: 200, bytesIn: 2, latency: 1e6},
+		{kind: kindUnavailable, code: 503, latency: 2e6},
+		{kind: kindOther, code: 500, latency: 3e6},
+	} {
+		x := newEnded()
+		x.add(&o, 1, 2, cfg) // the first of a code adds its key, the first error its message
+		if n := testing.AllocsPerRun(100, func() { x.add(&o, 1, 2, cfg) }); n != 0 {
+			t.Errorf("%s %d: %g allocations a request", kindNames[o.kind], o.code, n)
+		}
+	}
+}
