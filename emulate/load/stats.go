@@ -105,8 +105,12 @@ func (s *stats) shard(i int) *shard { return &s.shards[i%len(s.shards)] }
 
 // outcome is one finished request.
 type outcome struct {
-	// sent is the request's start: an open loop's intended start, as its latency
-	// (and vegeta's Timestamp, from which its latency counts).
+	// sent is the request's start, from which its latency counts: an open loop's
+	// intended start, a closed loop's send. vegeta stamps a request when a worker
+	// takes its tick (lib/attack.go, Attacker.hit) and starts another worker when
+	// none is free, so while it has workers to spare its stamp is the intended
+	// start too; ours is even when the generator falls behind (coordinated
+	// omission, see LatencyMS).
 	sent    time.Time
 	end     time.Time
 	latency time.Duration
