@@ -115,8 +115,8 @@ func mergeEnded(reps []*load.Report) *result.Ended {
 		if len(sum.Errors) == load.MaxEndedErrors {
 			break
 		}
-		if key := f.e.Kind + "\x00" + f.e.Message; !seen[key] {
-			seen[key] = true
+		if !seen[f.e.Message] { // vegeta's errors are distinct messages, as each pod's
+			seen[f.e.Message] = true
 			sum.Errors = append(sum.Errors, f.e)
 		}
 	}
