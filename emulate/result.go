@@ -1,6 +1,7 @@
 package emulate
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"sync"
@@ -27,11 +28,13 @@ func (c *cluster) result() *result.Result {
 	}
 	all := hdr.New(1, int64(time.Hour), 3)
 	perPod := map[string]load.Pod{}
+	var reps []*load.Report
 	for _, cp := range c.clients {
 		rep := cp.report
 		if rep == nil {
 			continue
 		}
+		reps = append(reps, rep)
 		addRequests(&r.Requests, rep.Requests)
 		addErrors(&r.Errors, rep.Errors)
 		if rep.Latency != nil {
@@ -56,11 +59,68 @@ func (c *cluster) result() *result.Result {
 	if r.Requests.OK > 0 {
 		r.SlowShare = result.Round(float64(r.Slow)/float64(r.Requests.OK), 6)
 	}
+	r.Ended = mergeEnded(reps)
 	r.Pods, r.Nodes = c.podResults(perPod, dur)
 	r.Clients = c.clientResults()
 	r.Timeline = c.timelineResult(r.TimelineIntervalS)
 	r.ScaleEvents, r.Rollouts = c.replayedUntil(c.ran)
 	return r
+}
+
+// mergeEnded sums up the client pods' ended requests as one vegeta report of them
+// all would: sums add, extremes and the sending window span them all, and the
+// distinct errors come in the order first seen. Every client pod starts at one
+// instant (cluster.start, each load.Config.Start), so their times since the start
+// share an epoch. nil when a Report has no Ended.
+func mergeEnded(reps []*load.Report) *result.Ended {
+	sum := &result.Ended{StatusCodes: map[string]int64{}}
+	latency := hdr.New(1, int64(time.Hour), 3)
+	type firstError struct {
+		at int64
+		e  result.EndedError
+	}
+	var errs []firstError
+	var n int64
+	for _, rep := range reps {
+		x := rep.Ended
+		if x == nil || rep.EndedLatency == nil {
+			return nil
+		}
+		if rep.Requests.Total == 0 {
+			continue // its zero extremes are no request's
+		}
+		if n == 0 {
+			sum.LatencyMinNS, sum.FirstSentNS, sum.StartUnixNS = x.LatencyMinNS, x.FirstSentNS, x.StartUnixNS
+		}
+		n += rep.Requests.Total
+		sum.LatencySumNS += x.LatencySumNS
+		sum.LatencyMinNS, sum.LatencyMaxNS = min(sum.LatencyMinNS, x.LatencyMinNS), max(sum.LatencyMaxNS, x.LatencyMaxNS)
+		sum.FirstSentNS, sum.LastSentNS = min(sum.FirstSentNS, x.FirstSentNS), max(sum.LastSentNS, x.LastSentNS)
+		sum.LastEndNS = max(sum.LastEndNS, x.LastEndNS)
+		sum.BytesOut += x.BytesOut
+		sum.BytesIn += x.BytesIn
+		for code, k := range x.StatusCodes {
+			sum.StatusCodes[code] += k
+		}
+		for i, e := range x.Errors {
+			errs = append(errs, firstError{at: rep.EndedErrorsAtNS[i], e: e})
+		}
+		latency.Merge(rep.EndedLatency)
+	}
+	sum.LatencyMS = result.LatencyBetween(latency, sum.LatencyMinNS, sum.LatencyMaxNS)
+	// A stable sort keeps an earlier pod's error first on a tie.
+	slices.SortStableFunc(errs, func(a, b firstError) int { return cmp.Compare(a.at, b.at) })
+	seen := map[string]bool{}
+	for _, f := range errs {
+		if len(sum.Errors) == load.MaxEndedErrors {
+			break
+		}
+		if !seen[f.e.Message] { // vegeta's errors are distinct messages, as each pod's
+			seen[f.e.Message] = true
+			sum.Errors = append(sum.Errors, f.e)
+		}
+	}
+	return sum
 }
 
 func addRequests(sum *result.Requests, r result.Requests) {

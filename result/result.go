@@ -161,7 +161,7 @@ type Ended struct {
 	// LastEndNS is when the last of them ended.
 	LastEndNS int64 `json:"last_end_ns"`
 	// StartUnixNS is the run's start on the wall clock, in Unix nanoseconds, for a
-	// run that had one (a real vegeta attack); 0 for a simulated one.
+	// run that had one (a real vegeta attack, load or emulate); 0 for a simulated one.
 	StartUnixNS int64 `json:"start_unix_ns,omitempty"`
 	// BytesOut are the request bodies of the requests answered, in bytes; a
 	// request without an answer counts none, as in vegeta.
@@ -170,13 +170,14 @@ type Ended struct {
 	BytesIn int64 `json:"bytes_in"`
 	// StatusCodes counts them by HTTP status, "0" for no answer.
 	StatusCodes map[string]int64 `json:"status_codes"`
-	// Errors are the distinct failures, in the order they first ended.
+	// Errors are the distinct failures, in the order they first ended (load and
+	// emulate keep the first 100: a message naming a connection is distinct per one).
 	Errors []EndedError `json:"errors,omitempty"`
 }
 
 // EndedError is one distinct failure: its kind (as Errors names it; empty for one
 // no kind describes) on a request of this method to this service, or the message
-// the client wrote when it is known (a real vegeta attack's).
+// the client wrote when it is known (a real vegeta attack's, load's, emulate's).
 type EndedError struct {
 	// Kind is the failure's kind as Errors names it; empty for one no kind describes.
 	Kind string `json:"kind,omitempty"`
@@ -185,7 +186,7 @@ type EndedError struct {
 	// Method is the failed request's HTTP method.
 	Method string `json:"method,omitempty"`
 	// Message is the error as the client wrote it, when known (a real vegeta
-	// attack's).
+	// attack's; load's and emulate's, worded as Go's http.Client would).
 	Message string `json:"message,omitempty"`
 }
 

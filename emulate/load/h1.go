@@ -515,17 +515,21 @@ func (c *h1conn) roundTrip(w *worker, req *h1request) (status int, pod string, k
 		if status >= 100 && status < 200 && status != 101 {
 			continue // an interim answer (100 Continue): the real one follows
 		}
+		var n int64
 		switch {
 		case req.head || status == 204 || status == 304:
 		case chunked:
-			err = discardChunked(br)
+			n, err = discardChunked(br)
 		case length >= 0:
-			_, err = br.Discard(int(length))
+			var d int
+			d, err = br.Discard(int(length))
+			n = int64(d)
 		default:
 			// Delimited by the server's close (RFC 9112 section 6.3).
-			_, err = io.Copy(io.Discard, br)
+			n, err = io.Copy(io.Discard, br)
 			keep = false
 		}
+		w.bodyIn = n
 		if err != nil {
 			return status, pod, false, true, eofIsUnexpected(err, true)
 		}
@@ -533,12 +537,14 @@ func (c *h1conn) roundTrip(w *worker, req *h1request) (status int, pod string, k
 	}
 }
 
-// discardChunked reads a chunked body and its trailers (RFC 9112 section 7.1).
-func discardChunked(br *bufio.Reader) error {
+// discardChunked reads a chunked body and its trailers (RFC 9112 section 7.1),
+// and tells the body's bytes (the chunks' data, as Go's chunked reader gives them).
+func discardChunked(br *bufio.Reader) (int64, error) {
+	var body int64
 	for {
 		line, err := br.ReadSlice('\n')
 		if err != nil {
-			return err
+			return body, err
 		}
 		line = bytes.TrimSpace(line)
 		if i := bytes.IndexByte(line, ';'); i >= 0 {
@@ -546,26 +552,28 @@ func discardChunked(br *bufio.Reader) error {
 		}
 		n, err := strconv.ParseInt(string(line), 16, 64)
 		if err != nil || n < 0 {
-			return errBadResponse
+			return body, errBadResponse
 		}
 		if n == 0 {
 			for {
 				t, err := br.ReadSlice('\n')
 				if err != nil {
-					return err
+					return body, err
 				}
 				if len(t) <= 2 {
-					return nil
+					return body, nil
 				}
 			}
 		}
-		if _, err := br.Discard(int(n)); err != nil {
-			return err
+		d, err := br.Discard(int(n))
+		body += int64(d)
+		if err != nil {
+			return body, err
 		}
 		if crlf, err := br.ReadSlice('\n'); err != nil {
-			return err
+			return body, err
 		} else if len(bytes.TrimSpace(crlf)) != 0 {
-			return errBadResponse
+			return body, errBadResponse
 		}
 	}
 }

@@ -50,6 +50,16 @@ type Report struct {
 	Timeline          []Point `json:"timeline"`
 	// Latency is the histogram of successful requests' latencies in nanoseconds.
 	Latency *hdr.Histogram `json:"-"`
+
+	// Ended sums up every request that ended, failures included, as vegeta's
+	// report does (result.Ended), its times since the run's start and StartUnixNS
+	// the start on the wall clock.
+	Ended *result.Ended `json:"ended"`
+	// EndedLatency is the histogram of their latencies in nanoseconds, and
+	// EndedErrorsAtNS when each of Ended.Errors first ended, since the run's start:
+	// what merging Reports needs.
+	EndedLatency    *hdr.Histogram `json:"-"`
+	EndedErrorsAtNS []int64        `json:"-"`
 }
 
 // Pool is the connection settings of a run, 0 meaning unlimited or never.
@@ -118,6 +128,7 @@ func (r *runner) report(elapsed time.Duration, reason string) *Report {
 	}
 	var counts [nKinds]int64
 	pods := map[string]*podCount{}
+	all := newEnded()
 	for i := range s.shards {
 		sh := &s.shards[i]
 		sh.mu.Lock()
@@ -127,6 +138,7 @@ func (r *runner) report(elapsed time.Duration, reason string) *Report {
 		rep.Requests.Retried += sh.retried
 		rep.NoPodHeader += sh.noPod
 		rep.Latency.Merge(sh.total)
+		all.merge(&sh.ended)
 		for key, n := range sh.other {
 			if rep.OtherErrors == nil {
 				rep.OtherErrors = map[string]int64{}
@@ -158,6 +170,10 @@ func (r *runner) report(elapsed time.Duration, reason string) *Report {
 	}
 	rep.LatencyMS = result.LatencyOf(rep.Latency)
 	rep.LatencySpectrum = result.SpectrumOf(rep.Latency)
+	rep.Ended, rep.EndedLatency = all.result(s.start.UnixNano()), all.latency
+	for _, f := range all.errors {
+		rep.EndedErrorsAtNS = append(rep.EndedErrorsAtNS, f.at)
+	}
 	t := r.tracker
 	rep.Connections = ConnStats{
 		Opened: t.opened.Load(), PeakOpen: t.peak.Load(), OpenAtEnd: t.open.Load(), DialFailures: t.dialFailures.Load(),

@@ -76,6 +76,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		r.start = cfg.Start
 	}
 	r.stats = newStats(r.start, cfg.Duration)
+	r.stats.cfg = &r.cfg
 	r.stats.onInterval = cfg.OnInterval
 	r.issueCtx, r.stopIssue = context.WithCancelCause(ctx)
 	r.flightCtx, r.abandon = context.WithCancel(ctx)
@@ -497,6 +498,8 @@ type worker struct {
 	grant   chan grant
 	lastPod string
 	waker   waker
+	// bodyIn is the body bytes of the last answer the worker's exchange read.
+	bodyIn int64
 }
 
 func (r *runner) newWorker(role string, idx int) *worker {
@@ -591,8 +594,9 @@ func (w *worker) do(pr *phaseRun, intended, now time.Time) {
 	w.setPhase(pr)
 	w.conn.Store(nil)
 	w.retried.Store(false)
+	w.bodyIn = 0
 	status, pod, end, err := w.pool.exchange(w, pr, now)
-	o := outcome{end: end, pod: pod, latency: end.Sub(intended), retried: w.retried.Load()}
+	o := outcome{sent: intended, end: end, pod: pod, latency: end.Sub(intended), retried: w.retried.Load(), err: err}
 	switch {
 	case err != nil && pr.ctx.Err() != nil:
 		o.kind = kindAbandoned // whatever the error says, the run cut it off
@@ -600,6 +604,7 @@ func (w *worker) do(pr *phaseRun, intended, now time.Time) {
 		o.kind = classify(err)
 	default:
 		o.kind = statusKind(status)
+		o.code, o.bytesIn = status, w.bodyIn
 	}
 	if c := w.conn.Load(); c != nil && pod != "" {
 		c.notePod(pod)

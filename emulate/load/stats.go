@@ -28,6 +28,7 @@ const (
 // the run's length.
 type stats struct {
 	start   time.Time
+	cfg     *Config // what ended requests were: their method, target and body
 	step    time.Duration
 	n       int64 // intervals in the run
 	shards  []shard
@@ -51,6 +52,7 @@ type shard struct {
 	noPod   int64
 	other   map[string]int64
 	pods    map[string]*podCount
+	ended   ended
 	win     [ringSize]window
 	spill   []window // intervals pushed out of the ring before the collector came
 	_       [64]byte // keeps neighbouring shards' locks off one cache line
@@ -87,6 +89,7 @@ func newStats(start time.Time, run time.Duration) *stats {
 		sh.total = hdr.New(1, histMax, 3)
 		sh.other = map[string]int64{}
 		sh.pods = map[string]*podCount{}
+		sh.ended = newEnded()
 		for j := range sh.win {
 			sh.win[j] = window{sec: -1, hist: hdr.New(1, histMax, 2), pods: map[string]int64{}}
 		}
@@ -102,9 +105,19 @@ func (s *stats) shard(i int) *shard { return &s.shards[i%len(s.shards)] }
 
 // outcome is one finished request.
 type outcome struct {
+	// sent is the request's start, from which its latency counts: an open loop's
+	// intended start, a closed loop's send. vegeta stamps a request when a worker
+	// takes its tick (lib/attack.go, Attacker.hit) and starts another worker when
+	// none is free, so while it has workers to spare its stamp is the intended
+	// start too; ours is even when the generator falls behind (coordinated
+	// omission, see LatencyMS).
+	sent    time.Time
 	end     time.Time
 	latency time.Duration
 	kind    kind
+	code    int   // the status of an answer read whole; 0 without one, as vegeta's
+	bytesIn int64 // the answer's body bytes, with a code
+	err     error // the round trip's, if it failed
 	pod     string
 	retried bool
 	other   string // kindOther: what it was
@@ -122,6 +135,7 @@ func (s *stats) record(sh *shard, o *outcome) {
 		sh.mu.Unlock()
 		return
 	}
+	sh.ended.add(o, max(int64(o.sent.Sub(s.start)), 0), max(int64(o.end.Sub(s.start)), 0), s.cfg)
 	if o.retried {
 		sh.retried++
 	}

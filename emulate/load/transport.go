@@ -288,7 +288,7 @@ func (p *goPool) exchange(w *worker, pr *phaseRun, now time.Time) (status int, p
 		pod = v[0]
 	}
 	// io.Discard reads with a pooled buffer: no allocation per request.
-	_, err = io.Copy(io.Discard, resp.Body)
+	w.bodyIn, err = io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
 	return resp.StatusCode, pod, time.Now(), err
 }

@@ -390,6 +390,7 @@ func loadResult(rep *load.Report, cfg load.Config, scenarioName, service string)
 		Engine: "load", Scenario: scenarioName, Seed: rep.Seed, DurationS: rep.DurationS,
 		Requests: rep.Requests, Errors: rep.Errors, ThroughputRPS: rep.ThroughputRPS, RateRPS: rep.RateRPS,
 		LatencyMS: rep.LatencyMS, LatencySpectrum: rep.LatencySpectrum, TimelineIntervalS: rep.TimelineIntervalS,
+		Ended: rep.Ended,
 	}
 	for _, p := range rep.Pods {
 		r.Pods = append(r.Pods, result.Pod{Name: p.Name, Service: service, Requests: p.Requests, Connections: p.Connections})

@@ -53,7 +53,7 @@ var generated = Comments{
 		Fields: map[string]string{
 			"BytesIn":      "BytesIn are the answers' body bytes.",
 			"BytesOut":     "BytesOut are the request bodies of the requests answered, in bytes; a\nrequest without an answer counts none, as in vegeta.",
-			"Errors":       "Errors are the distinct failures, in the order they first ended.",
+			"Errors":       "Errors are the distinct failures, in the order they first ended (load and\nemulate keep the first 100: a message naming a connection is distinct per one).",
 			"FirstSentNS":  "FirstSentNS is when the first of them was sent.",
 			"LastEndNS":    "LastEndNS is when the last of them ended.",
 			"LastSentNS":   "LastSentNS is when the last of them was sent.",
@@ -61,15 +61,15 @@ var generated = Comments{
 			"LatencyMaxNS": "LatencyMaxNS is the exact largest latency, in nanoseconds.",
 			"LatencyMinNS": "LatencyMinNS is the exact smallest latency, in nanoseconds.",
 			"LatencySumNS": "LatencySumNS is the exact sum of their latencies, in nanoseconds.",
-			"StartUnixNS":  "StartUnixNS is the run's start on the wall clock, in Unix nanoseconds, for a\nrun that had one (a real vegeta attack); 0 for a simulated one.",
+			"StartUnixNS":  "StartUnixNS is the run's start on the wall clock, in Unix nanoseconds, for a\nrun that had one (a real vegeta attack, load or emulate); 0 for a simulated one.",
 			"StatusCodes":  "StatusCodes counts them by HTTP status, \"0\" for no answer.",
 		},
 	},
 	"trafficlab/result.EndedError": {
-		Doc: "EndedError is one distinct failure: its kind (as Errors names it; empty for one\nno kind describes) on a request of this method to this service, or the message\nthe client wrote when it is known (a real vegeta attack's).",
+		Doc: "EndedError is one distinct failure: its kind (as Errors names it; empty for one\nno kind describes) on a request of this method to this service, or the message\nthe client wrote when it is known (a real vegeta attack's, load's, emulate's).",
 		Fields: map[string]string{
 			"Kind":    "Kind is the failure's kind as Errors names it; empty for one no kind describes.",
-			"Message": "Message is the error as the client wrote it, when known (a real vegeta\nattack's).",
+			"Message": "Message is the error as the client wrote it, when known (a real vegeta\nattack's; load's and emulate's, worded as Go's http.Client would).",
 			"Method":  "Method is the failed request's HTTP method.",
 			"Service": "Service is the Service the failed request was sent to.",
 		},

@@ -1,0 +1,160 @@
+package load
+
+import (
+	"cmp"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"trafficlab/result"
+)
+
+// MaxEndedErrors bounds the distinct errors a shard keeps, and a Report (and
+// emulate's merge of them): vegeta lists every distinct message, but one with a
+// local port in it (a reset on each of many connections) is distinct per
+// connection, and a report of thousands of them says no more than its first
+// hundred while it costs memory for the whole run.
+const MaxEndedErrors = 100
+
+// ended sums up every request that ended, failures included, as vegeta's report
+// does (lib/metrics.go, Metrics.Add) and simulate/requests.go's ended does: the
+// Report's Ended. Times are nanoseconds since the run's start. Recording costs no
+// allocation but for a failed round trip while fewer than MaxEndedErrors distinct
+// errors are kept (its message is written to compare it).
+type ended struct {
+	n, sum, min, max             int64
+	firstSent, lastSent, lastEnd int64
+	bytesOut, bytesIn            int64
+	latency                      *hdr.Histogram // every ended request's latency, ns
+	codes                        map[int]int64  // a handful of keys: no allocation once seen
+	errors                       []firstError
+}
+
+// firstError is a distinct error and when it first ended, to order the errors of
+// several shards, or of several Reports, by first sight.
+type firstError struct {
+	at   int64
+	e    result.EndedError
+	code int // an error status's; 0 for a failed round trip
+}
+
+func newEnded() ended {
+	return ended{latency: hdr.New(1, histMax, 3), codes: map[int]int64{}}
+}
+
+// add counts o, an ended request (not an abandoned one), with its times since
+// the run's start.
+func (x *ended) add(o *outcome, sent, end int64, cfg *Config) {
+	v := clampLatency(o.latency)
+	if x.n == 0 {
+		x.min, x.firstSent = v, sent
+	}
+	x.n++
+	x.sum += v
+	x.min, x.max = min(x.min, v), max(x.max, v)
+	x.firstSent, x.lastSent, x.lastEnd = min(x.firstSent, sent), max(x.lastSent, sent), max(x.lastEnd, end)
+	_ = x.latency.RecordValue(v)
+	x.codes[o.code]++
+	if o.code != 0 {
+		// vegeta (lib/attack.go, Attacker.hit) counts the bytes of an answer read whole.
+		x.bytesOut += cfg.BodyBytes
+		x.bytesIn += o.bytesIn
+	}
+	if o.kind == kindOK || len(x.errors) >= MaxEndedErrors {
+		return
+	}
+	if o.err == nil {
+		// An error status reads as its status line: one kept with the same code is
+		// the same, found without writing the message (an overloaded service's 503s
+		// are many).
+		for _, f := range x.errors {
+			if f.code == o.code {
+				return
+			}
+		}
+	}
+	e := endedError(o, cfg)
+	for _, f := range x.errors {
+		if f.e.Message == e.Message {
+			return
+		}
+	}
+	x.errors = append(x.errors, firstError{at: end, e: e, code: o.code})
+}
+
+// endedError is a failure as vegeta's client words it: Go's http.Client wraps a
+// transport error in a url.Error ("Get \"http://…\": dial tcp …: connection
+// refused"), and an error status is the response's status line (Attacker.hit sets
+// res.Error = r.Status).
+func endedError(o *outcome, cfg *Config) result.EndedError {
+	e := result.EndedError{Kind: kindNames[o.kind], Method: cfg.Method}
+	if o.kind == kindOther {
+		e.Kind = ""
+	}
+	if o.err != nil {
+		method := cmp.Or(cfg.Method, http.MethodGet)
+		e.Message = (&url.Error{Op: method[:1] + strings.ToLower(method[1:]), URL: cfg.Target, Err: o.err}).Error()
+	} else {
+		e.Message = strconv.Itoa(o.code) + " " + http.StatusText(o.code)
+	}
+	return e
+}
+
+// merge adds y's requests into x.
+func (x *ended) merge(y *ended) {
+	if y.n == 0 {
+		return
+	}
+	if x.n == 0 {
+		x.min, x.firstSent = y.min, y.firstSent
+	}
+	x.n += y.n
+	x.sum += y.sum
+	x.min, x.max = min(x.min, y.min), max(x.max, y.max)
+	x.firstSent, x.lastSent, x.lastEnd = min(x.firstSent, y.firstSent), max(x.lastSent, y.lastSent), max(x.lastEnd, y.lastEnd)
+	x.bytesOut += y.bytesOut
+	x.bytesIn += y.bytesIn
+	x.latency.Merge(y.latency)
+	for code, n := range y.codes {
+		x.codes[code] += n
+	}
+	x.errors = mergeErrors(x.errors, y.errors)
+}
+
+// mergeErrors is the distinct errors of a and b in the order first seen, the first
+// MaxEndedErrors of them. Each list keeps its first MaxEndedErrors, so an error
+// among the first MaxEndedErrors of both is in one of them.
+func mergeErrors(a, b []firstError) []firstError {
+	all := slices.Concat(a, b)
+	slices.SortStableFunc(all, func(p, q firstError) int { return cmp.Compare(p.at, q.at) })
+	var out []firstError
+	for _, f := range all {
+		if len(out) == MaxEndedErrors {
+			break
+		}
+		if !slices.ContainsFunc(out, func(g firstError) bool { return g.e.Message == f.e.Message }) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// result is the Report's Ended; all zero when no request ended, as vegeta's.
+func (x *ended) result(startUnixNS int64) *result.Ended {
+	r := &result.Ended{
+		LatencyMS: result.LatencyBetween(x.latency, x.min, x.max), LatencySumNS: x.sum, LatencyMinNS: x.min, LatencyMaxNS: x.max,
+		FirstSentNS: x.firstSent, LastSentNS: x.lastSent, LastEndNS: x.lastEnd, StartUnixNS: startUnixNS,
+		BytesOut: x.bytesOut, BytesIn: x.bytesIn, StatusCodes: map[string]int64{},
+	}
+	for code, n := range x.codes {
+		r.StatusCodes[strconv.Itoa(code)] = n
+	}
+	for _, f := range x.errors {
+		r.Errors = append(r.Errors, f.e)
+	}
+	return r
+}
