@@ -92,7 +92,7 @@ var ErrNotEveryRequest = errors.New("vegeta's report is computed from every requ
 func VegetaJSON(w io.Writer, r *result.Result) error {
 	x := r.Ended
 	if x == nil {
-		return fmt.Errorf("%w (engine %q; simulate's results keep them, and so do vegeta's own, which report reads)", ErrNotEveryRequest, r.Engine)
+		return fmt.Errorf("%w (engine %q, written by a trafficlab older than the ended block; rerun it, or read vegeta's own results)", ErrNotEveryRequest, r.Engine)
 	}
 	m := vegetaMetrics{
 		Buckets:     r.Histogram,
