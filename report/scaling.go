@@ -249,11 +249,12 @@ func pad(s string, w int, right bool) string {
 }
 
 // podChange names the pods a scale event or rollout created (+) or deleted (−), or
-// counts them when there are more than three.
+// counts them when there are more than three, naming the first two: a scale-in picks
+// pods in no order of their names, so a first and a last would read as a range.
 func podChange(created, deleted []string) string {
 	names := func(sign string, ps []string) string {
 		if len(ps) > 3 {
-			return fmt.Sprintf("%s%d pods (%s … %s)", sign, len(ps), ps[0], ps[len(ps)-1])
+			return fmt.Sprintf("%s%d pods (%s, %s and %d more)", sign, len(ps), ps[0], ps[1], len(ps)-2)
 		}
 		return sign + strings.Join(ps, " "+sign)
 	}

@@ -72,3 +72,19 @@ func TestAttributionOnlyWhenPodsWent(t *testing.T) {
 		})
 	}
 }
+
+// More than three pods are counted and the first two named; the list never reads
+// as a range of names (a scale-in deletes web-6 before web-3).
+func TestPodChangeNamesNoRange(t *testing.T) {
+	for _, c := range []struct {
+		created, deleted []string
+		want             string
+	}{
+		{[]string{"web-1", "web-2"}, nil, "+web-1 +web-2"},
+		{nil, []string{"web-6", "web-8", "web-2", "web-3"}, "−4 pods (web-6, web-8 and 2 more)"},
+	} {
+		if got := podChange(c.created, c.deleted); got != c.want {
+			t.Errorf("podChange(%v, %v) = %q, want %q", c.created, c.deleted, got, c.want)
+		}
+	}
+}
