@@ -32,25 +32,22 @@ func TestMergeEnded(t *testing.T) {
 	const start = int64(1_700_000_000_000_000_000)
 	timeout := result.EndedError{Kind: load.ErrTimeout, Method: "GET", Message: `Get "http://web/": i/o timeout`}
 	status := result.EndedError{Method: "GET", Message: "500 Internal Server Error"}
-	a := &load.Report{
-		Requests: result.Requests{Total: 3, OK: 2, Failed: 1},
-		Ended: &result.Ended{
-			LatencySumNS: ms(1) + ms(2) + ms(10), LatencyMinNS: ms(1), LatencyMaxNS: ms(10),
-			FirstSentNS: 5, LastSentNS: 100, LastEndNS: 200, StartUnixNS: start, BytesOut: 20, BytesIn: 4,
-			StatusCodes: map[string]int64{"200": 2, "0": 1}, Errors: []result.EndedError{timeout},
-		},
-		EndedLatency: histOf(ms(1), ms(2), ms(10)), EndedErrorsAtNS: []int64{150},
+	// report is a client pod's Report of its requests (latency, sent, end, bytes out,
+	// bytes in), with the codes and errors load gives them.
+	report := func(total, ok int64, reqs [][5]int64, codes map[string]int64, errs []result.EndedError, at []int64) *load.Report {
+		tally := result.NewEndedTally()
+		for _, q := range reqs {
+			tally.Add(q[0], q[1], q[2], q[3], q[4])
+		}
+		x := tally.Ended()
+		x.StartUnixNS, x.StatusCodes, x.Errors = start, codes, errs
+		return &load.Report{Requests: result.Requests{Total: total, OK: ok, Failed: total - ok}, Ended: x, EndedTally: tally, EndedErrorsAtNS: at}
 	}
-	b := &load.Report{
-		Requests: result.Requests{Total: 2, OK: 1, Failed: 1},
-		Ended: &result.Ended{
-			LatencySumNS: ms(0.5) + ms(4), LatencyMinNS: ms(0.5), LatencyMaxNS: ms(4),
-			FirstSentNS: 1, LastSentNS: 90, LastEndNS: 300, StartUnixNS: start, BytesOut: 20, BytesIn: 9,
-			StatusCodes: map[string]int64{"200": 1, "500": 1}, Errors: []result.EndedError{status, timeout},
-		},
-		EndedLatency: histOf(ms(0.5), ms(4)), EndedErrorsAtNS: []int64{50, 120},
-	}
-	idle := &load.Report{Ended: &result.Ended{StatusCodes: map[string]int64{}}, EndedLatency: histOf()}
+	a := report(3, 2, [][5]int64{{ms(1), 5, 150, 10, 2}, {ms(2), 50, 200, 10, 2}, {ms(10), 100, 120, 0, 0}},
+		map[string]int64{"200": 2, "0": 1}, []result.EndedError{timeout}, []int64{150})
+	b := report(2, 1, [][5]int64{{ms(0.5), 1, 300, 10, 9}, {ms(4), 90, 100, 10, 0}},
+		map[string]int64{"200": 1, "500": 1}, []result.EndedError{status, timeout}, []int64{50, 120})
+	idle := report(0, 0, nil, map[string]int64{}, nil, nil)
 	want := &result.Ended{
 		LatencyMS:    result.LatencyBetween(histOf(ms(1), ms(2), ms(10), ms(0.5), ms(4)), ms(0.5), ms(10)),
 		LatencySumNS: ms(17.5), LatencyMinNS: ms(0.5), LatencyMaxNS: ms(10),

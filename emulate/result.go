@@ -73,41 +73,38 @@ func (c *cluster) result() *result.Result {
 // instant (cluster.start, each load.Config.Start), so their times since the start
 // share an epoch. nil when a Report has no Ended.
 func mergeEnded(reps []*load.Report) *result.Ended {
-	sum := &result.Ended{StatusCodes: map[string]int64{}}
-	latency := hdr.New(1, int64(time.Hour), 3)
+	all := result.NewEndedTally()
+	codes := map[string]int64{}
 	type firstError struct {
 		at int64
 		e  result.EndedError
 	}
 	var errs []firstError
-	var n int64
+	var start *int64
 	for _, rep := range reps {
 		x := rep.Ended
-		if x == nil || rep.EndedLatency == nil {
+		if x == nil {
 			return nil
 		}
 		if rep.Requests.Total == 0 {
 			continue // its zero extremes are no request's
 		}
-		if n == 0 {
-			sum.LatencyMinNS, sum.FirstSentNS, sum.StartUnixNS = x.LatencyMinNS, x.FirstSentNS, x.StartUnixNS
+		if start == nil {
+			start = &x.StartUnixNS
 		}
-		n += rep.Requests.Total
-		sum.LatencySumNS += x.LatencySumNS
-		sum.LatencyMinNS, sum.LatencyMaxNS = min(sum.LatencyMinNS, x.LatencyMinNS), max(sum.LatencyMaxNS, x.LatencyMaxNS)
-		sum.FirstSentNS, sum.LastSentNS = min(sum.FirstSentNS, x.FirstSentNS), max(sum.LastSentNS, x.LastSentNS)
-		sum.LastEndNS = max(sum.LastEndNS, x.LastEndNS)
-		sum.BytesOut += x.BytesOut
-		sum.BytesIn += x.BytesIn
+		all.Merge(&rep.EndedTally)
 		for code, k := range x.StatusCodes {
-			sum.StatusCodes[code] += k
+			codes[code] += k
 		}
 		for i, e := range x.Errors {
 			errs = append(errs, firstError{at: rep.EndedErrorsAtNS[i], e: e})
 		}
-		latency.Merge(rep.EndedLatency)
 	}
-	sum.LatencyMS = result.LatencyBetween(latency, sum.LatencyMinNS, sum.LatencyMaxNS)
+	sum := all.Ended()
+	sum.StatusCodes = codes
+	if start != nil {
+		sum.StartUnixNS = *start
+	}
 	// A stable sort keeps an earlier pod's error first on a tie.
 	slices.SortStableFunc(errs, func(a, b firstError) int { return cmp.Compare(a.at, b.at) })
 	seen := map[string]bool{}

@@ -870,7 +870,7 @@ func (s *stats) init(end sim.Time, report *scenario.Report, seed int64) {
 	// 1 ns to 1 hour at 3 significant digits: about 0.3 MB, whatever the run length.
 	s.latency = hdr.New(1, int64(3600e9), 3)
 	s.interval = hdr.New(1, int64(3600e9), 2)
-	s.ended.latency = hdr.New(1, int64(3600e9), 3)
+	s.ended.EndedTally = result.NewEndedTally()
 	s.step = sim.Time(1e9)
 	if n := math.Ceil(float64(end) / float64(s.step)); n > maxTimelinePoints {
 		s.step = sim.Time(math.Ceil(float64(end)/maxTimelinePoints/1e9)) * 1e9

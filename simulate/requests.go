@@ -3,8 +3,6 @@ package simulate
 import (
 	"strconv"
 
-	hdr "github.com/HdrHistogram/hdrhistogram-go"
-
 	"trafficlab/result"
 	"trafficlab/sim"
 )
@@ -40,32 +38,18 @@ func (e *Engine) streamRequest(si int32, kind int, pod int32) {
 }
 
 // ended sums every request that ended as vegeta's report does (lib/metrics.go,
-// Metrics.Add): latencies of all of them, the window they were sent in, their bytes
-// and codes, and the distinct errors in the order first seen. The Result's Ended.
+// Metrics.Add): the tally every engine keeps, with the codes this engine gives and
+// the distinct errors in the order first seen. The Result's Ended.
 type ended struct {
-	n                            int64
-	latency                      *hdr.Histogram // ns, as stats.latency
-	sum, min, max                int64
-	firstSent, lastSent, lastEnd sim.Time
-	bytesOut, bytesIn            int64
-	codes                        [3]int64 // 200, 503, 0: the codes the engine gives
-	errors                       []result.EndedError
+	result.EndedTally
+	codes  [3]int64 // 200, 503, 0: the codes the engine gives
+	errors []result.EndedError
 }
 
 // add counts a request sent at sent that ended at now; kind is its error kind or
 // -1; out and in its bytes as streamRequest counts them.
 func (x *ended) add(sent, now sim.Time, kind int, out, in int64) {
-	v := int64(now - sent)
-	if x.n == 0 {
-		x.min, x.firstSent = v, sent
-	}
-	x.n++
-	x.sum += v
-	x.min, x.max = min(x.min, v), max(x.max, v)
-	x.firstSent, x.lastSent, x.lastEnd = min(x.firstSent, sent), max(x.lastSent, sent), max(x.lastEnd, now)
-	_ = x.latency.RecordValue(min(max(v, 1), x.latency.HighestTrackableValue()))
-	x.bytesOut += out
-	x.bytesIn += in
+	x.Add(int64(now-sent), int64(sent), int64(now), out, in)
 	switch kind {
 	case -1:
 		x.codes[0]++
@@ -86,11 +70,8 @@ func (x *ended) seen(kind uint8, d *deployment, service string) {
 }
 
 func (x *ended) result() *result.Ended {
-	r := &result.Ended{
-		LatencyMS: result.LatencyBetween(x.latency, x.min, x.max), LatencySumNS: x.sum, LatencyMinNS: x.min, LatencyMaxNS: x.max,
-		FirstSentNS: int64(x.firstSent), LastSentNS: int64(x.lastSent), LastEndNS: int64(x.lastEnd),
-		BytesOut: x.bytesOut, BytesIn: x.bytesIn, StatusCodes: map[string]int64{}, Errors: x.errors,
-	}
+	r := x.Ended()
+	r.Errors = x.errors
 	for i, code := range []int{200, 503, 0} {
 		if x.codes[i] > 0 {
 			r.StatusCodes[strconv.Itoa(code)] = x.codes[i]

@@ -8,8 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	hdr "github.com/HdrHistogram/hdrhistogram-go"
-
 	"trafficlab/result"
 )
 
@@ -21,17 +19,15 @@ import (
 const MaxEndedErrors = 100
 
 // ended sums up every request that ended, failures included, as vegeta's report
-// does (lib/metrics.go, Metrics.Add) and simulate/requests.go's ended does: the
-// Report's Ended. Times are nanoseconds since the run's start. Recording costs no
-// allocation but for a failed round trip while fewer than MaxEndedErrors distinct
-// errors are kept (its message is written to compare it).
+// does (lib/metrics.go, Metrics.Add): the tally every engine keeps, with the
+// status codes and the distinct errors. The Report's Ended. Times are nanoseconds
+// since the run's start. Recording costs no allocation but for a failed round trip
+// while fewer than MaxEndedErrors distinct errors are kept (its message is written
+// to compare it).
 type ended struct {
-	n, sum, min, max             int64
-	firstSent, lastSent, lastEnd int64
-	bytesOut, bytesIn            int64
-	latency                      *hdr.Histogram // every ended request's latency, ns
-	codes                        map[int]int64  // a handful of keys: no allocation once seen
-	errors                       []firstError
+	result.EndedTally
+	codes  map[int]int64 // a handful of keys: no allocation once seen
+	errors []firstError
 }
 
 // firstError is a distinct error and when it first ended, to order the errors of
@@ -43,27 +39,19 @@ type firstError struct {
 }
 
 func newEnded() ended {
-	return ended{latency: hdr.New(1, histMax, 3), codes: map[int]int64{}}
+	return ended{EndedTally: result.NewEndedTally(), codes: map[int]int64{}}
 }
 
 // add counts o, an ended request (not an abandoned one), with its times since
 // the run's start.
 func (x *ended) add(o *outcome, sent, end int64, cfg *Config) {
-	v := clampLatency(o.latency)
-	if x.n == 0 {
-		x.min, x.firstSent = v, sent
-	}
-	x.n++
-	x.sum += v
-	x.min, x.max = min(x.min, v), max(x.max, v)
-	x.firstSent, x.lastSent, x.lastEnd = min(x.firstSent, sent), max(x.lastSent, sent), max(x.lastEnd, end)
-	_ = x.latency.RecordValue(v)
-	x.codes[o.code]++
+	// vegeta (lib/attack.go, Attacker.hit) counts the bytes of an answer read whole.
+	var out, in int64
 	if o.code != 0 {
-		// vegeta (lib/attack.go, Attacker.hit) counts the bytes of an answer read whole.
-		x.bytesOut += cfg.BodyBytes
-		x.bytesIn += o.bytesIn
+		out, in = cfg.BodyBytes, o.bytesIn
 	}
+	x.Add(clampLatency(o.latency), sent, end, out, in)
+	x.codes[o.code]++
 	if o.kind == kindOK || len(x.errors) >= MaxEndedErrors {
 		return
 	}
@@ -106,19 +94,7 @@ func endedError(o *outcome, cfg *Config) result.EndedError {
 
 // merge adds y's requests into x.
 func (x *ended) merge(y *ended) {
-	if y.n == 0 {
-		return
-	}
-	if x.n == 0 {
-		x.min, x.firstSent = y.min, y.firstSent
-	}
-	x.n += y.n
-	x.sum += y.sum
-	x.min, x.max = min(x.min, y.min), max(x.max, y.max)
-	x.firstSent, x.lastSent, x.lastEnd = min(x.firstSent, y.firstSent), max(x.lastSent, y.lastSent), max(x.lastEnd, y.lastEnd)
-	x.bytesOut += y.bytesOut
-	x.bytesIn += y.bytesIn
-	x.latency.Merge(y.latency)
+	x.Merge(&y.EndedTally)
 	for code, n := range y.codes {
 		x.codes[code] += n
 	}
@@ -145,11 +121,8 @@ func mergeErrors(a, b []firstError) []firstError {
 
 // result is the Report's Ended; all zero when no request ended, as vegeta's.
 func (x *ended) result(startUnixNS int64) *result.Ended {
-	r := &result.Ended{
-		LatencyMS: result.LatencyBetween(x.latency, x.min, x.max), LatencySumNS: x.sum, LatencyMinNS: x.min, LatencyMaxNS: x.max,
-		FirstSentNS: x.firstSent, LastSentNS: x.lastSent, LastEndNS: x.lastEnd, StartUnixNS: startUnixNS,
-		BytesOut: x.bytesOut, BytesIn: x.bytesIn, StatusCodes: map[string]int64{},
-	}
+	r := x.Ended()
+	r.StartUnixNS = startUnixNS
 	for code, n := range x.codes {
 		r.StatusCodes[strconv.Itoa(code)] = n
 	}

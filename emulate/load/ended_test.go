@@ -91,8 +91,8 @@ func TestEnded(t *testing.T) {
 					t.Errorf("code %s: %d, want %d (codes %v)", code, x.StatusCodes[code], n, x.StatusCodes)
 				}
 			}
-			if rep.Requests.Total != requests || rep.EndedLatency.TotalCount() != requests {
-				t.Errorf("requests %+v, %d latencies; want %d", rep.Requests, rep.EndedLatency.TotalCount(), requests)
+			if rep.Requests.Total != requests || rep.EndedTally.Recorded() != requests {
+				t.Errorf("requests %+v, %d latencies; want %d", rep.Requests, rep.EndedTally.Recorded(), requests)
 			}
 			if wantIn := int64(ok*len("ok") + chunked*len(chunks[0]+chunks[1]) + failed*len(failBody)); x.BytesIn != wantIn || x.BytesOut != answered*bodyBytes {
 				t.Errorf("bytes in %d, out %d; want %d and %d", x.BytesIn, x.BytesOut, wantIn, answered*bodyBytes)
@@ -154,7 +154,7 @@ func TestEnded(t *testing.T) {
 			if len(x.Errors) != 1 || x.Errors[0].Kind != load.ErrConnectionRefused || !strings.Contains(x.Errors[0].Message, "connection refused") {
 				t.Errorf("errors %+v, want one connection refused", x.Errors)
 			}
-			if n := rep.EndedLatency.TotalCount(); n != 20 || rep.Requests.Total != 20 {
+			if n := rep.EndedTally.Recorded(); n != 20 || rep.Requests.Total != 20 {
 				t.Errorf("%d latencies, requests %+v; want 20", n, rep.Requests)
 			}
 		})

@@ -55,11 +55,11 @@ type Report struct {
 	// report does (result.Ended), its times since the run's start and StartUnixNS
 	// the start on the wall clock.
 	Ended *result.Ended `json:"ended"`
-	// EndedLatency is the histogram of their latencies in nanoseconds, and
-	// EndedErrorsAtNS when each of Ended.Errors first ended, since the run's start:
-	// what merging Reports needs.
-	EndedLatency    *hdr.Histogram `json:"-"`
-	EndedErrorsAtNS []int64        `json:"-"`
+	// EndedTally is Ended's tally, histogram included, and EndedErrorsAtNS when
+	// each of Ended.Errors first ended, since the run's start: what merging Reports
+	// needs.
+	EndedTally      result.EndedTally `json:"-"`
+	EndedErrorsAtNS []int64           `json:"-"`
 }
 
 // Pool is the connection settings of a run, 0 meaning unlimited or never.
@@ -170,7 +170,7 @@ func (r *runner) report(elapsed time.Duration, reason string) *Report {
 	}
 	rep.LatencyMS = result.LatencyOf(rep.Latency)
 	rep.LatencySpectrum = result.SpectrumOf(rep.Latency)
-	rep.Ended, rep.EndedLatency = all.result(s.start.UnixNano()), all.latency
+	rep.Ended, rep.EndedTally = all.result(s.start.UnixNano()), all.EndedTally
 	for _, f := range all.errors {
 		rep.EndedErrorsAtNS = append(rep.EndedErrorsAtNS, f.at)
 	}

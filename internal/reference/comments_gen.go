@@ -74,6 +74,21 @@ var generated = Comments{
 			"Service": "Service is the Service the failed request was sent to.",
 		},
 	},
+	"trafficlab/result.EndedTally": {
+		Doc: "EndedTally sums requests as they end, as vegeta's report does (lib/metrics.go,\nMetrics.Add): their number, the exact sum and extremes of their latencies, a\nhistogram of them, the window they were sent in and their bytes. It is the part of\nan Ended that every engine computes alike; each adds the status codes and errors\nits requests give. Times are nanoseconds on the engine's clock, since its run's\nstart.",
+		Fields: map[string]string{
+			"bytesIn":   "",
+			"bytesOut":  "",
+			"firstSent": "",
+			"lastEnd":   "",
+			"lastSent":  "",
+			"latency":   "every latency, ns",
+			"max":       "",
+			"min":       "",
+			"n":         "",
+			"sum":       "",
+		},
+	},
 	"trafficlab/result.Errors": {
 		Doc: "Errors counts failed requests by kind, named as the client sees them.",
 		Fields: map[string]string{
