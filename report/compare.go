@@ -61,7 +61,7 @@ func Compare(w io.Writer, names []string, rs []*result.Result) error {
 // covered is how long a run lasted, and of how long planned when it was interrupted.
 func covered(r *result.Result) string {
 	if r.Interrupted {
-		return fmt.Sprintf("%s of %s, interrupted", goDuration(r.DurationS), goDuration(r.PlannedDurationS))
+		return fmt.Sprintf("%s of %s, interrupted", GoDuration(r.DurationS), GoDuration(r.PlannedDurationS))
 	}
 	return span(r.DurationS)
 }
@@ -107,7 +107,7 @@ func commandLine(o *result.Origin) string {
 		args = append(args, fmt.Sprintf("--seed %d", *o.Seed))
 	}
 	if o.DurationS > 0 {
-		args = append(args, "--duration "+goDuration(o.DurationS))
+		args = append(args, "--duration "+GoDuration(o.DurationS))
 	}
 	if o.Scale > 0 {
 		args = append(args, fmt.Sprintf("--scale %g", o.Scale))
@@ -437,7 +437,7 @@ func compareNotes(names []string, rs []*result.Result) []string {
 	for i, r := range rs {
 		if r.Interrupted {
 			notes = append(notes, fmt.Sprintf("Note: %s was interrupted: its figures cover the first %s of the %s planned.",
-				columnName(names, i), goDuration(r.DurationS), goDuration(r.PlannedDurationS)))
+				columnName(names, i), GoDuration(r.DurationS), GoDuration(r.PlannedDurationS)))
 		}
 	}
 	if s := distinct(rs, scenarioName); len(s) > 1 {

@@ -116,7 +116,7 @@ func HTML(w io.Writer, r *result.Result, opts HTMLOptions) error {
 		p.Title = "trafficlab: " + cmp.Or(r.Scenario, r.Engine)
 	}
 	if p.Data.StepS != 1 {
-		p.Per = " Each point covers " + goDuration(p.Data.StepS) + "."
+		p.Per = " Each point covers " + GoDuration(p.Data.StepS) + "."
 	}
 	// Rendered whole before writing, so a failure leaves no half page behind.
 	var b bytes.Buffer
@@ -128,7 +128,7 @@ func HTML(w io.Writer, r *result.Result, opts HTMLOptions) error {
 }
 
 func run(r *result.Result) string {
-	return joinKnown(r.Scenario, r.Engine, seedOf(r), goDuration(r.DurationS), kubeProxy(r, true))
+	return joinKnown(r.Scenario, r.Engine, seedOf(r), GoDuration(r.DurationS), kubeProxy(r, true))
 }
 
 // noScenario says why the page shows no scenario: it was not recorded, or the
@@ -237,11 +237,11 @@ func nodeRows(r *result.Result) []nodeRow {
 	return out
 }
 
-// goDuration writes a span as Go writes durations, without zero tails: 90s is 1m30s,
+// GoDuration writes a span as Go writes durations, without zero tails: 90s is 1m30s,
 // 120s is 2m. A span of a second or more is rounded to the millisecond; a shorter one
 // to the microsecond, or the nanosecond under a millisecond, so that no run reads
 // as 0s (a 300µs run is 300µs).
-func goDuration(s float64) string {
+func GoDuration(s float64) string {
 	unit := time.Millisecond
 	switch {
 	case s < 1e-3:

@@ -289,14 +289,14 @@ func TestNumbersAreCompact(t *testing.T) {
 
 func TestFormats(t *testing.T) {
 	cases := []struct{ got, want string }{
-		{goDuration(120), "2m"},
-		{goDuration(90), "1m30s"},
-		{goDuration(3600), "1h"},
-		{goDuration(4), "4s"},
-		{goDuration(6.355097987), "6.355s"}, // an interrupted run, to the millisecond
-		{goDuration(0.0003), "300µs"},       // under a second: not 0s
-		{goDuration(0.0255), "25.5ms"},
-		{goDuration(1.5e-7), "150ns"},
+		{GoDuration(120), "2m"},
+		{GoDuration(90), "1m30s"},
+		{GoDuration(3600), "1h"},
+		{GoDuration(4), "4s"},
+		{GoDuration(6.355097987), "6.355s"}, // an interrupted run, to the millisecond
+		{GoDuration(0.0003), "300µs"},       // under a second: not 0s
+		{GoDuration(0.0255), "25.5ms"},
+		{GoDuration(1.5e-7), "150ns"},
 		{perSecond(4612.96), "4,613.0/s"},
 		{perSecond(0.04), "0.0/s"},
 		{count(1754311), "1,754,311"},

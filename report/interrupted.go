@@ -18,7 +18,7 @@ func interrupted(r *result.Result) string {
 		clock = "real"
 	}
 	return fmt.Sprintf("Interrupted after %s of the %s planned (%s time): every figure, rates included, covers the %s that ran.",
-		goDuration(r.DurationS), goDuration(r.PlannedDurationS), clock, goDuration(r.DurationS))
+		GoDuration(r.DurationS), GoDuration(r.PlannedDurationS), clock, GoDuration(r.DurationS))
 }
 
 // writeInterrupted writes interrupted's sentence and a blank line, if any.
@@ -33,5 +33,5 @@ func interruptedRun(r *result.Result) string {
 	if !r.Interrupted {
 		return ""
 	}
-	return fmt.Sprintf(" · interrupted after %s of %s", goDuration(r.DurationS), goDuration(r.PlannedDurationS))
+	return fmt.Sprintf(" · interrupted after %s of %s", GoDuration(r.DurationS), GoDuration(r.PlannedDurationS))
 }

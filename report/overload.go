@@ -219,7 +219,7 @@ func SweepCommand(origin *result.Origin, s *result.OverloadSweep) string {
 			args = append(args, "--seed", strconv.FormatInt(*origin.Seed, 10))
 		}
 		if origin.DurationS > 0 {
-			args = append(args, "--duration", goDuration(origin.DurationS))
+			args = append(args, "--duration", GoDuration(origin.DurationS))
 		}
 	}
 	axis := fmt.Sprintf("%s=%d..%d", s.Path, s.From, s.To)

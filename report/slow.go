@@ -699,7 +699,7 @@ func span(s float64) string {
 	case s >= 60 && math.Mod(s, 60) == 0:
 		return fmt.Sprintf("%gm", s/60)
 	case s != math.Trunc(s):
-		return goDuration(s) // a measured span: 14.978ms, not 0.014978018s
+		return GoDuration(s) // a measured span: 14.978ms, not 0.014978018s
 	}
 	return fmt.Sprintf("%gs", s)
 }

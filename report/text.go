@@ -156,9 +156,9 @@ func runLength(r *result.Result) string { return lengthOf(r.Engine, r.DurationS)
 // lengthOf is a run of s seconds by engine: "1h30m simulated", or "1h30m".
 func lengthOf(engine string, s float64) string {
 	if engine == "simulate" {
-		return goDuration(s) + " simulated"
+		return GoDuration(s) + " simulated"
 	}
-	return goDuration(s)
+	return GoDuration(s)
 }
 
 // textSection is one section of the text report, written by write, or by prose as

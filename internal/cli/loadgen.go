@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"trafficlab/emulate/load"
+	"trafficlab/report"
 	"trafficlab/result"
 	"trafficlab/scenario"
 )
@@ -302,14 +303,14 @@ func writeLoad(w io.Writer, format string, r *load.Report, cfg load.Config, scen
 	} else {
 		if stopped {
 			fmt.Fprintf(w, "Interrupted after %s of the %s planned: every figure covers the time that ran.\n\n",
-				seconds(r.DurationS), seconds(planned.Seconds()))
+				report.GoDuration(r.DurationS), report.GoDuration(planned.Seconds()))
 		}
 		if err := writeLoadText(w, r); err != nil {
 			return err
 		}
 	}
 	if stopped {
-		return interrupted{covered: fmt.Sprintf("the first %s of the %s planned", seconds(r.DurationS), seconds(planned.Seconds()))}
+		return interrupted{covered: fmt.Sprintf("the first %s of the %s planned", report.GoDuration(r.DurationS), report.GoDuration(planned.Seconds()))}
 	}
 	return nil
 }

@@ -3,9 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
-	"math"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -72,20 +70,7 @@ func covered(r *result.Result) string {
 	if r.Engine != "simulate" {
 		clock = "real"
 	}
-	return fmt.Sprintf("the first %s of the %s planned (%s time)", seconds(r.DurationS), seconds(r.PlannedDurationS), clock)
-}
-
-// seconds writes a duration in seconds as Go writes durations, to the millisecond
-// and without zero units: 24h, 1m30s, 12.34s.
-func seconds(s float64) string {
-	out := time.Duration(math.Round(s*1000) * float64(time.Millisecond)).String()
-	if strings.HasSuffix(out, "m0s") {
-		out = strings.TrimSuffix(out, "0s")
-	}
-	if strings.HasSuffix(out, "h0m") {
-		out = strings.TrimSuffix(out, "0m")
-	}
-	return out
+	return fmt.Sprintf("the first %s of the %s planned (%s time)", report.GoDuration(r.DurationS), report.GoDuration(r.PlannedDurationS), clock)
 }
 
 // origin records what the run was asked for: the file and the overrides given.
