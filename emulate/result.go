@@ -1,7 +1,6 @@
 package emulate
 
 import (
-	"cmp"
 	"math"
 	"slices"
 	"sync"
@@ -75,11 +74,6 @@ func (c *cluster) result() *result.Result {
 func mergeEnded(reps []*load.Report) *result.Ended {
 	all := result.NewEndedTally()
 	codes := map[string]int64{}
-	type firstError struct {
-		at int64
-		e  result.EndedError
-	}
-	var errs []firstError
 	var start *int64
 	for _, rep := range reps {
 		x := rep.Ended
@@ -96,27 +90,13 @@ func mergeEnded(reps []*load.Report) *result.Ended {
 		for code, k := range x.StatusCodes {
 			codes[code] += k
 		}
-		for i, e := range x.Errors {
-			errs = append(errs, firstError{at: rep.EndedErrorsAtNS[i], e: e})
-		}
 	}
 	sum := all.Ended()
 	sum.StatusCodes = codes
 	if start != nil {
 		sum.StartUnixNS = *start
 	}
-	// A stable sort keeps an earlier pod's error first on a tie.
-	slices.SortStableFunc(errs, func(a, b firstError) int { return cmp.Compare(a.at, b.at) })
-	seen := map[string]bool{}
-	for _, f := range errs {
-		if len(sum.Errors) == load.MaxEndedErrors {
-			break
-		}
-		if !seen[f.e.Message] { // vegeta's errors are distinct messages, as each pod's
-			seen[f.e.Message] = true
-			sum.Errors = append(sum.Errors, f.e)
-		}
-	}
+	sum.Errors = load.MergeEndedErrors(reps)
 	return sum
 }
 

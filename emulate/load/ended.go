@@ -101,6 +101,28 @@ func (x *ended) merge(y *ended) {
 	x.errors = mergeErrors(x.errors, y.errors)
 }
 
+// MergeEndedErrors is the distinct errors of several Reports, whose times share
+// an epoch, in the order first seen: the first MaxEndedErrors of them, as one
+// Report of all their requests would list them.
+func MergeEndedErrors(reps []*Report) []result.EndedError {
+	var all []firstError
+	for _, rep := range reps {
+		if rep.Ended == nil {
+			continue
+		}
+		var mine []firstError
+		for i, e := range rep.Ended.Errors {
+			mine = append(mine, firstError{at: rep.EndedErrorsAtNS[i], e: e})
+		}
+		all = mergeErrors(all, mine)
+	}
+	var out []result.EndedError
+	for _, f := range all {
+		out = append(out, f.e)
+	}
+	return out
+}
+
 // mergeErrors is the distinct errors of a and b in the order first seen, the first
 // MaxEndedErrors of them. Each list keeps its first MaxEndedErrors, so an error
 // among the first MaxEndedErrors of both is in one of them.
