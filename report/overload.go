@@ -253,9 +253,6 @@ func ceilDigits(x float64) int {
 	return 10
 }
 
-// above writes x to the digits that keep its ceiling.
-func above(x float64) string { return sig(x, ceilDigits(x)) }
-
 // sig writes v to digits significant digits, without an exponent or trailing
 // zeros: 16.01, 8000, 0.25.
 func sig(v float64, digits int) string {

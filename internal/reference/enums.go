@@ -3,7 +3,6 @@ package reference
 import (
 	"reflect"
 	"regexp"
-	"sort"
 	"strings"
 	"sync"
 
@@ -153,14 +152,4 @@ func fill(t reflect.Type, path string, set map[string]string, fieldAt map[string
 		return 1
 	}
 	return nil
-}
-
-// enumKeys lists Enums' keys in order, for tests and messages.
-func enumKeys(e map[string][]string) []string {
-	keys := make([]string, 0, len(e))
-	for k := range e {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
