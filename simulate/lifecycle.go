@@ -371,3 +371,13 @@ func (e *Engine) onNetGone(ev sim.Event) {
 	e.roomFreed()
 	e.rolloutChanged(p.svc, 0)
 }
+
+// registerLifecycle registers the event kinds of pod lifecycle events with the kernel.
+func (e *Engine) registerLifecycle() {
+	e.evSchedule = e.k.Register(e.onSchedule)
+	e.evPodStart = e.k.Register(e.onPodStart)
+	e.evProbe = e.k.Register(e.onProbe)
+	e.evSigterm = e.k.Register(e.onSigterm)
+	e.evKill = e.k.Register(e.onKill)
+	e.evNetGone = e.k.Register(e.onNetGone)
+}
