@@ -151,10 +151,10 @@ func New(cfg Config) (*Server, error) {
 		s.overhead = &overhead{}
 	}
 	var err error
-	if s.work, err = dist.New(&p.ServiceTime); err != nil {
+	if s.work, err = dist.New(p.ServiceTime.Spec()); err != nil {
 		return nil, fmt.Errorf("serve: serviceTime: %w", err)
 	}
-	if s.wait, err = dist.New(p.WaitTime); err != nil {
+	if s.wait, err = dist.New(p.WaitTime.Spec()); err != nil {
 		return nil, fmt.Errorf("serve: waitTime: %w", err)
 	}
 	for i := range s.body {
