@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"trafficlab/model/dist"
+	"trafficlab/model/kubelet"
 )
 
 func ms(n float64) metav1.Duration {
@@ -49,5 +50,27 @@ func TestDistributionSpec(t *testing.T) {
 	var none *Distribution
 	if none.Spec() != nil {
 		t.Error("a nil Distribution must convert to nil, which samples zero")
+	}
+}
+
+func TestPodTerminationSpec(t *testing.T) {
+	hook := func(h LifecycleHandler) *Lifecycle { return &Lifecycle{PreStop: &h} }
+	for _, tc := range []struct {
+		name      string
+		grace     int64
+		lifecycle *Lifecycle
+		want      kubelet.TerminationSpec
+	}{
+		{"no lifecycle", 30, nil, kubelet.TerminationSpec{GracePeriod: 30 * time.Second}},
+		{"a lifecycle without preStop", 10, &Lifecycle{}, kubelet.TerminationSpec{GracePeriod: 10 * time.Second}},
+		{"a sleep hook's seconds", 30, hook(LifecycleHandler{Sleep: &SleepAction{Seconds: 10}}),
+			kubelet.TerminationSpec{GracePeriod: 30 * time.Second, PreStop: 10 * time.Second}},
+		{"an exec hook's duration", 0, hook(LifecycleHandler{Exec: &ExecAction{Command: []string{"sleep", "5"}, Duration: &metav1.Duration{Duration: 5 * time.Second}}}),
+			kubelet.TerminationSpec{PreStop: 5 * time.Second}},
+	} {
+		p := &Pod{TerminationGracePeriodSeconds: &tc.grace, Lifecycle: tc.lifecycle}
+		if got := p.TerminationSpec(); got != tc.want {
+			t.Errorf("%s: %+v, want %+v", tc.name, got, tc.want)
+		}
 	}
 }

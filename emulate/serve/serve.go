@@ -282,7 +282,7 @@ func (s *Server) Terminate() {
 // drainLimit is how long a drain may last after SIGTERM: until the kubelet's
 // SIGKILL (kubelet.Termination), or the app's own drainTimeout if sooner.
 func drainLimit(p *scenario.Pod) time.Duration {
-	sigterm, sigkill := kubelet.Termination(p)
+	sigterm, sigkill := kubelet.Termination(p.TerminationSpec())
 	limit := sigkill - sigterm
 	if d := p.OnSigterm.DrainTimeout; d != nil {
 		limit = min(limit, d.Duration)
