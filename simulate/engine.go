@@ -483,13 +483,13 @@ func fieldError(path string, err error) error { return &FieldError{Path: path, E
 func (e *Engine) addService(si int32, s *scenario.Service) error {
 	svc := service{name: s.Name, spec: s, replicas: s.Replicas}
 	var err error
-	if svc.work, err = dist.New(&s.Pod.ServiceTime); err != nil {
+	if svc.work, err = dist.New(s.Pod.ServiceTime.Spec()); err != nil {
 		return fieldError(fmt.Sprintf("spec.services[%d].pod.serviceTime", si), err)
 	}
-	if svc.wait, err = dist.New(s.Pod.WaitTime); err != nil {
+	if svc.wait, err = dist.New(s.Pod.WaitTime.Spec()); err != nil {
 		return fieldError(fmt.Sprintf("spec.services[%d].pod.waitTime", si), err)
 	}
-	if svc.startup, err = dist.New(s.Pod.StartupDelay); err != nil {
+	if svc.startup, err = dist.New(s.Pod.StartupDelay.Spec()); err != nil {
 		return fieldError(fmt.Sprintf("spec.services[%d].pod.startupDelay", si), err)
 	}
 	if s.Pod.CPU != nil {
@@ -530,7 +530,7 @@ func (e *Engine) addClient(di int32, c *scenario.Client) error {
 	}
 	if c.ThinkTime != nil {
 		var err error
-		if d.think, err = dist.New(c.ThinkTime); err != nil {
+		if d.think, err = dist.New(c.ThinkTime.Spec()); err != nil {
 			return fieldError(fmt.Sprintf("spec.clients[%d].thinkTime", di), err)
 		}
 		d.hasThink = true

@@ -253,7 +253,7 @@ func (e *Engine) deletePod(id int32) {
 		e.exit(id)
 		return
 	}
-	sigterm, sigkill := kubelet.Termination(&e.services[p.svc].spec.Pod)
+	sigterm, sigkill := kubelet.Termination(e.services[p.svc].spec.Pod.TerminationSpec())
 	e.k.After(sim.Duration(sigterm), e.evSigterm, id, 0)
 	e.k.After(sim.Duration(sigkill), e.evKill, id, 0)
 }
