@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"trafficlab/model/kubeproxy"
 	"trafficlab/scenario"
 )
 
@@ -148,6 +149,9 @@ func parseAs(t reflect.Type, word string) (any, bool) {
 	case quantityType:
 		q, err := resource.ParseQuantity(word)
 		return q, err == nil
+	case modeType:
+		m := kubeproxy.Parse(word)
+		return m, m.Known()
 	}
 	switch {
 	case t.Kind() == reflect.String:
