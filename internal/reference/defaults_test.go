@@ -11,7 +11,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"trafficlab/model/kubeproxy"
 	"trafficlab/scenario"
 )
 
@@ -149,9 +148,6 @@ func parseAs(t reflect.Type, word string) (any, bool) {
 	case quantityType:
 		q, err := resource.ParseQuantity(word)
 		return q, err == nil
-	case modeType:
-		m := kubeproxy.Parse(word)
-		return m, m.Known()
 	}
 	switch {
 	case t.Kind() == reflect.String:
