@@ -4,7 +4,6 @@ import (
 	"trafficlab/model/client"
 	"trafficlab/model/kubeproxy"
 	"trafficlab/model/netw"
-	"trafficlab/scenario"
 	"trafficlab/sim"
 )
 
@@ -211,7 +210,7 @@ func (e *Engine) dial(si int32) {
 	b := e.balancer(s.cpod)
 	ep, ok := b.Pick(uint64(s.cpod))
 	if !ok {
-		if e.mode == scenario.ProxyUserspace {
+		if e.mode.NoEndpoints() == kubeproxy.AcceptThenClose {
 			// The userspace proxier has no REJECT rule: it accepts, finds no endpoint
 			// and closes (pkg/proxy/userspace/proxier.go).
 			e.k.After(2*e.local, e.evReset, si, s.gen)
@@ -233,8 +232,8 @@ func (e *Engine) dial(si int32) {
 	default:
 		// The IP is gone: the SYN gets no answer. The userspace proxy gives up on
 		// this endpoint after its dial timeout; a client waits for its own timeout.
-		if e.mode == scenario.ProxyUserspace {
-			e.dialFailed(si, sim.Duration(kubeproxy.UserspaceDialTimeouts[s.attempt]))
+		if timeouts := e.mode.DialTimeouts(); len(timeouts) > 0 {
+			e.dialFailed(si, sim.Duration(timeouts[s.attempt]))
 		}
 		return
 	}
@@ -254,16 +253,16 @@ func (e *Engine) dial(si int32) {
 
 // dialFailed: the picked pod refused the connection. iptables, nftables and IPVS
 // picked once and the client sees the refusal; the userspace proxier retries the next
-// endpoint (see kubeproxy.UserspaceDialTimeouts).
+// endpoint (see kubeproxy.Mode.DialTimeouts).
 // The failure is known after learn.
 func (e *Engine) dialFailed(si int32, learn sim.Time) {
 	s := &e.slots[si]
-	if e.mode == scenario.ProxyUserspace && int(s.attempt)+1 < len(kubeproxy.UserspaceDialTimeouts) {
+	if int(s.attempt)+1 < len(e.mode.DialTimeouts()) {
 		s.attempt++
 		e.k.After(learn, e.evRedial, si, s.gen)
 		return
 	}
-	if e.mode == scenario.ProxyUserspace {
+	if e.mode.Relays() {
 		// The proxy had accepted the client's connection; giving up, it closes it.
 		e.k.After(learn+2*e.local, e.evReset, si, s.gen)
 		return

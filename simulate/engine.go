@@ -36,7 +36,7 @@ type Engine struct {
 	// stopped); 0 when it ran to the end.
 	planned sim.Time
 
-	mode  string
+	mode  kubeproxy.Mode
 	hop   sim.Time // one-way pod-to-pod latency
 	local sim.Time // one-way latency that stays on the client's node
 	// relay is the extra one-way leg through the node's userspace proxy process
@@ -394,7 +394,7 @@ func newEngine(sc *scenario.Scenario, check bool) (*Engine, error) {
 	e.slowAfter = sim.Duration(spec.Report.SlowThreshold.Duration)
 	e.hop = sim.Duration(spec.Cluster.Network.Latency.Duration)
 	e.local = sim.Duration(spec.Cluster.Network.LocalLatency.Duration)
-	if e.mode == scenario.ProxyUserspace {
+	if e.mode.Relays() {
 		e.relay = e.local
 	}
 	e.live = e.waiterLive
