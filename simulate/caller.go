@@ -649,3 +649,25 @@ func (e *Engine) next(si int32) {
 	s.scheduled = true
 	e.k.After(delay, e.evReady, si, s.gen)
 }
+
+// registerCallers registers the event kinds of the caller's events with the kernel.
+func (e *Engine) registerCallers() {
+	e.evArrival = e.k.Register(e.onArrival)
+	e.evReady = e.k.Register(e.onReady)
+	e.evResponse = e.k.Register(e.onResponse)
+	e.evTimeout = e.k.Register(e.onTimeout)
+	e.evRefused = e.k.Register(e.onRefused)
+	e.evReset = e.k.Register(e.onReset)
+	e.evClosed = e.k.Register(e.onClosed)
+	e.evRedial = e.k.Register(e.onRedial)
+	e.evRefusedStream = e.k.Register(e.onRefusedStream)
+	e.evSweep = e.k.Register(e.onSweep)
+}
+
+// onResponse: an answer reached its caller.
+func (e *Engine) onResponse(ev sim.Event) { e.respond(ev.Obj) }
+
+// onRefused, onReset and onClosed: a connection failed under a request.
+func (e *Engine) onRefused(ev sim.Event) { e.connError(ev, errRefused) }
+func (e *Engine) onReset(ev sim.Event)   { e.connError(ev, errReset) }
+func (e *Engine) onClosed(ev sim.Event)  { e.connError(ev, errClosed) }

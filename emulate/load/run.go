@@ -72,7 +72,7 @@ func newRunner(cfg Config) (*runner, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
-	think, err := dist.New(cfg.ThinkTime)
+	think, err := dist.New(cfg.ThinkTime.Spec())
 	if err != nil {
 		return nil, fmt.Errorf("think time: %w", err)
 	}
