@@ -147,22 +147,7 @@ func newEngine(sc *scenario.Scenario, check bool) (*Engine, error) {
 	e.registerRollouts()
 	e.registerTimeline()
 
-	for _, pool := range spec.Cluster.Nodes {
-		cores := 0.0
-		if pool.CPU != nil {
-			cores = pool.CPU.AsApproximateFloat64()
-		}
-		for i := 0; i < pool.Count; i++ {
-			cpu := node.NewCPU(cores)
-			cpu.Changed = e.cpuChanged
-			n := nodeState{name: fmt.Sprintf("%s-%d", pool.Name, i), cpu: cpu, disk: newDisk(pool.Disk),
-				sync: kubeproxy.NewSyncRunner(spec.Cluster.MinSyncPeriod.Duration)}
-			if pool.Bandwidth != nil {
-				n.nicOut, n.nicIn = &netw.NIC{BitsPerSecond: pool.Bandwidth.BitsPerSecond}, &netw.NIC{BitsPerSecond: pool.Bandwidth.BitsPerSecond}
-			}
-			e.nodes = append(e.nodes, n)
-		}
-	}
+	e.addNodes(spec)
 	e.nodeUsedAt = make([]float64, len(e.nodes))
 	e.sched = newScheduler(spec)
 	// Workloads already on the nodes go first, so pods' affinity rules see them.
@@ -258,3 +243,23 @@ func (e *Engine) Requests() int64 { return e.stats.sent }
 
 // Events is the number of events handled so far.
 func (e *Engine) Events() uint64 { return e.k.Processed }
+
+// addNodes makes the nodes of every pool, named pool-0, pool-1, ...
+func (e *Engine) addNodes(spec *scenario.Spec) {
+	for _, pool := range spec.Cluster.Nodes {
+		cores := 0.0
+		if pool.CPU != nil {
+			cores = pool.CPU.AsApproximateFloat64()
+		}
+		for i := 0; i < pool.Count; i++ {
+			cpu := node.NewCPU(cores)
+			cpu.Changed = e.cpuChanged
+			n := nodeState{name: fmt.Sprintf("%s-%d", pool.Name, i), cpu: cpu, disk: newDisk(pool.Disk),
+				sync: kubeproxy.NewSyncRunner(spec.Cluster.MinSyncPeriod.Duration)}
+			if pool.Bandwidth != nil {
+				n.nicOut, n.nicIn = &netw.NIC{BitsPerSecond: pool.Bandwidth.BitsPerSecond}, &netw.NIC{BitsPerSecond: pool.Bandwidth.BitsPerSecond}
+			}
+			e.nodes = append(e.nodes, n)
+		}
+	}
+}

@@ -12,113 +12,136 @@ import (
 // connection pools) and requests failed or were not sent, and estimates what would
 // carry the load.
 func (e *Engine) overloads(r *result.Result) []result.Overload {
-	dur := e.end.Seconds()
 	var out []result.Overload
 	for si := range e.services {
-		svc := &e.services[si]
-		var offered, failed, answered int64
-		for di := range e.deps {
-			if d := &e.deps[di]; d.svc == int32(si) {
-				offered += d.sent + d.notSent
-				failed += d.errors + d.notSent
-				answered += d.requests
-			}
-		}
-		var finished, queued, replicas int64
-		var used, life, capLife, workerLife, ok float64
-		var periods, throttled int64
-		var hold spent
-		for pi := range e.pods {
-			p := &e.pods[pi]
-			if p.svc != int32(si) {
-				continue
-			}
-			finished += p.requests
-			queued += int64(p.queue.Len())
-			if !p.deleting && p.phase < podExited {
-				replicas++
-			}
-			end := e.end
-			if p.ended >= 0 {
-				end = p.ended
-			}
-			l := (end - p.created).Seconds()
-			used += p.grp.Used(e.end)
-			life += l
-			capLife += p.grp.Capacity() * l
-			workerLife += float64(p.concurrency) * l
-			hold.add(&p.diag.okSpent)
-			ok += float64(p.diag.ok)
-			if svc.limit > 0 {
-				st := p.grp.Stat(e.end)
-				periods += st.NrPeriods
-				throttled += st.NrThrottled
-			}
-		}
+		dem, use := e.demandOn(int32(si)), e.useOf(int32(si))
 		// Requests that finished after their clients gave up count as not served:
 		// the overload is what the clients did not get.
-		if offered == 0 || finished == 0 || life == 0 || failed == 0 ||
-			float64(offered-answered) <= unservedShare*float64(offered) {
+		if dem.offered == 0 || use.finished == 0 || use.life == 0 || dem.failed == 0 ||
+			float64(dem.offered-dem.answered) <= unservedShare*float64(dem.offered) {
 			continue
 		}
-		o := result.Overload{
-			Service: svc.name, OfferedRPS: result.Round(float64(offered)/dur, 3),
-			ServedRPS: result.Round(float64(answered)/dur, 3), FinishedRPS: result.Round(float64(finished)/dur, 3),
-			QueuedAtEnd: queued, QueuedAbandonedAtEnd: e.queuedAbandoned(int32(si)), PoolWaitersAtEnd: e.poolWaiters(int32(si)),
-			Replicas: int(replicas), PendingAtEnd: e.pendingOf(int32(si)),
-			Workers: svc.spec.Pod.Concurrency, ThrottledShare: share(throttled, periods),
+		if o := e.overload(r, int32(si), dem, &use); len(o.Saturated) > 0 {
+			out = append(out, o)
 		}
-		// Without a limit the pods share their nodes' cores, and the nodes' use is
-		// what runs out.
-		cpuUtil := e.nodeUse(r, int32(si))
-		if svc.limit > 0 {
-			cpuUtil = used / capLife
-		}
-		o.CPUUtilization = result.Round(min(1, cpuUtil), 4)
-		perReq := used / float64(finished) // core-seconds a request
-		o.CPUPerRequestMS = result.Round(perReq*1e3, 4)
-		o.CoresPerPod = result.Round(used/life, 4)
-		holdS := 0.0
-		if ok > 0 {
-			holdS = float64(hold.atPod()-hold[partQueue]) / ok / 1e9
-		}
-		o.HoldMS = result.Round(holdS*1e3, 4)
-		offeredRPS := float64(offered) / dur
-		// Each pod carries at most its cores' worth of CPU work a second, and, with
-		// bounded workers, workers/hold requests a second (Little's law). The offered
-		// load needs x pods' worth of the resource that ran out: x = λ·c/cores, or
-		// λ·hold/workers. A queue is stable only below 100 % use, so fewer than ⌈x⌉
-		// pods cannot serve it at all; how many more keep the tail within the
-		// timeout depends on the service-time spread, which the sweep measures.
-		x := 0.0
-		switch {
-		case cpuUtil < saturated || o.CoresPerPod == 0:
-		case svc.limit > 0:
-			o.Saturated = append(o.Saturated, "cpu")
-			x = offeredRPS * perReq / (used / life)
-		default:
-			// More replicas on the same nodes share the same cores: no count of them
-			// fixes this, more cores do.
-			o.Saturated = append(o.Saturated, "node_cpu")
-			o.NodeCores = e.nodeCores(int32(si))
-		}
-		if workerLife > 0 && holdS > 0 && float64(finished)*holdS/workerLife >= saturated {
-			o.Saturated = append(o.Saturated, "workers")
-			x = max(x, offeredRPS*holdS/float64(o.Workers))
-		}
-		// When the pods ran out, the time a request holds its connection includes
-		// their queue: the pools fill as a symptom, and more connections would only
-		// queue more at the pods.
-		e.poolOverload(&o, int32(si), offeredRPS, len(o.Saturated) == 0)
-		if len(o.Saturated) == 0 {
-			continue
-		}
-		if x > 0 {
-			e.replicasFix(&o, int32(si), x)
-		}
-		out = append(out, o)
 	}
 	return out
+}
+
+// demand is what a service's clients asked of it over the run.
+type demand struct{ offered, failed, answered int64 }
+
+func (e *Engine) demandOn(si int32) demand {
+	var dem demand
+	for di := range e.deps {
+		if d := &e.deps[di]; d.svc == si {
+			dem.offered += d.sent + d.notSent
+			dem.failed += d.errors + d.notSent
+			dem.answered += d.requests
+		}
+	}
+	return dem
+}
+
+// podsUse sums what a service's pods did over their lives in the run.
+type podsUse struct {
+	finished, queued, replicas          int64
+	used, life, capLife, workerLife, ok float64
+	periods, throttled                  int64
+	hold                                spent
+}
+
+func (e *Engine) useOf(si int32) podsUse {
+	var u podsUse
+	limited := e.services[si].limit > 0
+	for pi := range e.pods {
+		p := &e.pods[pi]
+		if p.svc != si {
+			continue
+		}
+		u.finished += p.requests
+		u.queued += int64(p.queue.Len())
+		if !p.deleting && p.phase < podExited {
+			u.replicas++
+		}
+		end := e.end
+		if p.ended >= 0 {
+			end = p.ended
+		}
+		l := (end - p.created).Seconds()
+		u.used += p.grp.Used(e.end)
+		u.life += l
+		u.capLife += p.grp.Capacity() * l
+		u.workerLife += float64(p.concurrency) * l
+		u.hold.add(&p.diag.okSpent)
+		u.ok += float64(p.diag.ok)
+		if limited {
+			st := p.grp.Stat(e.end)
+			u.periods += st.NrPeriods
+			u.throttled += st.NrThrottled
+		}
+	}
+	return u
+}
+
+// overload is service si's diagnosis: what saturated and what would fix it; no
+// Saturated entry when nothing did.
+func (e *Engine) overload(r *result.Result, si int32, dem demand, u *podsUse) result.Overload {
+	dur := e.end.Seconds()
+	svc := &e.services[si]
+	o := result.Overload{
+		Service: svc.name, OfferedRPS: result.Round(float64(dem.offered)/dur, 3),
+		ServedRPS: result.Round(float64(dem.answered)/dur, 3), FinishedRPS: result.Round(float64(u.finished)/dur, 3),
+		QueuedAtEnd: u.queued, QueuedAbandonedAtEnd: e.queuedAbandoned(si), PoolWaitersAtEnd: e.poolWaiters(si),
+		Replicas: int(u.replicas), PendingAtEnd: e.pendingOf(si),
+		Workers: svc.spec.Pod.Concurrency, ThrottledShare: share(u.throttled, u.periods),
+	}
+	// Without a limit the pods share their nodes' cores, and the nodes' use is
+	// what runs out.
+	cpuUtil := e.nodeUse(r, si)
+	if svc.limit > 0 {
+		cpuUtil = u.used / u.capLife
+	}
+	o.CPUUtilization = result.Round(min(1, cpuUtil), 4)
+	perReq := u.used / float64(u.finished) // core-seconds a request
+	o.CPUPerRequestMS = result.Round(perReq*1e3, 4)
+	o.CoresPerPod = result.Round(u.used/u.life, 4)
+	holdS := 0.0
+	if u.ok > 0 {
+		holdS = float64(u.hold.atPod()-u.hold[partQueue]) / u.ok / 1e9
+	}
+	o.HoldMS = result.Round(holdS*1e3, 4)
+	offeredRPS := float64(dem.offered) / dur
+	// Each pod carries at most its cores' worth of CPU work a second, and, with
+	// bounded workers, workers/hold requests a second (Little's law). The offered
+	// load needs x pods' worth of the resource that ran out: x = λ·c/cores, or
+	// λ·hold/workers. A queue is stable only below 100 % use, so fewer than ⌈x⌉
+	// pods cannot serve it at all; how many more keep the tail within the
+	// timeout depends on the service-time spread, which the sweep measures.
+	x := 0.0
+	switch {
+	case cpuUtil < saturated || o.CoresPerPod == 0:
+	case svc.limit > 0:
+		o.Saturated = append(o.Saturated, "cpu")
+		x = offeredRPS * perReq / (u.used / u.life)
+	default:
+		// More replicas on the same nodes share the same cores: no count of them
+		// fixes this, more cores do.
+		o.Saturated = append(o.Saturated, "node_cpu")
+		o.NodeCores = e.nodeCores(si)
+	}
+	if u.workerLife > 0 && holdS > 0 && float64(u.finished)*holdS/u.workerLife >= saturated {
+		o.Saturated = append(o.Saturated, "workers")
+		x = max(x, offeredRPS*holdS/float64(o.Workers))
+	}
+	// When the pods ran out, the time a request holds its connection includes
+	// their queue: the pools fill as a symptom, and more connections would only
+	// queue more at the pods.
+	e.poolOverload(&o, si, offeredRPS, len(o.Saturated) == 0)
+	if len(o.Saturated) > 0 && x > 0 {
+		e.replicasFix(&o, si, x)
+	}
+	return o
 }
 
 // poolOverload adds the clients' pool figures and marks the pools as what ran out
