@@ -7,7 +7,6 @@ import (
 
 	"trafficlab/model/disk"
 	"trafficlab/model/dist"
-	"trafficlab/model/hpa"
 	"trafficlab/model/kubeproxy"
 	"trafficlab/model/logpipe"
 	"trafficlab/model/netw"
@@ -61,7 +60,6 @@ type service struct {
 	history []endpointVersion
 	dirty   bool // a change is pending in this instant
 
-	autoscaler *autoscaler // nil without an HPA
 }
 
 type pod struct {
@@ -104,13 +102,6 @@ type pod struct {
 	// closedAt is when the app closed its idle keep-alive connections (drain or
 	// exit); a client learns of it one trip later. Valid once phase ≥ podDraining.
 	closedAt sim.Time
-
-	// metrics-server's view: the last reading of cumulative CPU (core-seconds) and
-	// the usage it reports.
-	sampled   float64
-	sampledAt sim.Time // -1: none
-	metric    hpa.Metric
-	hasMetric bool
 }
 
 func (e *Engine) addService(si int32, s *scenario.Service) error {

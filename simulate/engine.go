@@ -16,6 +16,7 @@ import (
 	"trafficlab/result"
 	"trafficlab/scenario"
 	"trafficlab/sim"
+	"trafficlab/simulate/autoscaler"
 )
 
 // Engine is one simulation run.
@@ -61,6 +62,8 @@ type Engine struct {
 	expired   []client.ConnID
 	live      func(client.Waiter) bool
 
+	autoscalers *autoscaler.Controllers
+
 	stats       stats
 	onRequest   func(*result.Request) // StreamRequests' function, or nil
 	request     result.Request        // reused for each call of onRequest
@@ -97,7 +100,7 @@ type Engine struct {
 
 	evReady, evArrive, evCPU, evWait, evResponse, evTimeout, evRefused, evReset, evClosed, evRedial, evArrival, evTick, evSweep,
 	evPodStart, evProbe, evSigterm, evKill, evNetGone, evSlice, evDeliver, evSync,
-	evPhaseEnd, evPhaseStart, evScrape, evHPA, evFault,
+	evPhaseEnd, evPhaseStart, evFault,
 	evProxyIn, evProxyCPU, evLocalIn, evLocalOut, evUpFail, evProxyRetry, evUnavailable, evRefusedStream, evPerTry, evConnectTimeout, evWindowUpdate,
 	evLogWritten, evLogFlush, evBackgroundCPU, evBackgroundWrite, evBackgroundQuota, evSchedule, evRollout uint8
 }
@@ -138,7 +141,7 @@ func newEngine(sc *scenario.Scenario, check bool) (*Engine, error) {
 	e.registerLifecycle()
 	e.registerEndpoints()
 	e.registerPhases()
-	e.registerAutoscalers()
+	e.autoscalers = autoscaler.New(e.k, workloads{e})
 	e.registerFaults()
 	e.registerSidecars()
 	e.registerFlow()

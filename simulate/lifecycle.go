@@ -78,7 +78,7 @@ func (e *Engine) bind(pp *pendingPod) (int32, bool) {
 	p := pod{
 		name: pp.name, uid: pp.uid, svc: si, revision: pp.revision, node: n, concurrency: svc.spec.Pod.Concurrency,
 		work: svc.work, wait: svc.wait, acceptCost: int64(svc.spec.Pod.AcceptCost.Duration),
-		rng: pp.rng, created: pp.created, scheduled: now, ended: -1, firstReady: -1, sampledAt: -1,
+		rng: pp.rng, created: pp.created, scheduled: now, ended: -1, firstReady: -1,
 	}
 	p.envoy = -1
 	p.logCPU = int64(svc.logCPU)
