@@ -17,6 +17,7 @@ import (
 	"trafficlab/scenario"
 	"trafficlab/sim"
 	"trafficlab/simulate/autoscaler"
+	"trafficlab/simulate/background"
 )
 
 // Engine is one simulation run.
@@ -90,7 +91,7 @@ type Engine struct {
 	doneProxy   []int32
 	serial      uint32
 	resumed     []int32 // scratch: jobs a log pipe hands back
-	backgrounds []background
+	backgrounds *background.Workloads
 	slowAfter   sim.Time  // latency over which a request is slow
 	nodeUsedAt  []float64 // per node: core-seconds used up to the last timeline interval
 	// pending are service pods waiting for a node, in the order they were queued;
@@ -102,7 +103,7 @@ type Engine struct {
 	evPodStart, evProbe, evSigterm, evKill, evNetGone, evSlice, evDeliver, evSync,
 	evPhaseEnd, evPhaseStart, evFault,
 	evProxyIn, evProxyCPU, evLocalIn, evLocalOut, evUpFail, evProxyRetry, evUnavailable, evRefusedStream, evPerTry, evConnectTimeout, evWindowUpdate,
-	evLogWritten, evLogFlush, evBackgroundCPU, evBackgroundWrite, evBackgroundQuota, evSchedule, evRollout uint8
+	evLogWritten, evLogFlush, evSchedule, evRollout uint8
 }
 
 // New builds the cluster twin. The scenario must have been validated.
@@ -146,7 +147,7 @@ func newEngine(sc *scenario.Scenario, check bool) (*Engine, error) {
 	e.registerSidecars()
 	e.registerFlow()
 	e.registerLogging()
-	e.registerBackground()
+	e.backgrounds = background.New(e.k, e.end)
 	e.registerRollouts()
 	e.registerTimeline()
 
