@@ -7,7 +7,6 @@ import (
 
 	"trafficlab/model/disk"
 	"trafficlab/model/dist"
-	"trafficlab/model/kubeproxy"
 	"trafficlab/model/logpipe"
 	"trafficlab/model/netw"
 	"trafficlab/model/node"
@@ -29,8 +28,6 @@ type nodeState struct {
 	pods    int
 	// nicOut and nicIn are its network interface each way; nil when unlimited.
 	nicOut, nicIn *netw.NIC
-	sync          *kubeproxy.SyncRunner // kube-proxy's rate limit on rule syncs
-	syncPending   bool
 }
 
 type service struct {
@@ -54,12 +51,6 @@ type service struct {
 	revision int32
 	rolling  bool
 	rollout  int // its rollout in progress, in Engine.rollouts
-	// The EndpointSlice: each change of the endpoints kube-proxy would use is a new
-	// version; history keeps the versions some node has yet to program.
-	version uint32
-	history []endpointVersion
-	dirty   bool // a change is pending in this instant
-
 }
 
 type pod struct {

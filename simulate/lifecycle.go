@@ -230,7 +230,7 @@ func (e *Engine) setReady(id int32, ready bool) {
 	if ready && p.firstReady < 0 {
 		p.firstReady = p.readySince
 	}
-	e.endpointsChanged(p.svc)
+	e.routing.Changed(p.svc)
 	if ready {
 		e.rolloutChanged(p.svc, e.minReady(p.svc))
 	}
@@ -248,7 +248,7 @@ func (e *Engine) deletePod(id int32) {
 	}
 	p.deleting = true
 	p.deletedAt = e.k.Now()
-	e.endpointsChanged(p.svc)
+	e.routing.Changed(p.svc)
 	if p.phase == podStarting {
 		e.exit(id)
 		return
@@ -367,7 +367,7 @@ func (e *Engine) onNetGone(ev sim.Event) {
 			break
 		}
 	}
-	e.endpointsChanged(p.svc)
+	e.routing.Changed(p.svc)
 	e.roomFreed()
 	e.rolloutChanged(p.svc, 0)
 }

@@ -230,7 +230,7 @@ func (e *Engine) killPod(id int32) {
 	if !p.deleting {
 		p.deleting = true
 		p.deletedAt = e.k.Now()
-		e.endpointsChanged(p.svc)
+		e.routing.Changed(p.svc)
 		// The pod object is gone at once: pods waiting for room, then its
 		// replacement, may take its place.
 		e.sched.Remove("service/" + p.name)
