@@ -18,6 +18,7 @@ import (
 	"trafficlab/simulate/autoscaler"
 	"trafficlab/simulate/background"
 	"trafficlab/simulate/endpoints"
+	"trafficlab/simulate/faults"
 )
 
 // Engine is one simulation run.
@@ -62,6 +63,7 @@ type Engine struct {
 
 	routing     *endpoints.Routing
 	autoscalers *autoscaler.Controllers
+	faults      *faults.Faults
 
 	stats       stats
 	onRequest   func(*result.Request) // StreamRequests' function, or nil
@@ -99,7 +101,7 @@ type Engine struct {
 
 	evReady, evArrive, evCPU, evWait, evResponse, evTimeout, evRefused, evReset, evClosed, evRedial, evArrival, evTick, evSweep,
 	evPodStart, evProbe, evSigterm, evKill, evNetGone,
-	evPhaseEnd, evPhaseStart, evFault,
+	evPhaseEnd, evPhaseStart,
 	evProxyIn, evProxyCPU, evLocalIn, evLocalOut, evUpFail, evProxyRetry, evUnavailable, evRefusedStream, evPerTry, evConnectTimeout, evWindowUpdate,
 	evLogWritten, evLogFlush, evSchedule, evRollout uint8
 }
@@ -139,7 +141,7 @@ func newEngine(sc *scenario.Scenario, check bool) (*Engine, error) {
 	e.registerLifecycle()
 	e.registerPhases()
 	e.autoscalers = autoscaler.New(e.k, workloads{e})
-	e.registerFaults()
+	e.faults = faults.New(e.k, faultTargets{e})
 	e.registerSidecars()
 	e.registerFlow()
 	e.registerLogging()
@@ -175,7 +177,7 @@ func newEngine(sc *scenario.Scenario, check bool) (*Engine, error) {
 	if check {
 		return e, nil // every pod is placed; nothing further can fail
 	}
-	e.scheduleFaults()
+	e.faults.Start(spec.Faults, e.end)
 	e.started = true
 	e.stats.init(e.end, &spec.Report, spec.Seed)
 	if e.stats.step < e.end {

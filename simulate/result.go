@@ -3,6 +3,7 @@ package simulate
 import (
 	"trafficlab/result"
 	"trafficlab/sim"
+	"trafficlab/simulate/faults"
 )
 
 // Result summarises the run. Call it after Run.
@@ -52,7 +53,7 @@ func (e *Engine) Result() *result.Result {
 	if e.stack != nil {
 		r.TCP = e.tcpResult()
 	}
-	r.Services, r.Faults = e.serviceConfigs(), e.faultsRun()
+	r.Services, r.Faults = e.serviceConfigs(), faults.Result(e.sc.Spec.Faults, e.end)
 	return r
 }
 
