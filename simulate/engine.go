@@ -69,11 +69,9 @@ type Engine struct {
 	autoscalers *autoscaler.Controllers
 	faults      *faults.Faults
 
-	stats       stats
-	onRequest   func(*result.Request) // StreamRequests' function, or nil
-	request     result.Request        // reused for each call of onRequest
-	scaleEvents []result.ScaleEvent
-	rollouts    []result.Rollout
+	stats     stats
+	onRequest func(*result.Request) // StreamRequests' function, or nil
+	request   result.Request        // reused for each call of onRequest
 
 	// The network beyond constant delays (transport.go): nil stack on the fast path.
 	stack      *netw.Stack
