@@ -7,7 +7,6 @@ import (
 
 	"trafficlab/model/disk"
 	"trafficlab/model/dist"
-	"trafficlab/model/logpipe"
 	"trafficlab/model/netw"
 	"trafficlab/model/node"
 	"trafficlab/scenario"
@@ -64,10 +63,7 @@ type pod struct {
 	errors      errorCounts // failed requests this pod was the cause of
 	diag        podDiag
 	// Its access-log path to the node's disk, nil when a log write never waits.
-	logs      *logpipe.Pipe
-	logBytes  int64
-	logWriter int32
-	logCPU    int64 // CPU to encode a line, ns
+	logCPU int64 // CPU to encode a line, ns
 
 	uid        string
 	revision   int32 // its ReplicaSet, as service.revision

@@ -173,8 +173,8 @@ func (e *Engine) diagnose(r *result.Result) {
 			st := p.grp.Stat(e.end)
 			rp.Throttling = &result.Throttling{Periods: st.NrPeriods, ThrottledPeriods: st.NrThrottled, ThrottledS: result.Round(st.ThrottledTime.Seconds(), 6)}
 		}
-		if p.logs != nil {
-			rp.LogBlocked = p.logs.Stats().Blocked
+		if e.logs.Has(int32(i)) {
+			rp.LogBlocked = e.logs.Stats(int32(i)).Blocked
 		}
 		nodeOK[p.node] += p.diag.ok
 		nodeSlow[p.node] += p.diag.slow

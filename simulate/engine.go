@@ -15,6 +15,7 @@ import (
 	"trafficlab/result"
 	"trafficlab/scenario"
 	"trafficlab/sim"
+	"trafficlab/simulate/accesslog"
 	"trafficlab/simulate/autoscaler"
 	"trafficlab/simulate/background"
 	"trafficlab/simulate/deployment"
@@ -68,6 +69,7 @@ type Engine struct {
 	deployments *deployment.Controllers
 	autoscalers *autoscaler.Controllers
 	faults      *faults.Faults
+	logs        *accesslog.Paths
 
 	stats     stats
 	onRequest func(*result.Request) // StreamRequests' function, or nil
@@ -104,7 +106,7 @@ type Engine struct {
 	evReady, evArrive, evCPU, evWait, evResponse, evTimeout, evRefused, evReset, evClosed, evRedial, evTick, evSweep,
 	evPodStart, evProbe, evSigterm, evKill, evNetGone,
 	evProxyIn, evProxyCPU, evLocalIn, evLocalOut, evUpFail, evProxyRetry, evUnavailable, evRefusedStream, evPerTry, evConnectTimeout, evWindowUpdate,
-	evLogWritten, evLogFlush, evSchedule uint8
+	evSchedule uint8
 }
 
 // New builds the cluster twin. The scenario must have been validated.
@@ -145,7 +147,7 @@ func newEngine(sc *scenario.Scenario, check bool) (*Engine, error) {
 	e.faults = faults.New(e.k, faultTargets{e})
 	e.registerSidecars()
 	e.registerFlow()
-	e.registerLogging()
+	e.logs = accesslog.New(e.k, podApps{e})
 	e.backgrounds = background.New(e.k, e.end)
 	e.deployments = deployment.New(e.k, deploymentPods{e})
 	e.registerTimeline()

@@ -320,12 +320,10 @@ func (e *Engine) exit(id int32) {
 	}
 	// Requests blocked writing their log line die with the process; the line never
 	// reaches the pipe.
-	if p.logs != nil {
-		e.resumed = p.logs.Drop(e.resumed[:0])
-		for _, ji := range e.resumed {
-			e.connFailed(ji, errClosed, back)
-			e.freeJob(ji)
-		}
+	e.resumed = e.logs.Drop(id, e.resumed[:0])
+	for _, ji := range e.resumed {
+		e.connFailed(ji, errClosed, back)
+		e.freeJob(ji)
 	}
 	// Requests waiting off-CPU: their pending wait events find the job dead.
 	for ji := range e.jobs {
