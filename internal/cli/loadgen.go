@@ -94,12 +94,7 @@ else 10s), when the scenario's phases are done, or after --max-requests.`,
 
   # The first client of a scenario, against a server listening locally
   trafficlab load --scenario examples/r1-shared-client-5-threads.yaml --target http://127.0.0.1:8080/`,
-		Args: func(c *cobra.Command, args []string) error {
-			if err := cobra.NoArgs(c, args); err != nil {
-				return badUsage(c, err)
-			}
-			return nil
-		},
+		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			cfg, err := f.config(c, stderr)
 			if err != nil {
