@@ -96,8 +96,8 @@ func (k *Kernel) Stop() { k.stop.Store(true) }
 // It returns false when Stop cut it short: the clock then rests at the last event
 // handled, and events of that instant may be left.
 func (k *Kernel) Run(until Time) bool {
-	for k.queue.Len() > 0 {
-		if k.queue.Min().Key >= until {
+	for len(k.queue) > 0 {
+		if k.queue[0].Key >= until {
 			break
 		}
 		if k.stop.Load() {
@@ -119,4 +119,4 @@ func (k *Kernel) Run(until Time) bool {
 }
 
 // Pending is the number of scheduled events.
-func (k *Kernel) Pending() int { return k.queue.Len() }
+func (k *Kernel) Pending() int { return len(k.queue) }

@@ -26,12 +26,12 @@ type held struct {
 	h heap.Heap[time.Duration, uint32, int32] // wake, id, lead
 }
 
-func (h *held) len() int { return h.h.Len() }
+func (h *held) len() int { return len(h.h) }
 
 func (h *held) push(p packet) { h.h.Push(p.wake, p.id, p.lead) }
 
 // first is the packet to wake for first; h must not be empty.
-func (h *held) first() packet { return packetOf(h.h.Min()) }
+func (h *held) first() packet { return packetOf(h.h[0]) }
 
 // pop removes and returns the packet to wake for first; h must not be empty.
 func (h *held) pop() packet { return packetOf(h.h.Pop()) }

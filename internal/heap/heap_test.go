@@ -54,18 +54,18 @@ func TestPopsInKeyThenTieOrder(t *testing.T) {
 			}
 			want := slices.SortedFunc(slices.Values(c.items), byKeyThenTie)
 			for i, w := range want {
-				if h.Len() != len(want)-i {
-					t.Fatalf("Len %d after %d pops of %d", h.Len(), i, len(want))
+				if len(h) != len(want)-i {
+					t.Fatalf("len %d after %d pops of %d", len(h), i, len(want))
 				}
-				if m := h.Min(); m != w {
-					t.Fatalf("Min before pop %d: %v, want %v", i, m, w)
+				if m := h[0]; m != w {
+					t.Fatalf("h[0] before pop %d: %v, want %v", i, m, w)
 				}
 				if got := h.Pop(); got != w {
 					t.Fatalf("pop %d: %v, want %v", i, got, w)
 				}
 			}
-			if h.Len() != 0 {
-				t.Fatalf("%d left", h.Len())
+			if len(h) != 0 {
+				t.Fatalf("%d left", len(h))
 			}
 		})
 	}
@@ -99,8 +99,8 @@ func TestInterleavedAgainstSort(t *testing.T) {
 					t.Fatalf("step %d: pop %v, want %v", step, got, sorted[0])
 				}
 				sorted = sorted[1:]
-				if h.Len() != len(sorted) {
-					t.Fatalf("step %d: Len %d, want %d", step, h.Len(), len(sorted))
+				if len(h) != len(sorted) {
+					t.Fatalf("step %d: len %d, want %d", step, len(h), len(sorted))
 				}
 			}
 		})

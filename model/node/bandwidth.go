@@ -180,7 +180,7 @@ func (b *bandwidth) next(g *Group, at sim.Time, ok bool) (sim.Time, bool) {
 
 // runqueues estimates the CPUs holding the group's runnable threads.
 func (g *Group) runqueues() sim.Time {
-	n := float64(g.jobs.Len()) + math.Ceil(g.burn)
+	n := float64(len(g.jobs)) + math.Ceil(g.burn)
 	if c := math.Ceil(g.cpu.cores); c > 0 && n > c {
 		n = c
 	}

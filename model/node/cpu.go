@@ -74,7 +74,7 @@ func (c *CPU) AddGroup(id int32, weight float64, q Quota) *Group {
 }
 
 // Running is the number of requests on CPU (throttled ones included).
-func (g *Group) Running() int { return g.jobs.Len() }
+func (g *Group) Running() int { return len(g.jobs) }
 
 // Used is the CPU time consumed up to now, in core-seconds, burner included.
 func (g *Group) Used(now sim.Time) float64 {
@@ -123,8 +123,8 @@ func (g *Group) Demand() float64 { return g.burn }
 // running out, or the throttled period ending; ok=false when none is due. The owner
 // calls Finish then.
 func (g *Group) Next() (at sim.Time, ok bool) {
-	if g.jobs.Len() > 0 && g.rate > 0 {
-		left := g.jobs.Min().Key - g.v
+	if len(g.jobs) > 0 && g.rate > 0 {
+		left := g.jobs[0].Key - g.v
 		if left < 0 {
 			left = 0
 		}
@@ -141,7 +141,7 @@ func (g *Group) Next() (at sim.Time, ok bool) {
 func (g *Group) Finish(now sim.Time, done []int32) []int32 {
 	g.advance(now)
 	// Half a nanosecond of work absorbs the rounding of Next up to whole nanoseconds.
-	for g.jobs.Len() > 0 && g.jobs.Min().Key <= g.v+0.5 {
+	for len(g.jobs) > 0 && g.jobs[0].Key <= g.v+0.5 {
 		done = append(done, g.jobs.Pop().Tie)
 	}
 	g.settle(now)
@@ -153,7 +153,7 @@ func (g *Group) Finish(now sim.Time, done []int32) []int32 {
 // their jobs to out. The CPU they would have used goes to the node's other pods.
 func (g *Group) Abort(now sim.Time, out []int32) []int32 {
 	g.advance(now)
-	for g.jobs.Len() > 0 {
+	for len(g.jobs) > 0 {
 		out = append(out, g.jobs.Pop().Tie)
 	}
 	g.settle(now)
@@ -164,7 +164,7 @@ func (g *Group) Abort(now sim.Time, out []int32) []int32 {
 // Remove takes an idle group off the node, once its pod is gone. A burner must be
 // stopped first (SetDemand 0).
 func (g *Group) Remove() {
-	if g.jobs.Len() > 0 || g.burn > 0 {
+	if len(g.jobs) > 0 || g.burn > 0 {
 		panic("node: removing a group with running requests or demand")
 	}
 	c := g.cpu
@@ -175,7 +175,7 @@ func (g *Group) Remove() {
 }
 
 // busy: the group has runnable work (throttled or not).
-func (g *Group) busy() bool { return g.jobs.Len() > 0 || g.burn > 0 }
+func (g *Group) busy() bool { return len(g.jobs) > 0 || g.burn > 0 }
 
 // settle applies the quota's transitions due by now after one of the group's own
 // changes (g advanced to now). Only a group's own operations change its throttling, so
@@ -208,13 +208,13 @@ func (g *Group) demand() float64 {
 	if g.bw.throttled {
 		return 0
 	}
-	return float64(g.jobs.Len()) + g.burn
+	return float64(len(g.jobs)) + g.burn
 }
 
 func (g *Group) setAlloc(alloc float64) {
 	g.alloc = alloc
 	g.rate = 0
-	if d := float64(g.jobs.Len()) + g.burn; d > 0 && alloc > 0 {
+	if d := float64(len(g.jobs)) + g.burn; d > 0 && alloc > 0 {
 		g.rate = alloc / d
 	}
 }
