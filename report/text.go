@@ -508,7 +508,7 @@ func ExpectedIdle(n, k int) float64 {
 // Explain says, in a paragraph, why the requests to svc are spread as they are, or ""
 // when there is nothing to explain.
 func Explain(r *result.Result, svc string) string {
-	if r.ProxyMode == "" {
+	if r.ProxyMode.IsZero() {
 		return "" // the explanation is kube-proxy's choice, and no kube-proxy is known to have chosen
 	}
 	pods := podsOf(r, svc)
@@ -521,16 +521,7 @@ func Explain(r *result.Result, svc string) string {
 	if !Uneven(pods) {
 		return ""
 	}
-	var clients []result.Client
-	conns, peak, reqs := int64(0), int64(0), int64(0)
-	for _, c := range r.Clients {
-		if c.Target == svc {
-			clients = append(clients, c)
-			conns += c.ConnectionsOpened
-			peak += c.PeakOpen
-			reqs += c.Requests
-		}
-	}
+	clients, conns, peak, reqs := clientsOf(r, svc)
 	if len(clients) == 0 || conns == 0 {
 		return ""
 	}
@@ -542,12 +533,12 @@ func Explain(r *result.Result, svc string) string {
 		held = append(held, fmt.Sprintf("%s opened %s (at most %d at once) for %s", c.Name,
 			plural(c.ConnectionsOpened, "connection"), c.PeakOpen, plural(c.Requests, "request")))
 	}
-	mode := r.ProxyMode
+	mode := r.ProxyMode.String()
 	if r.IPVSScheduler != "" {
 		mode += " " + r.IPVSScheduler
 	}
 	pin := "conntrack then sends every request on that connection to the same pod"
-	if r.ProxyMode == "userspace" {
+	if r.ProxyMode.Relays() {
 		pin = "the proxy process then relays every request on that connection to the same pod"
 	}
 	s := fmt.Sprintf("Why the load on %s is uneven: kube-proxy (%s) chooses a pod once per connection, when it opens; %s. %s. ",
@@ -558,12 +549,7 @@ func Explain(r *result.Result, svc string) string {
 	if float64(reqs)/float64(conns) < 10 {
 		return s + "Connections are short-lived here, so the spread comes from few connections or from pods that answer at different speeds."
 	}
-	var late []string // idle pods that a scale-out added after the connections were open
-	for _, p := range pods {
-		if p.Requests == 0 && p.InProgress == 0 && p.StartS > 0 {
-			late = append(late, fmt.Sprintf("%s (ready at %s)", p.Name, at(*p.ReadyS)))
-		}
-	}
+	late := lateIdle(pods)
 	switch {
 	case lived && len(late) > 0 && len(late) == idle:
 		s += fmt.Sprintf("%s came after the clients' connections were open: kube-proxy balances only new connections "+
@@ -571,7 +557,7 @@ func Explain(r *result.Result, svc string) string {
 			strings.Join(late, ", "))
 	case r.IPVSScheduler == "sh":
 		s += "IPVS source hashing sends every connection from one client pod to the same pod, so no more pods are used than there are client pods. "
-	case r.ProxyMode == "ipvs" || r.ProxyMode == "userspace":
+	case r.ProxyMode.InTurn():
 		s += fmt.Sprintf("This mode hands new connections to pods in turn (or to the least busy), so on each node k long-lived connections reach at most k pods: "+
 			"%s over %d pods leave at least %d idle (here: %d). ", plural(peak, "long-lived connection"), n, max(0, n-int(peak)), idle)
 	default:
@@ -590,6 +576,32 @@ func Explain(r *result.Result, svc string) string {
 	return s + "To spread it: " + more +
 		"recycle them (connections.maxLifetime, as .NET's PooledConnectionLifetime does), " +
 		"or balance per request with an L7 proxy (a service-mesh sidecar) or client-side load balancing."
+}
+
+// clientsOf returns the clients of svc and, summed over them, the connections they
+// opened, the most they held open at once and their requests.
+func clientsOf(r *result.Result, svc string) (clients []result.Client, conns, peak, reqs int64) {
+	for _, c := range r.Clients {
+		if c.Target == svc {
+			clients = append(clients, c)
+			conns += c.ConnectionsOpened
+			peak += c.PeakOpen
+			reqs += c.Requests
+		}
+	}
+	return clients, conns, peak, reqs
+}
+
+// lateIdle names the idle pods that a scale-out added after the connections were
+// open, with when each became ready.
+func lateIdle(pods []result.Pod) []string {
+	var late []string
+	for _, p := range pods {
+		if p.Requests == 0 && p.InProgress == 0 && p.StartS > 0 {
+			late = append(late, fmt.Sprintf("%s (ready at %s)", p.Name, at(*p.ReadyS)))
+		}
+	}
+	return late
 }
 
 // saturatedPod says when the busiest pod's CPU is spent, and whether the other pods

@@ -41,10 +41,9 @@ type target struct {
 	gen uint32
 }
 
-// Handler receives the events of the kinds it registered.
-type Handler interface {
-	Handle(ev Event)
-}
+// Handler receives the events of one kind: a subsystem registers a method of its
+// own for each kind it schedules, so that no one switches over every kind.
+type Handler func(ev Event)
 
 // Kernel runs events in time order; events at the same instant run in the order they
 // were scheduled, which keeps runs deterministic.
@@ -61,7 +60,7 @@ type Kernel struct {
 // New returns an empty kernel at time 0.
 func New() *Kernel { return &Kernel{} }
 
-// Register returns the kind number to schedule events for h. At most 256 kinds.
+// Register returns the kind number of events that h handles. At most 256 kinds.
 func (k *Kernel) Register(h Handler) uint8 {
 	if len(k.handlers) == 256 {
 		panic("sim: more than 256 event kinds")
@@ -107,7 +106,7 @@ func (k *Kernel) Run(until Time) bool {
 		ev := Event{At: it.Key, key: it.Tie, Obj: it.Val.obj, Gen: it.Val.gen}
 		k.now = ev.At
 		k.Processed++
-		k.handlers[uint8(ev.key)].Handle(ev)
+		k.handlers[uint8(ev.key)](ev)
 	}
 	if k.stop.Load() {
 		return false

@@ -2,9 +2,7 @@ package simulate
 
 import (
 	"trafficlab/model/client"
-	"trafficlab/model/kubeproxy"
 	"trafficlab/model/netw"
-	"trafficlab/scenario"
 	"trafficlab/sim"
 )
 
@@ -133,152 +131,6 @@ func (e *Engine) acquire(si int32) {
 	e.dial(si)
 }
 
-// goAways retires the HTTP/2 connections of pool pi (a client's or an envoy's) whose
-// server has sent GOAWAY (it is draining or gone) and the client has heard: they take
-// no new streams and close when their last one ends (RFC 9113 section 6.8).
-func (e *Engine) goAways(pi int32) {
-	p := &e.pools[pi]
-	for i := 0; i < len(p.Muxed()); i++ {
-		id := p.Muxed()[i]
-		if !e.serverClosed(id) {
-			continue
-		}
-		if p.Retire(&e.conns, id) {
-			e.closeAny(id)
-		}
-		i--
-	}
-}
-
-// closeAny closes a connection its pool has let go of, whoever owns the pool: a
-// client app (closeConn) or an envoy (closeUp).
-func (e *Engine) closeAny(id client.ConnID) {
-	pi := e.conns.Get(id).Pool
-	if e.poolEnvoy[pi] >= 0 {
-		e.closeUp(id)
-		return
-	}
-	e.closeConn(&e.deps[e.cpods[e.poolOwner[pi]].dep], id)
-}
-
-// wakeAny gives pool pi's room to its oldest waiter, whoever owns the pool.
-func (e *Engine) wakeAny(pi int32) {
-	if e.poolEnvoy[pi] >= 0 {
-		e.upWake(pi)
-		return
-	}
-	e.wakeWaiter(pi)
-}
-
-// serverClosed reports whether the pod at the other end of idle connection id has
-// closed it and the client has heard: the FIN takes one trip.
-func (e *Engine) serverClosed(id client.ConnID) bool {
-	c := e.conns.Get(id)
-	if c.Pod < 0 {
-		return false // the pod's own sidecar
-	}
-	p := &e.pods[c.Pod]
-	return p.phase >= podDraining && e.k.Now() >= p.closedAt+e.hop+e.relay
-}
-
-// balancer is the kube-proxy of client pod ci's node for its target Service.
-func (e *Engine) balancer(ci int32) kubeproxy.Balancer {
-	cp := &e.cpods[ci]
-	svc := e.deps[cp.dep].svc
-	i := int(cp.node)*len(e.services) + int(svc)
-	if b := e.balancers[i]; b != nil {
-		return b
-	}
-	rng := sim.Stream(e.sc.Spec.Seed, "kube-proxy/"+e.nodes[cp.node].name+"/"+e.services[svc].name)
-	b, err := kubeproxy.New(e.mode, e.sc.Spec.Cluster.IPVSScheduler, rng)
-	if err != nil {
-		panic(err) // validation admits only known modes
-	}
-	b.SetEndpoints(e.programmed(cp.node, svc))
-	e.balancers[i] = b
-	return b
-}
-
-// dial opens a connection for slot si through its node's kube-proxy.
-func (e *Engine) dial(si int32) {
-	e.gotConn(si)
-	s := &e.slots[si]
-	s.state = dialing
-	if e.cpods[s.cpod].envoy >= 0 {
-		e.dialEnvoy(si)
-		return
-	}
-	b := e.balancer(s.cpod)
-	ep, ok := b.Pick(uint64(s.cpod))
-	if !ok {
-		if e.mode == scenario.ProxyUserspace {
-			// The userspace proxier has no REJECT rule: it accepts, finds no endpoint
-			// and closes (pkg/proxy/userspace/proxier.go).
-			e.k.After(2*e.local, e.evReset, si, s.gen)
-			return
-		}
-		// No endpoints: kube-proxy's REJECT rule (iptables, nftables) or IPVS's ICMP
-		// port unreachable answers on the client's own node.
-		e.k.After(2*e.local, e.evRefused, si, s.gen)
-		return
-	}
-	s.pod = ep
-	switch e.pods[ep].phase {
-	case podRunning:
-	case podDraining, podExited:
-		// Nothing listens: the pod's kernel answers the SYN with a reset, one round
-		// trip after it left the client (or the node's userspace proxy).
-		e.dialFailed(si, 2*e.hop+e.relay)
-		return
-	default:
-		// The IP is gone: the SYN gets no answer. The userspace proxy gives up on
-		// this endpoint after its dial timeout; a client waits for its own timeout.
-		if e.mode == scenario.ProxyUserspace {
-			e.dialFailed(si, sim.Duration(kubeproxy.UserspaceDialTimeouts[s.attempt]))
-		}
-		return
-	}
-	d := &e.deps[e.cpods[s.cpod].dep]
-	id := e.conns.New(ep, s.pool, e.k.Now())
-	e.openWire(id, clientEnd(s.cpod), ep)
-	if d.http2 {
-		e.pools[s.pool].AddStreamConn(&e.conns, id)
-	}
-	b.Connected(ep)
-	d.reach(ep, len(e.pods))
-	d.open++
-	d.opened++
-	d.peak = max(d.peak, d.open)
-	e.send(si, id, true)
-}
-
-// dialFailed: the picked pod refused the connection. iptables, nftables and IPVS
-// picked once and the client sees the refusal; the userspace proxier retries the next
-// endpoint (see kubeproxy.UserspaceDialTimeouts).
-// The failure is known after learn.
-func (e *Engine) dialFailed(si int32, learn sim.Time) {
-	s := &e.slots[si]
-	if e.mode == scenario.ProxyUserspace && int(s.attempt)+1 < len(kubeproxy.UserspaceDialTimeouts) {
-		s.attempt++
-		e.k.After(learn, e.evRedial, si, s.gen)
-		return
-	}
-	if e.mode == scenario.ProxyUserspace {
-		// The proxy had accepted the client's connection; giving up, it closes it.
-		e.k.After(learn+2*e.local, e.evReset, si, s.gen)
-		return
-	}
-	e.k.After(learn, e.evRefused, si, s.gen)
-}
-
-func (e *Engine) onRedial(ev sim.Event) {
-	s := &e.slots[ev.Obj]
-	if s.gen != ev.Gen || s.state != dialing {
-		return
-	}
-	e.dial(ev.Obj)
-}
-
 // Error kinds, as the client sees them.
 const (
 	errTimeout uint8 = iota
@@ -372,19 +224,6 @@ func (e *Engine) letGo(si int32, cancel bool) {
 	e.wakeWaiter(s.pool)
 }
 
-// endStream ends a stream on HTTP/2 connection id: a waiter takes it, or the
-// connection closes if it was retired and this was its last stream.
-func (e *Engine) endStream(d *deployment, pi int32, id client.ConnID) {
-	out, w := e.pools[pi].EndStream(e.k.Now(), &e.conns, id, e.live)
-	switch out {
-	case client.Handed:
-		e.send(w.Slot, id, false)
-	case client.Closed:
-		e.closeConn(d, id)
-		e.wakeWaiter(pi)
-	}
-}
-
 // send puts slot si's request on connection id.
 func (e *Engine) send(si int32, id client.ConnID, newConn bool) {
 	e.gotConn(si)
@@ -446,101 +285,6 @@ func (e *Engine) respond(ji int32) {
 	e.release(d, s.pool, s.conn, j.closeAfter)
 	e.completed(si)
 	e.next(si)
-}
-
-// release returns a connection to its pool after a request, or closes it when the
-// client does not reuse connections or the answer said Connection: close.
-func (e *Engine) release(d *deployment, pi int32, id client.ConnID, closeAfter bool) {
-	p := &e.pools[pi]
-	if d.http2 {
-		// An answer from a draining server comes after its GOAWAY: acquire retires
-		// the connection once the client has heard.
-		e.endStream(d, pi, id)
-		return
-	}
-	if d.noReuse || closeAfter {
-		p.Drop()
-		e.closeConn(d, id)
-		e.wakeWaiter(pi)
-		return
-	}
-	out, w := p.Release(e.k.Now(), &e.conns, id, e.live)
-	switch out {
-	case client.Idle:
-		e.armSweep(pi)
-	case client.Handed:
-		e.send(w.Slot, id, false)
-	case client.Closed:
-		e.closeConn(d, id)
-		e.wakeWaiter(pi)
-	}
-}
-
-// closeConn tears down a connection the pool has already let go of.
-func (e *Engine) closeConn(d *deployment, id client.ConnID) {
-	c := e.conns.Get(id)
-	if c.Pod >= 0 {
-		e.balancer(e.poolOwner[c.Pool]).Disconnected(c.Pod)
-	}
-	d.open--
-	e.closeWire(id)
-	e.conns.Free(id)
-}
-
-// gotConn ends slot si's wait for a pooled connection, if it waited.
-func (e *Engine) gotConn(si int32) {
-	s := &e.slots[si]
-	if s.state != waitingConn {
-		return
-	}
-	d := &e.deps[e.cpods[s.cpod].dep]
-	s.waited = e.k.Now() - s.waitFrom
-	d.poolWaited++
-	d.poolWaitNS += int64(s.waited)
-}
-
-// wakeWaiter lets the oldest waiter open a connection now that the pool has room.
-func (e *Engine) wakeWaiter(pi int32) {
-	p := &e.pools[pi]
-	if !p.HasWaiters() || !p.CanOpen() {
-		return
-	}
-	w, ok := p.NextWaiter(e.live)
-	if !ok {
-		return
-	}
-	p.Opening()
-	e.dial(w.Slot)
-}
-
-// armSweep makes sure an event will close the pool's oldest idle connection when its
-// idle timeout passes: one pending event per pool, moved forward when it fires early.
-func (e *Engine) armSweep(pi int32) {
-	if e.sweepAt[pi] != 0 {
-		return
-	}
-	if at, ok := e.pools[pi].NextExpiry(&e.conns); ok {
-		e.sweepAt[pi] = at
-		e.k.At(at, e.evSweep, pi, 0)
-	}
-}
-
-func (e *Engine) onSweep(ev sim.Event) {
-	pi := ev.Obj
-	e.sweepAt[pi] = 0
-	expired := e.pools[pi].Expire(e.k.Now(), &e.conns, e.expired[:0])
-	d := &e.deps[e.cpods[e.poolOwner[pi]].dep]
-	for _, id := range expired {
-		e.closeConn(d, id)
-	}
-	e.expired = expired
-	e.armSweep(pi)
-	e.wakeWaiter(pi)
-}
-
-func (e *Engine) waiterLive(w client.Waiter) bool {
-	s := &e.slots[w.Slot]
-	return s.gen == w.Gen && s.state == waitingConn
 }
 
 // onTimeout: a slot's timer fired. Timers are lazy: one pending per slot at most, moved
@@ -649,3 +393,25 @@ func (e *Engine) next(si int32) {
 	s.scheduled = true
 	e.k.After(delay, e.evReady, si, s.gen)
 }
+
+// registerCallers registers the event kinds of the caller's events with the kernel.
+func (e *Engine) registerCallers() {
+	e.evArrival = e.k.Register(e.onArrival)
+	e.evReady = e.k.Register(e.onReady)
+	e.evResponse = e.k.Register(e.onResponse)
+	e.evTimeout = e.k.Register(e.onTimeout)
+	e.evRefused = e.k.Register(e.onRefused)
+	e.evReset = e.k.Register(e.onReset)
+	e.evClosed = e.k.Register(e.onClosed)
+	e.evRedial = e.k.Register(e.onRedial)
+	e.evRefusedStream = e.k.Register(e.onRefusedStream)
+	e.evSweep = e.k.Register(e.onSweep)
+}
+
+// onResponse: an answer reached its caller.
+func (e *Engine) onResponse(ev sim.Event) { e.respond(ev.Obj) }
+
+// onRefused, onReset and onClosed: a connection failed under a request.
+func (e *Engine) onRefused(ev sim.Event) { e.connError(ev, errRefused) }
+func (e *Engine) onReset(ev sim.Event)   { e.connError(ev, errReset) }
+func (e *Engine) onClosed(ev sim.Event)  { e.connError(ev, errClosed) }
