@@ -7,8 +7,6 @@ import (
 
 	"trafficlab/model/disk"
 	"trafficlab/model/dist"
-	"trafficlab/model/hpa"
-	"trafficlab/model/kubeproxy"
 	"trafficlab/model/logpipe"
 	"trafficlab/model/netw"
 	"trafficlab/model/node"
@@ -30,19 +28,16 @@ type nodeState struct {
 	pods    int
 	// nicOut and nicIn are its network interface each way; nil when unlimited.
 	nicOut, nicIn *netw.NIC
-	sync          *kubeproxy.SyncRunner // kube-proxy's rate limit on rule syncs
-	syncPending   bool
 }
 
 type service struct {
-	name     string
-	spec     *scenario.Service
-	replicas int     // the Deployment's spec.replicas
-	pods     []int32 // pods not yet gone, in creation order
-	created  int     // pods ever created, for their names
-	work     dist.Sampler
-	wait     dist.Sampler
-	startup  dist.Sampler
+	name    string
+	spec    *scenario.Service
+	pods    []int32 // pods not yet gone, in creation order
+	created int     // pods ever created, for their names
+	work    dist.Sampler
+	wait    dist.Sampler
+	startup dist.Sampler
 	// respBytes is the size of an answer; streams the app's HTTP/2 stream limit.
 	respBytes int
 	streams   int
@@ -50,18 +45,6 @@ type service struct {
 	limit     float64       // CPU limit per pod, cores
 	weight    float64       // CFS weight per pod
 	logCPU    time.Duration // CPU to encode an access-log line
-	// revision is the pod template's: a rollout makes a new one, whose pods form
-	// the Deployment's new ReplicaSet. rolling is set while a rollout is under way.
-	revision int32
-	rolling  bool
-	rollout  int // its rollout in progress, in Engine.rollouts
-	// The EndpointSlice: each change of the endpoints kube-proxy would use is a new
-	// version; history keeps the versions some node has yet to program.
-	version uint32
-	history []endpointVersion
-	dirty   bool // a change is pending in this instant
-
-	autoscaler *autoscaler // nil without an HPA
 }
 
 type pod struct {
@@ -104,17 +87,10 @@ type pod struct {
 	// closedAt is when the app closed its idle keep-alive connections (drain or
 	// exit); a client learns of it one trip later. Valid once phase ≥ podDraining.
 	closedAt sim.Time
-
-	// metrics-server's view: the last reading of cumulative CPU (core-seconds) and
-	// the usage it reports.
-	sampled   float64
-	sampledAt sim.Time // -1: none
-	metric    hpa.Metric
-	hasMetric bool
 }
 
 func (e *Engine) addService(si int32, s *scenario.Service) error {
-	svc := service{name: s.Name, spec: s, replicas: s.Replicas}
+	svc := service{name: s.Name, spec: s}
 	var err error
 	if svc.work, err = dist.New(s.Pod.ServiceTime.Spec()); err != nil {
 		return fieldError(fmt.Sprintf("spec.services[%d].pod.serviceTime", si), err)
@@ -137,10 +113,11 @@ func (e *Engine) addService(si int32, s *scenario.Service) error {
 	// CFS divides a busy node by cpu.weight, which kubelet derives from the CPU request.
 	svc.weight = cpuWeight(&s.Pod.Resources)
 	e.services = append(e.services, svc)
+	e.deployments.Add(s)
 	for r := 0; r < s.Replicas; r++ {
 		e.createPod(si) // a pod no node can take stays Pending
 	}
-	e.scheduleRollouts(si)
+	e.deployments.QueueRollouts(si, e.end)
 	if s.Autoscaler != nil {
 		return e.addAutoscaler(si)
 	}

@@ -5,7 +5,6 @@ package simulate
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"time"
 
 	"trafficlab/model/client"
@@ -16,6 +15,12 @@ import (
 	"trafficlab/result"
 	"trafficlab/scenario"
 	"trafficlab/sim"
+	"trafficlab/simulate/autoscaler"
+	"trafficlab/simulate/background"
+	"trafficlab/simulate/deployment"
+	"trafficlab/simulate/endpoints"
+	"trafficlab/simulate/faults"
+	"trafficlab/simulate/loadgen"
 )
 
 // Engine is one simulation run.
@@ -34,17 +39,14 @@ type Engine struct {
 	// (local in userspace mode, else 0): the client talks to it, it talks to the pod.
 	relay sim.Time
 
-	nodes     []nodeState
-	services  []service
-	pods      []pod
-	sched     *scheduler.Scheduler
-	balancers []kubeproxy.Balancer // per client node × service, nil until used
-	views     []proxyView          // per node × service: what its kube-proxy knows
-	spread    *rand.Rand           // endpoint propagation delays
+	nodes    []nodeState
+	services []service
+	pods     []pod
+	sched    *scheduler.Scheduler
 	// started is false while New builds the initial cluster, which is settled: its
 	// pods run and every node's rules list them.
 	started   bool
-	deps      []deployment
+	deps      []clientDeployment
 	cpods     []clientPod
 	slots     []slot
 	pools     []client.Pool
@@ -61,11 +63,15 @@ type Engine struct {
 	expired   []client.ConnID
 	live      func(client.Waiter) bool
 
-	stats       stats
-	onRequest   func(*result.Request) // StreamRequests' function, or nil
-	request     result.Request        // reused for each call of onRequest
-	scaleEvents []result.ScaleEvent
-	rollouts    []result.Rollout
+	routing     *endpoints.Routing
+	load        *loadgen.Generator
+	deployments *deployment.Controllers
+	autoscalers *autoscaler.Controllers
+	faults      *faults.Faults
+
+	stats     stats
+	onRequest func(*result.Request) // StreamRequests' function, or nil
+	request   result.Request        // reused for each call of onRequest
 
 	// The network beyond constant delays (transport.go): nil stack on the fast path.
 	stack      *netw.Stack
@@ -87,7 +93,7 @@ type Engine struct {
 	doneProxy   []int32
 	serial      uint32
 	resumed     []int32 // scratch: jobs a log pipe hands back
-	backgrounds []background
+	backgrounds *background.Workloads
 	slowAfter   sim.Time  // latency over which a request is slow
 	nodeUsedAt  []float64 // per node: core-seconds used up to the last timeline interval
 	// pending are service pods waiting for a node, in the order they were queued;
@@ -95,11 +101,10 @@ type Engine struct {
 	pending []pendingPod
 	retryAt sim.Time
 
-	evReady, evArrive, evCPU, evWait, evResponse, evTimeout, evRefused, evReset, evClosed, evRedial, evArrival, evTick, evSweep,
-	evPodStart, evProbe, evSigterm, evKill, evNetGone, evSlice, evDeliver, evSync,
-	evPhaseEnd, evPhaseStart, evScrape, evHPA, evFault,
+	evReady, evArrive, evCPU, evWait, evResponse, evTimeout, evRefused, evReset, evClosed, evRedial, evTick, evSweep,
+	evPodStart, evProbe, evSigterm, evKill, evNetGone,
 	evProxyIn, evProxyCPU, evLocalIn, evLocalOut, evUpFail, evProxyRetry, evUnavailable, evRefusedStream, evPerTry, evConnectTimeout, evWindowUpdate,
-	evLogWritten, evLogFlush, evBackgroundCPU, evBackgroundWrite, evBackgroundQuota, evSchedule, evRollout uint8
+	evLogWritten, evLogFlush, evSchedule uint8
 }
 
 // New builds the cluster twin. The scenario must have been validated.
@@ -125,7 +130,6 @@ func newEngine(sc *scenario.Scenario, check bool) (*Engine, error) {
 		e.relay = e.local
 	}
 	e.live = e.waiterLive
-	e.spread = sim.Stream(spec.Seed, "endpoint-propagation")
 	e.paths = map[pathKey]*netw.Path{}
 	if needsSegments(sc) {
 		cfg := netw.DefaultConfig()
@@ -136,18 +140,18 @@ func newEngine(sc *scenario.Scenario, check bool) (*Engine, error) {
 	e.registerCallers()
 	e.registerServers()
 	e.registerLifecycle()
-	e.registerEndpoints()
-	e.registerPhases()
-	e.registerAutoscalers()
-	e.registerFaults()
+	e.load = loadgen.New(e.k, loadCallers{e})
+	e.autoscalers = autoscaler.New(e.k, workloads{e})
+	e.faults = faults.New(e.k, faultTargets{e})
 	e.registerSidecars()
 	e.registerFlow()
 	e.registerLogging()
-	e.registerBackground()
-	e.registerRollouts()
+	e.backgrounds = background.New(e.k, e.end)
+	e.deployments = deployment.New(e.k, deploymentPods{e})
 	e.registerTimeline()
 
 	e.addNodes(spec)
+	e.routing = endpoints.New(e.k, e.routingConfig(spec), e)
 	e.nodeUsedAt = make([]float64, len(e.nodes))
 	e.sched = newScheduler(spec)
 	// Workloads already on the nodes go first, so pods' affinity rules see them.
@@ -161,9 +165,11 @@ func newEngine(sc *scenario.Scenario, check bool) (*Engine, error) {
 			return nil, err
 		}
 	}
-	e.balancers = make([]kubeproxy.Balancer, len(e.nodes)*len(e.services))
-	e.views = make([]proxyView, len(e.nodes)*len(e.services))
-	e.settleEndpoints()
+	names := make([]string, len(e.services))
+	for i := range e.services {
+		names[i] = e.services[i].name
+	}
+	e.routing.Start(names)
 	for di := range spec.Clients {
 		if err := e.addClient(int32(di), &spec.Clients[di]); err != nil {
 			return nil, err
@@ -172,7 +178,7 @@ func newEngine(sc *scenario.Scenario, check bool) (*Engine, error) {
 	if check {
 		return e, nil // every pod is placed; nothing further can fail
 	}
-	e.scheduleFaults()
+	e.faults.Start(spec.Faults, e.end)
 	e.started = true
 	e.stats.init(e.end, &spec.Report, spec.Seed)
 	if e.stats.step < e.end {
@@ -254,12 +260,23 @@ func (e *Engine) addNodes(spec *scenario.Spec) {
 		for i := 0; i < pool.Count; i++ {
 			cpu := node.NewCPU(cores)
 			cpu.Changed = e.cpuChanged
-			n := nodeState{name: fmt.Sprintf("%s-%d", pool.Name, i), cpu: cpu, disk: newDisk(pool.Disk),
-				sync: kubeproxy.NewSyncRunner(spec.Cluster.MinSyncPeriod.Duration)}
+			n := nodeState{name: fmt.Sprintf("%s-%d", pool.Name, i), cpu: cpu, disk: newDisk(pool.Disk)}
 			if pool.Bandwidth != nil {
 				n.nicOut, n.nicIn = &netw.NIC{BitsPerSecond: pool.Bandwidth.BitsPerSecond}, &netw.NIC{BitsPerSecond: pool.Bandwidth.BitsPerSecond}
 			}
 			e.nodes = append(e.nodes, n)
 		}
 	}
+}
+
+// routingConfig is the cluster's routing set-up for the endpoints subsystem.
+func (e *Engine) routingConfig(spec *scenario.Spec) endpoints.Config {
+	prop := &spec.Cluster.EndpointPropagation
+	cfg := endpoints.Config{Mode: e.mode, IPVSScheduler: spec.Cluster.IPVSScheduler,
+		MinSyncPeriod: spec.Cluster.MinSyncPeriod.Duration, Seed: spec.Seed,
+		Latency: sim.Duration(prop.Latency.Duration), Jitter: sim.Duration(prop.Jitter.Duration)}
+	for i := range e.nodes {
+		cfg.Nodes = append(cfg.Nodes, e.nodes[i].name)
+	}
+	return cfg
 }

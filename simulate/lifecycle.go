@@ -49,7 +49,7 @@ func (e *Engine) createPod(si int32) (id int32, reason string) {
 	svc := &e.services[si]
 	name := fmt.Sprintf("%s-%d", svc.name, svc.created)
 	svc.created++
-	pp := pendingPod{name: name, svc: si, revision: svc.revision, rng: sim.Stream(e.sc.Spec.Seed, "pod/"+name), created: e.k.Now()}
+	pp := pendingPod{name: name, svc: si, revision: e.deployments.Revision(si), rng: sim.Stream(e.sc.Spec.Seed, "pod/"+name), created: e.k.Now()}
 	// metadata.uid is random, as the API server makes it, so that ties the ReplicaSet
 	// controller breaks by UID fall by chance, reproducibly.
 	pp.uid = fmt.Sprintf("%016x", pp.rng.Uint64())
@@ -78,7 +78,7 @@ func (e *Engine) bind(pp *pendingPod) (int32, bool) {
 	p := pod{
 		name: pp.name, uid: pp.uid, svc: si, revision: pp.revision, node: n, concurrency: svc.spec.Pod.Concurrency,
 		work: svc.work, wait: svc.wait, acceptCost: int64(svc.spec.Pod.AcceptCost.Duration),
-		rng: pp.rng, created: pp.created, scheduled: now, ended: -1, firstReady: -1, sampledAt: -1,
+		rng: pp.rng, created: pp.created, scheduled: now, ended: -1, firstReady: -1,
 	}
 	p.envoy = -1
 	p.logCPU = int64(svc.logCPU)
@@ -230,9 +230,9 @@ func (e *Engine) setReady(id int32, ready bool) {
 	if ready && p.firstReady < 0 {
 		p.firstReady = p.readySince
 	}
-	e.endpointsChanged(p.svc)
+	e.routing.Changed(p.svc)
 	if ready {
-		e.rolloutChanged(p.svc, e.minReady(p.svc))
+		e.deployments.Changed(p.svc, e.deployments.MinReady(p.svc))
 	}
 }
 
@@ -248,7 +248,7 @@ func (e *Engine) deletePod(id int32) {
 	}
 	p.deleting = true
 	p.deletedAt = e.k.Now()
-	e.endpointsChanged(p.svc)
+	e.routing.Changed(p.svc)
 	if p.phase == podStarting {
 		e.exit(id)
 		return
@@ -367,9 +367,9 @@ func (e *Engine) onNetGone(ev sim.Event) {
 			break
 		}
 	}
-	e.endpointsChanged(p.svc)
+	e.routing.Changed(p.svc)
 	e.roomFreed()
-	e.rolloutChanged(p.svc, 0)
+	e.deployments.Changed(p.svc, 0)
 }
 
 // registerLifecycle registers the event kinds of pod lifecycle events with the kernel.

@@ -14,7 +14,7 @@ const sec = sim.Time(time.Second)
 // runScaling runs e to at, scales the service to replicas, and runs to the end.
 func runScaling(e *Engine, at sim.Time, replicas int) *result.Result {
 	e.k.Run(at)
-	e.scaleTo(0, replicas, "test")
+	e.deployments.Scale(0, replicas, "test")
 	e.Run(nil)
 	return e.Result()
 }
@@ -234,7 +234,7 @@ func TestEndpointPropagation(t *testing.T) {
 	}
 	for _, st := range steps {
 		e.k.Run(st.at)
-		if got := e.programmed(0, 0); !slices.Equal(got, st.programmed) {
+		if got := e.routing.Programmed(0, 0); !slices.Equal(got, st.programmed) {
 			t.Errorf("at %v: node 0 programs %v, want %v", time.Duration(st.at), got, st.programmed)
 		}
 		if st.delete >= 0 {

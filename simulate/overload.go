@@ -256,9 +256,8 @@ func (e *Engine) podsFit(si int32) (fit int, each float64, perNode int) {
 			others[p.node] += milli(cpuRequest(&e.services[p.svc].spec.Pod.Resources))
 		}
 	}
-	for i := range e.backgrounds {
-		w := &e.backgrounds[i]
-		others[w.node] += milli(cpuRequest(&w.spec.Resources))
+	for _, w := range e.backgrounds.All() {
+		others[w.Node] += milli(cpuRequest(&w.Spec.Resources))
 	}
 	for i := range e.nodes {
 		cores := e.nodes[i].cpu.Cores()

@@ -21,7 +21,7 @@ func (e *Engine) streamRequest(si int32, kind int, pod int32) {
 	d := &e.deps[e.cpods[s.cpod].dep]
 	svc := &e.services[d.svc]
 	r := &e.request
-	*r = result.Request{Seq: s.seq, Sent: clock(s.sent), LatencyNS: int64(e.k.Now() - s.sent),
+	*r = result.Request{Seq: s.seq, Sent: s.sent.Clock(), LatencyNS: int64(e.k.Now() - s.sent),
 		Client: d.spec.Name, Service: svc.name, Method: d.spec.Request.Method}
 	if pod >= 0 {
 		r.Pod = e.pods[pod].name
@@ -61,7 +61,7 @@ func (x *ended) add(sent, now sim.Time, kind int, out, in int64) {
 }
 
 // seen notes a failure of kind on d's requests, once per kind and deployment.
-func (x *ended) seen(kind uint8, d *deployment, service string) {
+func (x *ended) seen(kind uint8, d *clientDeployment, service string) {
 	if d.errSeen&(1<<kind) != 0 {
 		return
 	}

@@ -3,6 +3,7 @@ package simulate
 import (
 	"trafficlab/result"
 	"trafficlab/sim"
+	"trafficlab/simulate/faults"
 )
 
 // Result summarises the run. Call it after Run.
@@ -32,11 +33,11 @@ func (e *Engine) Result() *result.Result {
 	r.Pods = e.podResults()
 	r.Nodes = e.nodeResults()
 	e.diagnose(r)
-	r.Background = e.backgroundResult()
+	r.Background = e.backgrounds.Result(e.end, func(n int32) string { return e.nodes[n].name })
 	r.Clients = e.clientResults()
 	r.Timeline = e.timelineResult()
-	r.ScaleEvents = e.scaleEvents
-	r.Rollouts = e.rollouts
+	r.ScaleEvents = e.deployments.ScaleEvents()
+	r.Rollouts = e.deployments.Rollouts()
 	for _, pp := range e.pending {
 		r.Pending = append(r.Pending, result.PendingPod{Name: pp.name, Service: e.services[pp.svc].name, SinceS: pp.created.Seconds(), Reason: pp.reason})
 	}
@@ -52,7 +53,7 @@ func (e *Engine) Result() *result.Result {
 	if e.stack != nil {
 		r.TCP = e.tcpResult()
 	}
-	r.Services, r.Faults = e.serviceConfigs(), e.faultsRun()
+	r.Services, r.Faults = e.serviceConfigs(), faults.Result(e.sc.Spec.Faults, e.end)
 	return r
 }
 
@@ -134,20 +135,7 @@ func (e *Engine) clientResults() []result.Client {
 		for _, ci := range d.pods {
 			rc.RunsAborted += e.cpods[ci].aborted
 		}
-		for i, rs := range d.runStats {
-			if rs.start < 0 {
-				break
-			}
-			end := rs.end
-			if end < 0 {
-				end = e.end
-			}
-			ph := d.phase(i)
-			rc.Runs = append(rc.Runs, result.Run{
-				Phase: i % len(d.phases), Name: ph.Name, StartS: rs.start.Seconds(), EndS: end.Seconds(),
-				Requests: rs.requests, Errors: rs.errors, Aborted: rs.aborted,
-			})
-		}
+		rc.Runs = e.load.Runs(int32(di), e.end)
 		if c.Rate != nil {
 			rc.RatePerPod = c.Rate.PerSecond
 		}
@@ -208,9 +196,9 @@ func (e *Engine) nodeCPU(now sim.Time) []float64 {
 	for i := range e.envoys {
 		used[e.envoys[i].node] += e.envoys[i].grp.Used(now)
 	}
-	for _, w := range e.backgrounds {
-		if w.grp != nil {
-			used[w.node] += w.grp.Used(now)
+	for _, w := range e.backgrounds.All() {
+		if w.CPU != nil {
+			used[w.Node] += w.CPU.Used(now)
 		}
 	}
 	for i := range e.pods {
