@@ -12,15 +12,16 @@ import (
 
 // every holds one field of each kind the decoder supports, beyond those in Scenario.
 type every struct {
-	On     bool             `yaml:"on"`
-	Small  int8             `yaml:"small"`
-	Ratio  float64          `yaml:"ratio"`
-	Name   string           `yaml:"name"`
-	Wait   *metav1.Duration `yaml:"wait"`
-	Items  []every          `yaml:"items"`
-	Rate   Rate             `yaml:"rate"`
-	Next   *every           `yaml:"next"`
-	hidden int
+	On    bool             `yaml:"on"`
+	Small int8             `yaml:"small"`
+	Ratio float64          `yaml:"ratio"`
+	Name  string           `yaml:"name"`
+	Wait  *metav1.Duration `yaml:"wait"`
+	Items []every          `yaml:"items"`
+	Rate  Rate             `yaml:"rate"`
+	Next  *every           `yaml:"next"`
+	// Untagged has no tag: no key fills it (yaml.v3 would take "untagged").
+	Untagged int
 }
 
 func decodeString(t *testing.T, in string) (every, Positions, Diagnostics) {
@@ -97,7 +98,7 @@ func TestDecodeErrors(t *testing.T) {
 		{"items: {name: a}", `1:8: items: expected a list, got a mapping`},
 		{"items: [a]", `1:9: items[0]: expected a mapping, got "a"`},
 		{"[1, 2]", `1:1: expected a mapping, got a list`},
-		{"hidden: 1", `1:1: unknown field "hidden" at the top level; known fields: on, small, ratio, name, wait, items, rate, next`},
+		{"untagged: 1", `1:1: unknown field "untagged" at the top level; known fields: on, small, ratio, name, wait, items, rate, next`},
 		{"[a]: 1", `1:1: keys must be field names, got a list at the top level`},
 		{"name: a\nitems:\n- {name: b, name: c}", `3:13: duplicate field "name" in items[0] (first at line 3)`},
 	}

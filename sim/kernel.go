@@ -5,6 +5,8 @@ package sim
 import (
 	"sync/atomic"
 	"time"
+
+	"trafficlab/internal/heap"
 )
 
 // Time is simulated time in nanoseconds since the start of a run.
@@ -33,6 +35,12 @@ type Event struct {
 // Kind is what the event is, as returned by Register.
 func (ev Event) Kind() uint8 { return uint8(ev.key) }
 
+// target is what an event carries besides its time and key.
+type target struct {
+	obj int32
+	gen uint32
+}
+
 // Handler receives the events of one kind: a subsystem registers a method of its
 // own for each kind it schedules, so that no one switches over every kind.
 type Handler func(ev Event)
@@ -42,7 +50,7 @@ type Handler func(ev Event)
 type Kernel struct {
 	now      Time
 	seq      uint64
-	queue    queue
+	queue    heap.Heap[Time, uint64, target] // by time, then key
 	handlers []Handler
 	stop     atomic.Bool
 	// Processed counts events handled, for benchmarks.
@@ -70,7 +78,7 @@ func (k *Kernel) At(at Time, kind uint8, obj int32, gen uint32) {
 		at = k.now
 	}
 	k.seq++
-	k.queue.push(Event{At: at, key: k.seq<<8 | uint64(kind), Obj: obj, Gen: gen})
+	k.queue.Push(at, k.seq<<8|uint64(kind), target{obj, gen})
 }
 
 // After schedules an event d after now.
@@ -88,13 +96,14 @@ func (k *Kernel) Stop() { k.stop.Store(true) }
 // handled, and events of that instant may be left.
 func (k *Kernel) Run(until Time) bool {
 	for len(k.queue) > 0 {
-		if k.queue[0].At >= until {
+		if k.queue[0].Key >= until {
 			break
 		}
 		if k.stop.Load() {
 			return false
 		}
-		ev := k.queue.pop()
+		it := k.queue.Pop()
+		ev := Event{At: it.Key, key: it.Tie, Obj: it.Val.obj, Gen: it.Val.gen}
 		k.now = ev.At
 		k.Processed++
 		k.handlers[uint8(ev.key)](ev)

@@ -45,11 +45,10 @@ func (s *spent) atPod() int64 {
 // podDiag sums, over the requests a pod answered that their clients received, where
 // their time went: all of them and the slow ones.
 type podDiag struct {
-	ok, slow   int64
-	okSpent    spent
-	slowSpent  spent
-	slowMain   [parts]int64 // slow requests by their largest part
-	logBlocked int64
+	ok, slow  int64
+	okSpent   spent
+	slowSpent spent
+	slowMain  [parts]int64 // slow requests by their largest part
 }
 
 // observe accounts a successful request of the given latency, answered as job j

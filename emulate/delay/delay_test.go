@@ -1,6 +1,7 @@
 package delay
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -82,23 +83,25 @@ func TestDraw(t *testing.T) {
 	}
 }
 
-func TestHeldPopsInDueOrder(t *testing.T) {
+// Packets leave by wake time and, among equal wake times, in the order they came
+// (nfqueue's ids), as netem's tfifo keeps them.
+func TestHeldPopsInWakeThenArrivalOrder(t *testing.T) {
 	rng := sim.Stream(1, "delay/test/held")
 	var h held
-	var want []time.Duration
+	var want []packet
 	for i := range 1000 {
-		due := time.Duration(rng.IntN(100)) // many ties
-		h.push(packet{wake: due, id: uint32(i)})
-		want = append(want, due)
+		p := packet{wake: time.Duration(rng.IntN(100)), id: uint32(i)} // many ties
+		h.push(p)
+		want = append(want, p)
 	}
-	slices.Sort(want)
+	slices.SortStableFunc(want, func(a, b packet) int { return cmp.Compare(a.wake, b.wake) })
 	for i, w := range want {
-		if p := h.pop(); p.wake != w {
-			t.Fatalf("pop %d: wake %v, want %v", i, p.wake, w)
+		if p := h.pop(); p != w {
+			t.Fatalf("pop %d: wake %v id %d, want wake %v id %d", i, p.wake, p.id, w.wake, w.id)
 		}
 	}
-	if len(h) != 0 {
-		t.Fatalf("%d left", len(h))
+	if h.len() != 0 {
+		t.Fatalf("%d left", h.len())
 	}
 }
 

@@ -1,6 +1,10 @@
 package delay
 
-import "time"
+import (
+	"time"
+
+	"trafficlab/internal/heap"
+)
 
 // packet is one queued packet: its nfqueue id and when the timer thread wakes for it,
 // as time since the Delayer's epoch on the monotonic clock, which is early by lead
@@ -14,45 +18,24 @@ type packet struct {
 // due is the time the packet's delay draw asked for.
 func (p packet) due() time.Duration { return p.wake + time.Duration(p.lead) }
 
-// held is a binary min-heap of packets by wake time. It is written out rather than
-// built on container/heap, whose Push boxes every value in an interface: one
-// allocation per packet on the hot path.
-type held []packet
-
-func (h *held) push(p packet) {
-	*h = append(*h, p)
-	s := *h
-	for i := len(s) - 1; i > 0; {
-		parent := (i - 1) / 2
-		if s[parent].wake <= s[i].wake {
-			break
-		}
-		s[parent], s[i] = s[i], s[parent]
-		i = parent
-	}
+// held are the packets waiting, by wake time. Among equal wake times they leave by
+// nfqueue id, which is the order they came in (__nfqnl_enqueue_packet numbers them
+// from the queue's id_sequence), as netem keeps packets of equal time_to_send in the
+// order they came (tfifo_enqueue in net/sched/sch_netem.c).
+type held struct {
+	h heap.Heap[time.Duration, uint32, int32] // wake, id, lead
 }
 
+func (h *held) len() int { return len(h.h) }
+
+func (h *held) push(p packet) { h.h.Push(p.wake, p.id, p.lead) }
+
+// first is the packet to wake for first; h must not be empty.
+func (h *held) first() packet { return packetOf(h.h[0]) }
+
 // pop removes and returns the packet to wake for first; h must not be empty.
-func (h *held) pop() packet {
-	s := *h
-	top := s[0]
-	last := len(s) - 1
-	s[0] = s[last]
-	s = s[:last]
-	for i := 0; ; {
-		small, l, r := i, 2*i+1, 2*i+2
-		if l < len(s) && s[l].wake < s[small].wake {
-			small = l
-		}
-		if r < len(s) && s[r].wake < s[small].wake {
-			small = r
-		}
-		if small == i {
-			break
-		}
-		s[i], s[small] = s[small], s[i]
-		i = small
-	}
-	*h = s
-	return top
+func (h *held) pop() packet { return packetOf(h.h.Pop()) }
+
+func packetOf(it heap.Item[time.Duration, uint32, int32]) packet {
+	return packet{wake: it.Key, id: it.Tie, lead: it.Val}
 }

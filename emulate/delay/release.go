@@ -37,7 +37,7 @@ func (d *Delayer) release() {
 		d.mu.Lock()
 		now := d.now()
 		batch = batch[:0]
-		for len(d.held) > 0 && (d.held[0].wake <= now || d.closing) {
+		for d.held.len() > 0 && (d.held.first().wake <= now || d.closing) {
 			batch = append(batch, d.held.pop())
 		}
 		closing := d.closing
@@ -45,8 +45,8 @@ func (d *Delayer) release() {
 			d.wakeups.add(now - batch[0].wake)
 		}
 		d.wakeAt = forever
-		if len(d.held) > 0 {
-			d.wakeAt = d.held[0].wake
+		if d.held.len() > 0 {
+			d.wakeAt = d.held.first().wake
 		}
 		next, stop := d.wakeAt, d.stop
 		d.mu.Unlock()

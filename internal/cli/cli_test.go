@@ -147,6 +147,28 @@ func TestUnknownFlagAndMissingFileAreBadInput(t *testing.T) {
 	}
 }
 
+// A usage error ends with one pointer to the command's --help, whichever check found
+// it: cobra's flags and arguments or a verb's own.
+func TestBadUsagePointsToHelpOnce(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		help string
+	}{
+		{[]string{"simulate", "--nope"}, "trafficlab simulate"},
+		{[]string{"report"}, "trafficlab report"},
+		{[]string{"load", "extra"}, "trafficlab load"},
+		{[]string{"load"}, "trafficlab load"},
+		{[]string{"emulate", "--cleanup", "extra"}, "trafficlab emulate"},
+		{[]string{"serve", "--pod-json", "{}", "--scenario", "s.yaml"}, "trafficlab serve"},
+	} {
+		code, _, errOut := runCLI(c.args...)
+		want := "See '" + c.help + " --help'."
+		if code != exitBadInput || !strings.HasSuffix(errOut, "\n"+want+"\n") || strings.Count(errOut, "See '") != 1 {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and one %q at the end", c.args, code, errOut, want)
+		}
+	}
+}
+
 func TestEveryExampleIsValid(t *testing.T) {
 	for _, ex := range examples.List() {
 		data, _ := examples.Get(ex.Name)

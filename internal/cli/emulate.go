@@ -208,7 +208,7 @@ func printPlan(w io.Writer, p *emulate.Plan) {
 // runCleanup removes crashed runs' leftovers.
 func runCleanup(c *cobra.Command, args []string, stdout io.Writer) error {
 	if len(args) > 0 {
-		return badInput{fmt.Errorf("--cleanup takes no FILE\nSee '%s --help'.", c.CommandPath())}
+		return badUsage(c, errors.New("--cleanup takes no FILE"))
 	}
 	if os.Geteuid() != 0 {
 		return errors.New("emulate --cleanup needs root")

@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"trafficlab/report"
 	"trafficlab/result"
 )
 
@@ -237,7 +238,7 @@ func TestEmulateEndsLikeSimulate(t *testing.T) {
 			r = &result.Result{Engine: "emulate", Scenario: "s", DurationS: tc.covered}
 		}
 		var out bytes.Buffer
-		err := f.end(tc.ctx, c, &out, source{}, r, tc.err, time.Minute, formats["json"])
+		err := f.end(tc.ctx, c, &out, source{}, r, tc.err, time.Minute, report.JSON)
 		if code := exitCode(err); code != tc.code || (tc.stderr != "" && !strings.Contains(err.Error(), tc.stderr)) {
 			t.Errorf("%s: exit %d, error %v; want %d and %q", tc.name, code, err, tc.code, tc.stderr)
 		}

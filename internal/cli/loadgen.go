@@ -94,12 +94,7 @@ else 10s), when the scenario's phases are done, or after --max-requests.`,
 
   # The first client of a scenario, against a server listening locally
   trafficlab load --scenario examples/r1-shared-client-5-threads.yaml --target http://127.0.0.1:8080/`,
-		Args: func(c *cobra.Command, args []string) error {
-			if err := cobra.NoArgs(c, args); err != nil {
-				return badInput{fmt.Errorf("%w\nSee '%s --help'.", err, c.CommandPath())}
-			}
-			return nil
-		},
+		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			return runLoad(c, &f, stdout, stderr)
 		},
@@ -160,7 +155,7 @@ func (f *loadFlags) register(c *cobra.Command) {
 // config turns the flags into a load.Config; every problem is bad input.
 func (f *loadFlags) config(c *cobra.Command, stderr io.Writer) (load.Config, error) {
 	bad := func(format string, a ...any) (load.Config, error) {
-		return load.Config{}, badInput{fmt.Errorf(format+"\nSee '%s --help'.", append(a, c.CommandPath())...)}
+		return load.Config{}, badUsage(c, fmt.Errorf(format, a...))
 	}
 	changed := c.Flags().Changed
 	if f.target == "" {

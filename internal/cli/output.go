@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
+	"slices"
 	"strings"
 
 	"trafficlab/report"
@@ -12,40 +12,54 @@ import (
 	"trafficlab/resultfile"
 )
 
-// formats are the renderings of a Result that -o names.
-var formats = map[string]func(io.Writer, *result.Result) error{
-	"text":        report.Text,
-	"json":        report.JSON,
-	"vegeta-json": report.VegetaJSON,
-	"vegeta-hist": report.VegetaHist,
-	"prometheus":  report.Prometheus,
+// formats are the renderings of a Result that -o names, in the order -o's help lists
+// them. The help and the choice both read this table, so neither can name a format
+// the other lacks.
+var formats = []struct {
+	name, help string
+	write      func(io.Writer, *result.Result) error
+}{
+	{"text", "the summary with explanations (default)", report.Text},
+	{"json", "the Result, every field (the input of report and compare)", report.JSON},
+	{"vegeta-json", "vegeta's JSON report: latencies in ns, status codes, errors", report.VegetaJSON},
+	{"vegeta-hist", "vegeta's hist table of the histogram's buckets (spec.report.histogram, or report --buckets)", report.VegetaHist},
+	{"prometheus", "the final counters in Prometheus text format", report.Prometheus},
 }
 
-const outputHelp = `report format:
-  text         the summary with explanations (default)
-  json         the Result, every field (the input of report and compare)
-  vegeta-json  vegeta's JSON report: latencies in ns, status codes, errors
-  vegeta-hist  vegeta's hist table of the histogram's buckets (spec.report.histogram, or report --buckets)
-  prometheus   the final counters in Prometheus text format`
+// outputHelp is -o's help: a line for each format, descriptions aligned.
+var outputHelp = func() string {
+	width := 0
+	for _, f := range formats {
+		width = max(width, len(f.name))
+	}
+	var b strings.Builder
+	b.WriteString("report format:")
+	for _, f := range formats {
+		fmt.Fprintf(&b, "\n  %-*s  %s", width, f.name, f.help)
+	}
+	return b.String()
+}()
 
 // renderer is the -o format's renderer, or a bad-input error naming the choices.
 // A format the result lacks the data for (vegeta-hist without buckets, vegeta-json
 // without every request's summary) is bad input.
 func renderer(name string) (func(io.Writer, *result.Result) error, error) {
-	if f, ok := formats[name]; ok {
-		return func(w io.Writer, r *result.Result) error {
-			err := f(w, r)
-			if errors.Is(err, report.ErrNoHistogram) || errors.Is(err, report.ErrNotEveryRequest) {
-				return badInput{err}
-			}
-			return err
-		}, nil
+	for _, f := range formats {
+		if f.name == name {
+			return func(w io.Writer, r *result.Result) error {
+				err := f.write(w, r)
+				if errors.Is(err, report.ErrNoHistogram) || errors.Is(err, report.ErrNotEveryRequest) {
+					return badInput{err}
+				}
+				return err
+			}, nil
+		}
 	}
-	names := make([]string, 0, len(formats))
-	for n := range formats {
-		names = append(names, n)
+	names := make([]string, len(formats))
+	for i, f := range formats {
+		names[i] = f.name
 	}
-	sort.Strings(names)
+	slices.Sort(names)
 	return nil, badInput{fmt.Errorf("-o %q: want one of %s", name, strings.Join(names, ", "))}
 }
 

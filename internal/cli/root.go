@@ -26,6 +26,22 @@ const (
 // badInput marks errors caused by the user's input; they exit 2.
 type badInput struct{ error }
 
+// seeHelp is bad input that the command's --help explains: it prints with a pointer
+// to it on a line of its own, as git's usage errors do.
+type seeHelp struct {
+	err error
+	cmd *cobra.Command
+}
+
+// badUsage is err as bad input that ends with the pointer to c's --help.
+func badUsage(c *cobra.Command, err error) error { return badInput{seeHelp{err, c}} }
+
+func (e seeHelp) Error() string {
+	return fmt.Sprintf("%v\nSee '%s --help'.", e.err, e.cmd.CommandPath())
+}
+
+func (e seeHelp) Unwrap() error { return e.err }
+
 // Main runs the CLI and returns the process exit code.
 func Main(args []string, stdout, stderr io.Writer) int {
 	return run(context.Background(), args, stdout, stderr)
@@ -101,7 +117,7 @@ requests, with what latency, and why.`,
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return badInput{fmt.Errorf("%w\nSee '%s --help'.", err, c.CommandPath())}
+		return badUsage(c, err)
 	})
 	root.AddCommand(newSimulate(stdout, stderr), newEmulate(stdout, stderr), newSweep(stdout, stderr), newValidate(stderr), newReport(stdout), newCompare(stdout),
 		newVersion(stdout), newExamples(stdout), newLibraries(stdout), newServe(stdout, stderr), newLoad(stdout, stderr))
@@ -111,7 +127,7 @@ requests, with what latency, and why.`,
 		if check := c.Args; check != nil {
 			c.Args = func(c *cobra.Command, args []string) error {
 				if err := check(c, args); err != nil {
-					return badInput{fmt.Errorf("%w\nSee '%s --help'.", err, c.CommandPath())}
+					return badUsage(c, err)
 				}
 				return nil
 			}

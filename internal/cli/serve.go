@@ -144,7 +144,7 @@ func (f *serveFlags) register(c *cobra.Command) {
 // config checks the flags and loads the pod spec; every problem is bad input.
 func (f *serveFlags) config(c *cobra.Command, stderr io.Writer) (serve.Config, error) {
 	bad := func(format string, args ...any) (serve.Config, error) {
-		return serve.Config{}, badInput{fmt.Errorf(format+"\nSee '%s --help'.", append(args, c.CommandPath())...)}
+		return serve.Config{}, badUsage(c, fmt.Errorf(format, args...))
 	}
 	changed := c.Flags().Changed
 	if changed("pod-json") && (changed("pod-spec") || changed("scenario")) {

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"trafficlab/internal/heap"
 	"trafficlab/sim"
 )
 
@@ -51,8 +52,10 @@ type Group struct {
 	v      float64  // virtual clock, work-ns
 	vAt    sim.Time // when v was last advanced
 	used   float64  // core-ns consumed
-	jobs   tagHeap
-	bw     bandwidth
+	// jobs are the running requests by finish tag, the job (the owner's index for the
+	// request) as the tie so that equal tags finish in an order fixed by the run.
+	jobs heap.Heap[float64, int32, struct{}]
+	bw   bandwidth
 	// Gen changes whenever the next event moves; events carrying an older generation
 	// are stale.
 	Gen uint32
@@ -94,7 +97,7 @@ func (g *Group) Capacity() float64 {
 // Start puts a request needing work nanoseconds of CPU on the group.
 func (g *Group) Start(now sim.Time, job int32, work int64) {
 	g.advance(now)
-	g.jobs.push(tagged{tag: g.v + float64(work), job: job})
+	g.jobs.Push(g.v+float64(work), job, struct{}{})
 	g.settle(now)
 	g.cpu.rebalance(now, g)
 }
@@ -121,7 +124,7 @@ func (g *Group) Demand() float64 { return g.burn }
 // calls Finish then.
 func (g *Group) Next() (at sim.Time, ok bool) {
 	if len(g.jobs) > 0 && g.rate > 0 {
-		left := g.jobs[0].tag - g.v
+		left := g.jobs[0].Key - g.v
 		if left < 0 {
 			left = 0
 		}
@@ -138,8 +141,8 @@ func (g *Group) Next() (at sim.Time, ok bool) {
 func (g *Group) Finish(now sim.Time, done []int32) []int32 {
 	g.advance(now)
 	// Half a nanosecond of work absorbs the rounding of Next up to whole nanoseconds.
-	for len(g.jobs) > 0 && g.jobs[0].tag <= g.v+0.5 {
-		done = append(done, g.jobs.pop().job)
+	for len(g.jobs) > 0 && g.jobs[0].Key <= g.v+0.5 {
+		done = append(done, g.jobs.Pop().Tie)
 	}
 	g.settle(now)
 	g.cpu.rebalance(now, g)
@@ -151,7 +154,7 @@ func (g *Group) Finish(now sim.Time, done []int32) []int32 {
 func (g *Group) Abort(now sim.Time, out []int32) []int32 {
 	g.advance(now)
 	for len(g.jobs) > 0 {
-		out = append(out, g.jobs.pop().job)
+		out = append(out, g.jobs.Pop().Tie)
 	}
 	g.settle(now)
 	g.cpu.rebalance(now, g)
@@ -276,57 +279,4 @@ func (c *CPU) waterFill(now sim.Time, changed *Group) {
 		c.notify(changed) // a throttled group still has its period's end to wait for
 	}
 	c.scratch = busy
-}
-
-type tagged struct {
-	tag float64
-	job int32
-}
-
-// tagHeap is a binary min-heap by finish tag, ties by job index for determinism.
-type tagHeap []tagged
-
-func (h tagHeap) less(i, j int) bool {
-	if h[i].tag != h[j].tag {
-		return h[i].tag < h[j].tag
-	}
-	return h[i].job < h[j].job
-}
-
-func (h *tagHeap) push(t tagged) {
-	*h = append(*h, t)
-	q := *h
-	for i := len(q) - 1; i > 0; {
-		p := (i - 1) / 2
-		if !q.less(i, p) {
-			break
-		}
-		q[i], q[p] = q[p], q[i]
-		i = p
-	}
-}
-
-func (h *tagHeap) pop() tagged {
-	q := *h
-	top := q[0]
-	n := len(q) - 1
-	q[0] = q[n]
-	q = q[:n]
-	*h = q
-	for i := 0; ; {
-		l := 2*i + 1
-		if l >= n {
-			break
-		}
-		m := l
-		if r := l + 1; r < n && q.less(r, l) {
-			m = r
-		}
-		if !q.less(m, i) {
-			break
-		}
-		q[i], q[m] = q[m], q[i]
-		i = m
-	}
-	return top
 }
