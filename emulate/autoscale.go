@@ -61,11 +61,11 @@ func newAutoscalers(sc *scenario.Scenario, l *simulate.Layout) (map[int]*autosca
 			hpa.Settings{SyncPeriod: ctl.SyncPeriod.Duration, Tolerance: *ctl.Tolerance, DownscaleStabilization: ctl.DownscaleStabilization.Duration,
 				CPUInitializationPeriod: ctl.CPUInitializationPeriod.Duration, InitialReadinessDelay: ctl.InitialReadinessDelay.Duration})
 		if err != nil {
-			return nil, nil, &simulate.FieldError{Path: fmt.Sprintf("spec.services[%d].autoscaler", i), Err: err}
+			return nil, nil, &scenario.FieldError{Path: fmt.Sprintf("spec.services[%d].autoscaler", i), Err: err}
 		}
 		startup, err := dist.New(svc.Pod.StartupDelay)
 		if err != nil {
-			return nil, nil, &simulate.FieldError{Path: fmt.Sprintf("spec.services[%d].pod.startupDelay", i), Err: err}
+			return nil, nil, &scenario.FieldError{Path: fmt.Sprintf("spec.services[%d].pod.startupDelay", i), Err: err}
 		}
 		out[i] = &autoscaled{index: i, spec: svc, hpa: h, replicas: svc.Replicas, created: svc.Replicas,
 			sync: ctl.SyncPeriod.Duration, resolution: ctl.MetricResolution.Duration, startup: startup,

@@ -62,7 +62,7 @@ type Plan struct {
 }
 
 // Check tells whether sc can be emulated on this machine, without building anything:
-// a *simulate.FieldError for a part emulate does not run, a *SizeError for a
+// a *scenario.FieldError for a part emulate does not run, a *SizeError for a
 // scenario too large.
 func Check(sc *scenario.Scenario) (*Plan, error) {
 	if err := unsupported(sc); err != nil {
@@ -73,7 +73,7 @@ func Check(sc *scenario.Scenario) (*Plan, error) {
 		return nil, err
 	}
 	if len(l.Pending) > 0 {
-		return nil, &simulate.FieldError{Path: "spec.services", Err: fmt.Errorf(
+		return nil, &scenario.FieldError{Path: "spec.services", Err: fmt.Errorf(
 			"pods %v cannot be scheduled at the start; emulate starts from a settled cluster", l.Pending)}
 	}
 	rp, err := simulatePods(sc, l)
@@ -81,7 +81,7 @@ func Check(sc *scenario.Scenario) (*Plan, error) {
 		return nil, err
 	}
 	if len(rp.events) > 0 && delays(sc) {
-		return nil, &simulate.FieldError{Path: "spec.cluster.network", Err: errors.New(
+		return nil, &scenario.FieldError{Path: "spec.cluster.network", Err: errors.New(
 			"delay together with pods created or deleted during the run is not emulated yet; `trafficlab simulate` runs it")}
 	}
 	if err := checkSize(sc, l, rp.peakPods); err != nil {
@@ -225,7 +225,7 @@ func (c *cluster) build(ctx context.Context) (err error) {
 		svc := services[serviceIndex(c.sc, client.Target)]
 		target := fmt.Sprintf("http://%s:%d/", svc.ClusterIP, svc.Port)
 		if cp.cfg, err = load.FromClient(client, target, spec.Duration.Duration, spec.Seed); err != nil {
-			return &simulate.FieldError{Path: fmt.Sprintf("spec.clients[%d]", p.Index), Err: err}
+			return &scenario.FieldError{Path: fmt.Sprintf("spec.clients[%d]", p.Index), Err: err}
 		}
 		cp.cfg.Name = p.Name
 		cp.cfg.Dial = cp.dialer.DialContext

@@ -19,10 +19,10 @@ import (
 func unsupported(sc *scenario.Scenario) error {
 	spec := &sc.Spec
 	not := func(path, what string) error {
-		return &simulate.FieldError{Path: path, Err: fmt.Errorf("%s not emulated yet; `trafficlab simulate` runs it", what)}
+		return &scenario.FieldError{Path: path, Err: fmt.Errorf("%s not emulated yet; `trafficlab simulate` runs it", what)}
 	}
 	if spec.Cluster.ProxyMode == scenario.ProxyIPVS {
-		return &simulate.FieldError{Path: "spec.cluster.proxyMode", Err: errors.New(
+		return &scenario.FieldError{Path: "spec.cluster.proxyMode", Err: errors.New(
 			"ipvs: this kernel has no IPVS (ip_vs modules); emulate runs iptables, nftables and userspace. `trafficlab simulate` models IPVS rr, lc, sh, sed and nq")}
 	}
 	for i := range spec.Cluster.Nodes {
@@ -70,7 +70,7 @@ func unsupported(sc *scenario.Scenario) error {
 // (emulate/faults); delay is left to the veths' own (a warning says so).
 func unsupportedNetwork(n *scenario.Network) error {
 	not := func(path, what string) error {
-		return &simulate.FieldError{Path: "spec.cluster.network." + path, Err: fmt.Errorf("%s not emulated yet; `trafficlab simulate` runs it", what)}
+		return &scenario.FieldError{Path: "spec.cluster.network." + path, Err: fmt.Errorf("%s not emulated yet; `trafficlab simulate` runs it", what)}
 	}
 	if err := unsupportedLink(n.Bandwidth, n.Correlation, n.GilbertElliott, "", not); err != nil {
 		return err

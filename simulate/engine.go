@@ -464,16 +464,7 @@ func newEngine(sc *scenario.Scenario, check bool) (*Engine, error) {
 	return e, nil
 }
 
-// FieldError is a scenario value the models cannot use, at Path (e.g.
-// spec.services[0].pod.serviceTime), so the CLI can point at its line and column.
-type FieldError struct {
-	Path string
-	Err  error
-}
-
-func (e *FieldError) Error() string { return e.Path + ": " + e.Err.Error() }
-
-func fieldError(path string, err error) error { return &FieldError{Path: path, Err: err} }
+func fieldError(path string, err error) error { return &scenario.FieldError{Path: path, Err: err} }
 
 // Handle dispatches an event with a switch: one indirect call per event instead of
 // an interface call into a method value.

@@ -63,7 +63,7 @@ func loadSource(src source, sets []string, stderr io.Writer) (*scenario.Scenario
 // buildEngine turns model-level errors that name a scenario path into positioned ones.
 func buildEngine(sc *scenario.Scenario, pos scenario.Positions) (*simulate.Engine, error) {
 	e, err := simulate.New(sc)
-	var fe *simulate.FieldError
+	var fe *scenario.FieldError
 	if errors.As(err, &fe) {
 		return nil, badInput{pos.Diag(scenario.Error, fe.Path, fe.Err.Error())}
 	}

@@ -32,7 +32,7 @@ do not fail.`,
 			// Placing the pods finds what only the engine's set-up can (a pod no node
 			// fits); Check does that without the clients' callers a run needs.
 			err = simulate.Check(sc)
-			var fe *simulate.FieldError
+			var fe *scenario.FieldError
 			if errors.As(err, &fe) {
 				return badInput{pos.Diag(scenario.Error, fe.Path, fe.Err.Error())}
 			}
