@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"trafficlab/model/hpa"
+	"trafficlab/placement"
 	"trafficlab/result"
 	"trafficlab/sim"
 )
@@ -124,7 +125,7 @@ func (e *Engine) onHPA(ev sim.Event) {
 		hp := hpa.Pod{
 			Name: p.name, Phase: corev1.PodRunning, Deleting: p.deleting,
 			HasReadyCondition: true, Ready: p.ready, ReadyTransition: clock(p.readySince),
-			StartTime: &start, CPURequestMilli: milli(cpuRequest(&svc.spec.Pod.Resources)),
+			StartTime: &start, CPURequestMilli: milli(placement.CPURequest(&svc.spec.Pod.Resources)),
 		}
 		if p.phase == podStarting {
 			hp.Phase = corev1.PodPending

@@ -6,6 +6,7 @@ import (
 
 	"trafficlab/model/disk"
 	"trafficlab/model/node"
+	"trafficlab/placement"
 	"trafficlab/result"
 	"trafficlab/scenario"
 	"trafficlab/sim"
@@ -81,15 +82,9 @@ func nextChange(s *scenario.Schedule, t sim.Time) sim.Time {
 
 // addBackground places workload bi and starts it.
 func (e *Engine) addBackground(bi int32, b *scenario.Background) error {
-	p := schedulerPod("background/"+b.Name, "background/"+b.Name, withApp(b.Name, b.Labels), &b.Resources)
-	if b.Node != "" {
-		p.NodeName = b.Node
-	} else if pl := b.Placement; pl != nil {
-		p.NodeSelector, p.Affinity, p.Tolerations = pl.NodeSelector, pl.Affinity, pl.Tolerations
-	}
-	n, err := e.sched.Schedule(p)
+	n, err := e.sched.Schedule(placement.BackgroundPod(b))
 	if err != nil {
-		return fieldError(fmt.Sprintf("spec.background[%d]", bi), unschedulable(b.Name, err))
+		return fieldError(fmt.Sprintf("spec.background[%d]", bi), placement.Unschedulable(b.Name, err))
 	}
 	w := background{spec: b, node: int32(n), writer: -1}
 	if b.CPU != nil {

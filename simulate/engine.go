@@ -22,6 +22,7 @@ import (
 	"trafficlab/model/node"
 	"trafficlab/model/scheduler"
 	"trafficlab/model/sidecar"
+	"trafficlab/placement"
 	"trafficlab/result"
 	"trafficlab/scenario"
 	"trafficlab/sim"
@@ -432,7 +433,7 @@ func newEngine(sc *scenario.Scenario, check bool) (*Engine, error) {
 		}
 	}
 	e.nodeUsedAt = make([]float64, len(e.nodes))
-	e.sched = newScheduler(spec)
+	e.sched = placement.NewScheduler(spec)
 	// Workloads already on the nodes go first, so pods' affinity rules see them.
 	for bi := range spec.Background {
 		if err := e.addBackground(int32(bi), &spec.Background[bi]); err != nil {
@@ -661,9 +662,9 @@ func (e *Engine) addClient(di int32, c *scenario.Client) error {
 	dep := &e.deps[di]
 	for r := 0; r < c.Replicas; r++ {
 		name := fmt.Sprintf("%s-%d", c.Name, r)
-		node, err := e.sched.Schedule(ClientPod(c.Name, name))
+		node, err := e.sched.Schedule(placement.ClientPod(c.Name, name))
 		if err != nil {
-			return fieldError(fmt.Sprintf("spec.clients[%d].replicas", di), unschedulable(name, err))
+			return fieldError(fmt.Sprintf("spec.clients[%d].replicas", di), placement.Unschedulable(name, err))
 		}
 		if e.check {
 			continue

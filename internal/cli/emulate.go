@@ -12,9 +12,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"trafficlab/emulate"
+	"trafficlab/placement"
 	"trafficlab/result"
 	"trafficlab/scenario"
-	"trafficlab/simulate"
 )
 
 type emulateFlags struct {
@@ -187,7 +187,7 @@ func printPlan(w io.Writer, p *emulate.Plan) {
 		count(len(l.Nodes), "node"), count(len(l.Pods), "service pod"), count(len(l.Clients), "client pod"), sc.Spec.Cluster.ProxyMode)
 	for _, n := range l.Nodes {
 		var pods []string
-		for _, p := range append(append([]simulate.PlacedPod(nil), l.Pods...), l.Clients...) {
+		for _, p := range append(append([]placement.PlacedPod(nil), l.Pods...), l.Clients...) {
 			if p.Node == n {
 				pods = append(pods, p.Name)
 			}
