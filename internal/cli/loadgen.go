@@ -413,17 +413,8 @@ func loadResult(rep *load.Report, cfg load.Config, scenarioName, service string)
 			if pt.ErrorsByKind == nil {
 				pt.ErrorsByKind = &result.Errors{}
 			}
-			switch kind {
-			case load.ErrTimeout:
-				pt.ErrorsByKind.Timeout += n
-			case load.ErrConnectionRefused:
-				pt.ErrorsByKind.ConnectionRefused += n
-			case load.ErrConnectionReset:
-				pt.ErrorsByKind.ConnectionReset += n
-			case load.ErrConnectionClosed:
-				pt.ErrorsByKind.ConnectionClosed += n
-			case load.ErrHTTP503:
-				pt.ErrorsByKind.HTTP503 += n
+			if k, ok := result.ErrorKindNamed(kind); ok { // "other" counts in the totals only
+				pt.ErrorsByKind.Add(k, n)
 			}
 		}
 		r.Timeline = append(r.Timeline, pt)
