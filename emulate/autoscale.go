@@ -63,7 +63,7 @@ func newAutoscalers(sc *scenario.Scenario, l *placement.Layout) (map[int]*autosc
 		if err != nil {
 			return nil, nil, &scenario.FieldError{Path: fmt.Sprintf("spec.services[%d].autoscaler", i), Err: err}
 		}
-		startup, err := dist.New(svc.Pod.StartupDelay)
+		startup, err := dist.New(svc.Pod.StartupDelay.Spec())
 		if err != nil {
 			return nil, nil, &scenario.FieldError{Path: fmt.Sprintf("spec.services[%d].pod.startupDelay", i), Err: err}
 		}

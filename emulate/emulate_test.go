@@ -10,6 +10,7 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"trafficlab/examples"
+	"trafficlab/model/kubeproxy"
 	"trafficlab/scenario"
 )
 
@@ -59,6 +60,24 @@ func TestUnsupportedNamesThePath(t *testing.T) {
 	}
 	if plan, err := Check(example(t, "r1-curl-loop.yaml")); err != nil || len(plan.Warnings) != 2 {
 		t.Errorf("r1-curl-loop: %v, plan %+v; want it accepted with the latency and cores warnings", err, plan)
+	}
+}
+
+// Every mode model/kubeproxy knows is run by its rules, its process or refused: a
+// mode added to the model without rules here is refused, not run as another.
+func TestEveryModeIsRunOrRefused(t *testing.T) {
+	for _, m := range append(kubeproxy.Modes(), kubeproxy.Parse("ebpf")) {
+		err := unemulated(m)
+		switch m {
+		case kubeproxy.Iptables, kubeproxy.Nftables, kubeproxy.Userspace:
+			if err != nil {
+				t.Errorf("%s: refused: %v", m, err)
+			}
+		default:
+			if err == nil || !strings.Contains(err.Error(), "simulate") {
+				t.Errorf("%s: %v; want a refusal pointing to simulate", m, err)
+			}
+		}
 	}
 }
 

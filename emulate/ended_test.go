@@ -11,6 +11,7 @@ import (
 
 	"trafficlab/emulate/emutest"
 	"trafficlab/emulate/load"
+	"trafficlab/model/kubeproxy"
 	"trafficlab/result"
 	"trafficlab/resultfile"
 	"trafficlab/scenario"
@@ -77,7 +78,7 @@ func TestMergeEnded(t *testing.T) {
 // from a file must (resultfile.Check), on the wall clock of the run.
 func TestEndedForReal(t *testing.T) {
 	emutest.NeedRoot(t, "ip", "iptables-restore", "nft")
-	doc := strings.Replace(fmt.Sprintf(smallCluster, scenario.ProxyIptables, scenario.ReusePerThread),
+	doc := strings.Replace(fmt.Sprintf(smallCluster, kubeproxy.Iptables, scenario.ReusePerThread),
 		"    threads: 2\n", "    threads: 2\n    replicas: 2\n", 1)
 	before := time.Now()
 	r := emulateDoc(t, "small.yaml", doc)

@@ -193,7 +193,7 @@ func (c *cluster) deletePod(s *server, kill bool, spec *scenario.Pod) error {
 		}
 		return nil
 	}
-	sigterm, sigkill := kubelet.Termination(spec)
+	sigterm, sigkill := kubelet.Termination(spec.TerminationSpec())
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.timers = append(c.timers,

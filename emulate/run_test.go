@@ -13,6 +13,7 @@ import (
 
 	"trafficlab/emulate/cgroup"
 	"trafficlab/emulate/emutest"
+	"trafficlab/model/kubeproxy"
 	"trafficlab/result"
 	"trafficlab/scenario"
 )
@@ -77,13 +78,16 @@ spec:
 // simulate fills it, and nothing of the run is left afterwards.
 func TestRunsAScenarioForReal(t *testing.T) {
 	emutest.NeedRoot(t, "ip", "iptables-restore", "nft")
-	for _, tc := range []struct{ mode, reuse string }{
-		{scenario.ProxyIptables, scenario.ReuseNone},
-		{scenario.ProxyNftables, scenario.ReuseNone},
-		{scenario.ProxyUserspace, scenario.ReuseNone},
-		{scenario.ProxyIptables, scenario.ReusePerThread},
+	for _, tc := range []struct {
+		mode  kubeproxy.Mode
+		reuse string
+	}{
+		{kubeproxy.Iptables, scenario.ReuseNone},
+		{kubeproxy.Nftables, scenario.ReuseNone},
+		{kubeproxy.Userspace, scenario.ReuseNone},
+		{kubeproxy.Iptables, scenario.ReusePerThread},
 	} {
-		t.Run(tc.mode+"-"+tc.reuse, func(t *testing.T) {
+		t.Run(tc.mode.String()+"-"+tc.reuse, func(t *testing.T) {
 			r := emulateDoc(t, "small.yaml", fmt.Sprintf(smallCluster, tc.mode, tc.reuse))
 			if r.Engine != "emulate" || r.Requests.OK < 500 || r.Requests.Failed != 0 || r.DurationS != 3 {
 				t.Fatalf("engine %q, requests %+v in %gs; want hundreds answered, none failed, in 3s", r.Engine, r.Requests, r.DurationS)
@@ -135,7 +139,7 @@ func TestRunsAScenarioForReal(t *testing.T) {
 // cannot take back, as they are at the median request.
 func TestLatencyIsAddedPerHop(t *testing.T) {
 	emutest.NeedRoot(t, "ip", "iptables-restore", "iptables")
-	doc := fmt.Sprintf(smallCluster, scenario.ProxyIptables, scenario.ReusePerThread)
+	doc := fmt.Sprintf(smallCluster, kubeproxy.Iptables, scenario.ReusePerThread)
 	base := emulateDoc(t, "undelayed.yaml", doc).LatencyMS
 	const latency, late = 5.0, 0.25 // ms
 	doc = strings.Replace(doc, "    nodes: [{name: node, count: 2}]\n", "    nodes: [{name: node, count: 2}]\n    network: {latency: 5ms}\n", 1)
@@ -185,8 +189,8 @@ spec:
 // third of some 1,000 new connections a second pick it: far above 20.
 func TestScaleInResetsUnderIptablesNotUserspace(t *testing.T) {
 	emutest.NeedRoot(t, "ip", "iptables-restore", "nft")
-	for _, mode := range []string{scenario.ProxyIptables, scenario.ProxyUserspace} {
-		t.Run(mode, func(t *testing.T) {
+	for _, mode := range []kubeproxy.Mode{kubeproxy.Iptables, kubeproxy.Userspace} {
+		t.Run(mode.String(), func(t *testing.T) {
 			r := emulateDoc(t, "rollout.yaml", fmt.Sprintf(rollout, mode))
 			deleted := 0
 			for _, p := range r.Pods {
@@ -198,7 +202,7 @@ func TestScaleInResetsUnderIptablesNotUserspace(t *testing.T) {
 				t.Fatalf("%d pods deleted and ended, rollouts %+v; want the rollout's 2 within 6s", deleted, r.Rollouts)
 			}
 			refused := r.Errors.ConnectionRefused + r.Errors.ConnectionReset
-			if mode == scenario.ProxyIptables && refused < 20 || mode == scenario.ProxyUserspace && refused != 0 {
+			if mode == kubeproxy.Iptables && refused < 20 || mode == kubeproxy.Userspace && refused != 0 {
 				t.Errorf("%s: %d refused or reset (%+v) of %d requests", mode, refused, r.Errors, r.Requests.Total)
 			}
 		})
@@ -214,7 +218,7 @@ func TestScaleInResetsUnderIptablesNotUserspace(t *testing.T) {
 // recovery: a p50 of a fraction of a millisecond and five times the requests.
 func TestTimedLossFault(t *testing.T) {
 	emutest.NeedRoot(t, "ip", "iptables-restore", "nft")
-	doc := strings.Replace(fmt.Sprintf(smallCluster, scenario.ProxyIptables, scenario.ReusePerThread), "duration: 3s", "duration: 4s", 1) +
+	doc := strings.Replace(fmt.Sprintf(smallCluster, kubeproxy.Iptables, scenario.ReusePerThread), "duration: 3s", "duration: 4s", 1) +
 		"  faults: [{kind: loss, start: 1s, end: 3s, loss: \"5%\", direction: both, target: {service: web}}]\n"
 	r := emulateDoc(t, "loss-fault.yaml", doc)
 	tl := r.Timeline

@@ -1,7 +1,6 @@
 package emulate
 
 import (
-	"errors"
 	"fmt"
 	"runtime"
 	"strings"
@@ -21,9 +20,8 @@ func unsupported(sc *scenario.Scenario) error {
 	not := func(path, what string) error {
 		return &scenario.FieldError{Path: path, Err: fmt.Errorf("%s not emulated yet; `trafficlab simulate` runs it", what)}
 	}
-	if spec.Cluster.ProxyMode == scenario.ProxyIPVS {
-		return &scenario.FieldError{Path: "spec.cluster.proxyMode", Err: errors.New(
-			"ipvs: this kernel has no IPVS (ip_vs modules); emulate runs iptables, nftables and userspace. `trafficlab simulate` models IPVS rr, lc, sh, sed and nq")}
+	if err := unemulated(spec.Cluster.ProxyMode); err != nil {
+		return &scenario.FieldError{Path: "spec.cluster.proxyMode", Err: err}
 	}
 	for i := range spec.Cluster.Nodes {
 		pool := &spec.Cluster.Nodes[i]

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"trafficlab/model/kubeproxy"
 	"trafficlab/result"
 )
 
@@ -21,7 +22,7 @@ func withPods(svc string, counts ...int64) []result.Pod {
 // simulator predicts it and as the emulator measures it: fewer requests, 50 resets,
 // a longer tail, the same idle pod.
 func simRun() *result.Result {
-	return &result.Result{Engine: "simulate", Scenario: "clusterip-reuse", Seed: 1, DurationS: 60, ProxyMode: "iptables",
+	return &result.Result{Engine: "simulate", Scenario: "clusterip-reuse", Seed: 1, DurationS: 60, ProxyMode: kubeproxy.Iptables,
 		Requests: result.Requests{Total: 120_000, OK: 120_000}, ThroughputRPS: 2000, RateRPS: 2000,
 		LatencyMS:       result.Latency{Min: 0.21, Mean: 0.7, P50: 0.52, P90: 1.1, P95: 1.4, P99: 1.9, P999: 4.1, Max: 12.3},
 		SlowThresholdMS: 10, Slow: 12, SlowShare: 0.0001,
@@ -29,7 +30,7 @@ func simRun() *result.Result {
 }
 
 func emuRun() *result.Result {
-	return &result.Result{Engine: "emulate", Scenario: "clusterip-reuse", Seed: 1, DurationS: 60, ProxyMode: "iptables",
+	return &result.Result{Engine: "emulate", Scenario: "clusterip-reuse", Seed: 1, DurationS: 60, ProxyMode: kubeproxy.Iptables,
 		Requests: result.Requests{Total: 118_200, OK: 118_150, Failed: 50}, ThroughputRPS: 1969.17, RateRPS: 1970,
 		Errors:          result.Errors{ConnectionReset: 50},
 		LatencyMS:       result.Latency{Min: 0.25, Mean: 0.8, P50: 0.61, P90: 1.2, P95: 1.6, P99: 2.4, P999: 4.3, Max: 35},

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"trafficlab/model/kubeproxy"
 	"trafficlab/result"
 )
 
@@ -14,7 +15,7 @@ func TestNoEndpointsExplainsTheRefusals(t *testing.T) {
 	// empty is a run of 5 s against web, whose ready endpoints per second are ready;
 	// each second without one refuses 6,000 connections.
 	empty := func(replicas int, ready ...int) *result.Result {
-		r := &result.Result{Engine: "simulate", Scenario: "s", DurationS: float64(len(ready)), ProxyMode: "iptables",
+		r := &result.Result{Engine: "simulate", Scenario: "s", DurationS: float64(len(ready)), ProxyMode: kubeproxy.Iptables,
 			Clients:           []result.Client{{Name: "load", Target: "web", Replicas: 4}},
 			Services:          []result.Service{{Name: "web", Replicas: replicas, OnSigterm: "exit"}},
 			TimelineIntervalS: 1,

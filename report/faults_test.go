@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"trafficlab/model/kubeproxy"
 	"trafficlab/result"
 )
 
@@ -14,7 +15,7 @@ func TestErrorsDuringFaults(t *testing.T) {
 	// partitioned is a run like a partition of web-1 from 10 s to 20 s with a 2 s
 	// client timeout: 1,700 timeouts in the window and, with before, a few outside it.
 	partitioned := func(before int64) *result.Result {
-		r := &result.Result{Engine: "simulate", Scenario: "p", DurationS: 30, ProxyMode: "iptables",
+		r := &result.Result{Engine: "simulate", Scenario: "p", DurationS: 30, ProxyMode: kubeproxy.Iptables,
 			Pods:              pods(30000, 30000, 28000),
 			Clients:           []result.Client{{Name: "load", Target: "web", TimeoutS: 2, Requests: 88000}},
 			TimelineIntervalS: 1,

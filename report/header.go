@@ -33,10 +33,10 @@ func seedOf(r *result.Result) string {
 // kubeProxy is the header's "kube-proxy MODE", with the IPVS scheduler when asked
 // for; "" when the Result has no mode (an engine that ran no cluster).
 func kubeProxy(r *result.Result, scheduler bool) string {
-	if r.ProxyMode == "" {
+	if r.ProxyMode.IsZero() {
 		return ""
 	}
-	mode := "kube-proxy " + r.ProxyMode
+	mode := "kube-proxy " + r.ProxyMode.String()
 	if scheduler && r.IPVSScheduler != "" {
 		mode += " " + r.IPVSScheduler
 	}

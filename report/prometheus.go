@@ -118,8 +118,8 @@ func runInfo(r *result.Result) []string {
 	if r.Engine != "vegeta" {
 		info = append(info, "seed", strconv.FormatInt(r.Seed, 10))
 	}
-	if r.ProxyMode != "" {
-		info = append(info, "proxy_mode", r.ProxyMode)
+	if !r.ProxyMode.IsZero() {
+		info = append(info, "proxy_mode", r.ProxyMode.String())
 	}
 	if r.IPVSScheduler != "" {
 		info = append(info, "ipvs_scheduler", r.IPVSScheduler)

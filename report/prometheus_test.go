@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
+	"trafficlab/model/kubeproxy"
 	"trafficlab/result"
 )
 
@@ -358,8 +359,8 @@ func TestPrometheusSaysOnlyWhatTheEngineKnows(t *testing.T) {
 	}{
 		{"simulate", func(*result.Result) {}, "engine=simulate,proxy_mode=iptables,scenario=s,seed=0", 0},
 		{"simulate, interrupted", func(r *result.Result) { r.Interrupted, r.PlannedDurationS = true, 600 }, "engine=simulate,proxy_mode=iptables,scenario=s,seed=0", 1},
-		{"vegeta", func(r *result.Result) { r.Engine, r.Scenario, r.ProxyMode = "vegeta", "atk", "" }, "engine=vegeta,scenario=atk", 0},
-		{"load", func(r *result.Result) { r.Engine, r.Seed, r.ProxyMode = "load", 4, "" }, "engine=load,scenario=s,seed=4", 0},
+		{"vegeta", func(r *result.Result) { r.Engine, r.Scenario, r.ProxyMode = "vegeta", "atk", kubeproxy.Mode{} }, "engine=vegeta,scenario=atk", 0},
+		{"load", func(r *result.Result) { r.Engine, r.Seed, r.ProxyMode = "load", 4, kubeproxy.Mode{} }, "engine=load,scenario=s,seed=4", 0},
 	}
 	for _, c := range cases {
 		r := promRun()

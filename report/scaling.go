@@ -479,7 +479,7 @@ func drains(cfg *result.Service) bool { return cfg != nil && cfg.OnSigterm == "d
 // as the pods were configured to end (cfg; nil when the result does not say), or
 // as a pod-kill ended them (killed).
 func mechanisms(r *result.Result, cfg *result.Service, killed bool, e result.Errors) []string {
-	userspace := r.ProxyMode == "userspace"
+	mode := r.ProxyMode
 	stopped := "after its process exited on SIGTERM"
 	switch {
 	case killed:
@@ -494,9 +494,9 @@ func mechanisms(r *result.Result, cfg *result.Service, killed bool, e result.Err
 			"Each node's kube-proxy drops a pod from its rules only once the EndpointSlice change reaches it " +
 			"and its next sync runs (minSyncPeriod), and the first pick is never retried, so connections " +
 			"chosen before then reached a pod that no longer listened."
-		if userspace {
+		if len(mode.DialTimeouts()) > 0 {
 			s = "refused: new connections reached the pod " + stopped + ", and the " +
-				"userspace proxy's retries of other endpoints did not save them."
+				mode.String() + " proxy's retries of other endpoints did not save them."
 		}
 		out = append(out, s)
 	}
@@ -518,8 +518,8 @@ func mechanisms(r *result.Result, cfg *result.Service, killed bool, e result.Err
 			s = "closed: requests were still in progress when the drain was cut short (" + drainCut(cfg) +
 				") and the process ended, and the client read EOF before any answer."
 		}
-		if userspace {
-			s += " With the userspace proxy, resets from the pod also show this way: the proxy holds the " +
+		if mode.Relays() {
+			s += " With the " + mode.String() + " proxy, resets from the pod also show this way: the proxy holds the " +
 				"client's connection and closes it when its own connection to the pod fails."
 		}
 		out = append(out, s)

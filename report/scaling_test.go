@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"trafficlab/model/kubeproxy"
 	"trafficlab/result"
 )
 
@@ -12,7 +13,7 @@ import (
 func TestRolloutsAndPending(t *testing.T) {
 	done, del, end := 18.0, 12.0, 12.5
 	r := &result.Result{
-		Engine: "simulate", Scenario: "roll", DurationS: 30, ProxyMode: "iptables",
+		Engine: "simulate", Scenario: "roll", DurationS: 30, ProxyMode: kubeproxy.Iptables,
 		Requests: result.Requests{Total: 100, OK: 99, Failed: 1},
 		Errors:   result.Errors{ConnectionRefused: 1},
 		Pods: []result.Pod{

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"trafficlab/model/kubeproxy"
 	"trafficlab/result"
 )
 
@@ -65,7 +66,7 @@ func checkGolden(t *testing.T, name string, got []byte) {
 // load in eight 3-hour intervals, and batch-writer on pool-2 filling that node's disk,
 // so that api-4 and api-5 there block on their access-log writes.
 func r3() *result.Result {
-	r := &result.Result{Engine: "simulate", Scenario: "r3-noisy-neighbour", Seed: 1, DurationS: 86400, ProxyMode: "iptables",
+	r := &result.Result{Engine: "simulate", Scenario: "r3-noisy-neighbour", Seed: 1, DurationS: 86400, ProxyMode: kubeproxy.Iptables,
 		Requests: result.Requests{Total: 162_540_000, OK: 162_540_000}, RateRPS: 1881.25, ThroughputRPS: 1881.25,
 		LatencyMS:       result.Latency{Min: 0.31, Mean: 1.9, P50: 0.52, P90: 0.9, P95: 1.2, P99: 4.8, P999: 620, Max: 1450},
 		Clients:         []result.Client{{Name: "users", Target: "api", Replicas: 1, RatePerPod: 2000, Reuse: "pool", ConnectionsOpened: 40, PeakOpen: 40, PodsReached: 10, Requests: 162_540_000}},

@@ -508,7 +508,7 @@ func ExpectedIdle(n, k int) float64 {
 // Explain says, in a paragraph, why the requests to svc are spread as they are, or ""
 // when there is nothing to explain.
 func Explain(r *result.Result, svc string) string {
-	if r.ProxyMode == "" {
+	if r.ProxyMode.IsZero() {
 		return "" // the explanation is kube-proxy's choice, and no kube-proxy is known to have chosen
 	}
 	pods := podsOf(r, svc)
@@ -542,12 +542,12 @@ func Explain(r *result.Result, svc string) string {
 		held = append(held, fmt.Sprintf("%s opened %s (at most %d at once) for %s", c.Name,
 			plural(c.ConnectionsOpened, "connection"), c.PeakOpen, plural(c.Requests, "request")))
 	}
-	mode := r.ProxyMode
+	mode := r.ProxyMode.String()
 	if r.IPVSScheduler != "" {
 		mode += " " + r.IPVSScheduler
 	}
 	pin := "conntrack then sends every request on that connection to the same pod"
-	if r.ProxyMode == "userspace" {
+	if r.ProxyMode.Relays() {
 		pin = "the proxy process then relays every request on that connection to the same pod"
 	}
 	s := fmt.Sprintf("Why the load on %s is uneven: kube-proxy (%s) chooses a pod once per connection, when it opens; %s. %s. ",
@@ -571,7 +571,7 @@ func Explain(r *result.Result, svc string) string {
 			strings.Join(late, ", "))
 	case r.IPVSScheduler == "sh":
 		s += "IPVS source hashing sends every connection from one client pod to the same pod, so no more pods are used than there are client pods. "
-	case r.ProxyMode == "ipvs" || r.ProxyMode == "userspace":
+	case r.ProxyMode.InTurn():
 		s += fmt.Sprintf("This mode hands new connections to pods in turn (or to the least busy), so on each node k long-lived connections reach at most k pods: "+
 			"%s over %d pods leave at least %d idle (here: %d). ", plural(peak, "long-lived connection"), n, max(0, n-int(peak)), idle)
 	default:

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"trafficlab/model/kubeproxy"
 	"trafficlab/result"
 )
 
@@ -48,7 +49,7 @@ func TestExpectedIdle(t *testing.T) {
 }
 
 func TestExplainNamesTheCauseOnlyWhenUneven(t *testing.T) {
-	r := &result.Result{Engine: "simulate", ProxyMode: "iptables", Pods: pods(1000, 0, 0, 0, 0),
+	r := &result.Result{Engine: "simulate", ProxyMode: kubeproxy.Iptables, Pods: pods(1000, 0, 0, 0, 0),
 		Clients: []result.Client{{Name: "caller", Target: "web", ConnectionsOpened: 1, PeakOpen: 1, Requests: 1000}}}
 	why := Explain(r, "web")
 	for _, want := range []string{"kube-proxy (iptables)", "once per connection", "opened 1 connection (", "1 long-lived connection over", "4.00 pods", "maxLifetime"} {
@@ -56,7 +57,7 @@ func TestExplainNamesTheCauseOnlyWhenUneven(t *testing.T) {
 			t.Errorf("explanation lacks %q: %s", want, why)
 		}
 	}
-	r.ProxyMode, r.IPVSScheduler = "ipvs", "rr"
+	r.ProxyMode, r.IPVSScheduler = kubeproxy.IPVS, "rr"
 	for _, want := range []string{"ipvs rr", "in turn", "at least 4 idle"} {
 		if why := Explain(r, "web"); !strings.Contains(why, want) {
 			t.Errorf("ipvs rr explanation lacks %q: %s", want, why)
@@ -66,7 +67,7 @@ func TestExplainNamesTheCauseOnlyWhenUneven(t *testing.T) {
 	if why := Explain(r, "web"); !strings.Contains(why, "source hashing") {
 		t.Errorf("ipvs sh explanation lacks source hashing: %s", why)
 	}
-	r.ProxyMode, r.IPVSScheduler = "userspace", ""
+	r.ProxyMode, r.IPVSScheduler = kubeproxy.Userspace, ""
 	if why := Explain(r, "web"); !strings.Contains(why, "proxy process") || strings.Contains(why, "conntrack") {
 		t.Errorf("userspace explanation must name the proxy process, not conntrack: %s", why)
 	}
@@ -77,7 +78,7 @@ func TestExplainNamesTheCauseOnlyWhenUneven(t *testing.T) {
 }
 
 func TestTextWrapsAndShowsBars(t *testing.T) {
-	r := &result.Result{Engine: "simulate", Scenario: "s", DurationS: 60, ProxyMode: "iptables",
+	r := &result.Result{Engine: "simulate", Scenario: "s", DurationS: 60, ProxyMode: kubeproxy.Iptables,
 		Requests: result.Requests{Total: 1000, OK: 1000}, Pods: pods(750, 250),
 		Clients: []result.Client{{Name: "caller", Target: "web", ConnectionsOpened: 2, PeakOpen: 2, Requests: 1000}}}
 	var b bytes.Buffer
@@ -104,7 +105,7 @@ func squeeze(s string) string { return regexp.MustCompile(` +`).ReplaceAllString
 // added at 20 s, web-1 removed at 80 s and blamed for errors, and a few refusals
 // while the service had no ready endpoint.
 func scaled() *result.Result {
-	return &result.Result{Engine: "simulate", Scenario: "s", DurationS: 120, ProxyMode: "iptables",
+	return &result.Result{Engine: "simulate", Scenario: "s", DurationS: 120, ProxyMode: kubeproxy.Iptables,
 		Requests: result.Requests{Total: 1000, OK: 976, Failed: 24},
 		Errors:   result.Errors{ConnectionRefused: 22, ConnectionReset: 2},
 		Pods: []result.Pod{
@@ -136,7 +137,7 @@ func scaled() *result.Result {
 
 func TestTextScalingSections(t *testing.T) {
 	plain := func() *result.Result {
-		return &result.Result{Engine: "simulate", Scenario: "s", DurationS: 60, ProxyMode: "iptables",
+		return &result.Result{Engine: "simulate", Scenario: "s", DurationS: 60, ProxyMode: kubeproxy.Iptables,
 			Requests: result.Requests{Total: 110, OK: 100, Failed: 10},
 			Errors:   result.Errors{Timeout: 1, ConnectionRefused: 2, ConnectionReset: 3, ConnectionClosed: 4},
 			Pods:     pods(50, 50),
@@ -172,7 +173,7 @@ func TestTextScalingSections(t *testing.T) {
 			[]string{"closed:", "timeout:", "userspace"}},
 		{"attribution, userspace closes", func() *result.Result {
 			r := scaled()
-			r.ProxyMode = "userspace"
+			r.ProxyMode = kubeproxy.Userspace
 			r.Errors = result.Errors{ConnectionClosed: 2}
 			r.Pods[1].Errors = result.Errors{ConnectionClosed: 2}
 			return r

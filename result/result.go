@@ -2,6 +2,8 @@
 // Result, every report reads only a Result.
 package result
 
+import "trafficlab/model/kubeproxy"
+
 // Result of one run. JSON field names are a public interface: add, never rename.
 type Result struct {
 	// Engine that ran it: simulate or emulate.
@@ -22,7 +24,7 @@ type Result struct {
 	// Origin is what the run was asked to run; absent when it was not recorded.
 	Origin *Origin `json:"origin,omitempty"`
 	// ProxyMode is kube-proxy's mode: iptables, nftables, ipvs or userspace.
-	ProxyMode string `json:"proxy_mode"`
+	ProxyMode kubeproxy.Mode `json:"proxy_mode"`
 	// IPVSScheduler is set in ipvs mode: rr, lc, sh, sed or nq.
 	IPVSScheduler string `json:"ipvs_scheduler,omitempty"`
 

@@ -8,9 +8,11 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"trafficlab/model/kubeproxy"
 	"trafficlab/result"
 )
 
@@ -136,6 +138,36 @@ func TestResultRoundTrips(t *testing.T) {
 	}
 	if r.Ended == nil || len(r.Ended.Errors) != 3 {
 		t.Errorf("ended: %+v", r.Ended)
+	}
+}
+
+// A Result reads whatever proxy_mode it was written with: a mode this version models
+// comes back with its traits, no mode (load, vegeta) or a mode it does not know reads
+// and writes back as it was.
+func TestReadsAnyProxyMode(t *testing.T) {
+	raw := mustRead(t, "simulate-r1.json")
+	const was = `"proxy_mode": "iptables"`
+	if !strings.Contains(raw, was) {
+		t.Fatalf("simulate-r1.json has no %s", was)
+	}
+	for _, mode := range []string{"iptables", "userspace", "", "ebpf"} {
+		doc := strings.Replace(raw, was, `"proxy_mode": "`+mode+`"`, 1)
+		r, err := Decode("r.json", strings.NewReader(doc))
+		if err != nil {
+			t.Fatalf("%q: %v", mode, err)
+		}
+		if r.ProxyMode.String() != mode || r.ProxyMode.Known() != slices.Contains(kubeproxy.Names(), mode) {
+			t.Errorf("%q read as %q (known %v)", mode, r.ProxyMode, r.ProxyMode.Known())
+		}
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(r); err != nil || b.String() != doc {
+			t.Errorf("%q: written back differently (%v)", mode, err)
+		}
+	}
+	if r, _ := Decode("r.json", strings.NewReader(strings.Replace(raw, was, `"proxy_mode": "userspace"`, 1))); !r.ProxyMode.Relays() {
+		t.Error("userspace read without its traits")
 	}
 }
 

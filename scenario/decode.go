@@ -19,6 +19,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"trafficlab/model/kubeproxy"
 )
 
 var (
@@ -32,6 +34,8 @@ var (
 		reflect.TypeFor[Rate]():      {"a rate such as 1000/s", func(s string) (any, error) { return ParseRate(s) }},
 		reflect.TypeFor[Percent]():   {`a percentage such as "3%"`, func(s string) (any, error) { return ParsePercent(s) }},
 		reflect.TypeFor[Bandwidth](): {"a bandwidth such as 100mbit", func(s string) (any, error) { return ParseBandwidth(s) }},
+		// Any name reads; validation names the modes when it is none of them.
+		reflect.TypeFor[kubeproxy.Mode](): {"a string", func(s string) (any, error) { return kubeproxy.Parse(s), nil }},
 	}
 
 	digits = regexp.MustCompile(`^[-+]?[0-9]+$`)

@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	hpactl "trafficlab/model/hpa"
+	"trafficlab/model/kubeproxy"
 	"trafficlab/model/library"
 	"trafficlab/model/sidecar"
 )
@@ -105,10 +106,10 @@ var defaultRetryOn = []string{"connect-failure", "refused-stream", "unavailable"
 // mode, so validation can still tell that a user set them where they do nothing.
 func setDefaults(s *Scenario) {
 	c := &s.Spec.Cluster
-	if c.ProxyMode == "" {
-		c.ProxyMode = ProxyIptables
+	if c.ProxyMode.IsZero() {
+		c.ProxyMode = kubeproxy.Iptables
 	}
-	if c.ProxyMode == ProxyIPVS && c.IPVSScheduler == "" {
+	if c.ProxyMode == kubeproxy.IPVS && c.IPVSScheduler == "" {
 		c.IPVSScheduler = IPVSRoundRobin
 	}
 	if len(c.Nodes) == 0 {

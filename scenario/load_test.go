@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"trafficlab/model/kubeproxy"
 	"trafficlab/model/library"
 )
 
@@ -475,7 +476,7 @@ func TestDefaults(t *testing.T) {
 		t.Fatal(diags)
 	}
 	c := sc.Spec.Cluster
-	if c.ProxyMode != ProxyIptables || c.IPVSScheduler != "" {
+	if c.ProxyMode != kubeproxy.Iptables || c.IPVSScheduler != "" {
 		t.Errorf("proxyMode %q, ipvsScheduler %q; want iptables and none", c.ProxyMode, c.IPVSScheduler)
 	}
 	if want := []NodePool{{Name: "worker", Count: 3}}; !reflect.DeepEqual(c.Nodes, want) {
@@ -686,7 +687,7 @@ func TestLoadFull(t *testing.T) {
 			Duration: ms(60000),
 			Seed:     1,
 			Cluster: Cluster{
-				ProxyMode: ProxyIptables,
+				ProxyMode: kubeproxy.Iptables,
 				Nodes:     []NodePool{{Name: "worker", Count: 3, CPU: q("2")}, {Name: "big", Count: 1}},
 				Network:   Network{Latency: ms(0.1), LocalLatency: ptr(ms(0.01)), CongestionControl: CongestionCubic},
 				// Defaults.

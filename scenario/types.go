@@ -12,6 +12,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"trafficlab/model/kubeproxy"
 )
 
 // APIVersion and Kind identify a scenario document.
@@ -64,14 +66,6 @@ type Spec struct {
 	Report Report `yaml:"report"`
 }
 
-// Proxy modes of kube-proxy.
-const (
-	ProxyIptables  = "iptables"
-	ProxyNftables  = "nftables"
-	ProxyIPVS      = "ipvs"
-	ProxyUserspace = "userspace"
-)
-
 // IPVS schedulers trafficlab models (ipvsadm names).
 const (
 	IPVSRoundRobin       = "rr"
@@ -87,7 +81,7 @@ type Cluster struct {
 	// connections are spread: iptables and nftables pick an endpoint at random per
 	// connection, ipvs by its scheduler, userspace round robin with retries of a
 	// refused dial. Default: iptables.
-	ProxyMode string `yaml:"proxyMode"`
+	ProxyMode kubeproxy.Mode `yaml:"proxyMode"`
 	// IPVSScheduler is kube-proxy's --ipvs-scheduler, with proxyMode ipvs only:
 	// ipvsadm's round robin, least connection, source hashing, shortest expected
 	// delay, never queue. Default: rr.

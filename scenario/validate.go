@@ -11,11 +11,12 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	hpactl "trafficlab/model/hpa"
+	"trafficlab/model/kubeproxy"
 	"trafficlab/model/library"
 )
 
 var (
-	proxyModes     = []string{ProxyIptables, ProxyNftables, ProxyIPVS, ProxyUserspace}
+	proxyModes     = kubeproxy.Names()
 	ipvsSchedulers = []string{IPVSRoundRobin, IPVSLeastConnection, IPVSSourceHashing, IPVSShortestExpected, IPVSNeverQueue}
 	distributions  = []string{DistConstant, DistExponential, DistLognormal, DistUniform, DistEmpirical}
 	arrivals       = []string{ArrivalConstant, ArrivalPoisson}
@@ -148,11 +149,11 @@ func (v *validator) header(s *Scenario) {
 }
 
 func (v *validator) cluster(c *Cluster) {
-	v.oneOf("spec.cluster.proxyMode", "proxy mode", c.ProxyMode, proxyModes)
+	v.oneOf("spec.cluster.proxyMode", "proxy mode", c.ProxyMode.String(), proxyModes)
 	if c.IPVSScheduler != "" {
 		v.oneOf("spec.cluster.ipvsScheduler", "IPVS scheduler", c.IPVSScheduler, ipvsSchedulers)
-		if c.ProxyMode != ProxyIPVS {
-			v.warnf("spec.cluster.ipvsScheduler", "applies only with proxyMode %s; ignored with %s", ProxyIPVS, c.ProxyMode)
+		if c.ProxyMode != kubeproxy.IPVS {
+			v.warnf("spec.cluster.ipvsScheduler", "applies only with proxyMode %s; ignored with %s", kubeproxy.IPVS, c.ProxyMode)
 		}
 	}
 	names := map[string]string{}

@@ -33,10 +33,9 @@ type Event struct {
 // Kind is what the event is, as returned by Register.
 func (ev Event) Kind() uint8 { return uint8(ev.key) }
 
-// Handler receives the events of the kinds it registered.
-type Handler interface {
-	Handle(ev Event)
-}
+// Handler receives the events of one kind: a subsystem registers a method of its
+// own for each kind it schedules, so that no one switches over every kind.
+type Handler func(ev Event)
 
 // Kernel runs events in time order; events at the same instant run in the order they
 // were scheduled, which keeps runs deterministic.
@@ -53,7 +52,7 @@ type Kernel struct {
 // New returns an empty kernel at time 0.
 func New() *Kernel { return &Kernel{} }
 
-// Register returns the kind number to schedule events for h. At most 256 kinds.
+// Register returns the kind number of events that h handles. At most 256 kinds.
 func (k *Kernel) Register(h Handler) uint8 {
 	if len(k.handlers) == 256 {
 		panic("sim: more than 256 event kinds")
@@ -98,7 +97,7 @@ func (k *Kernel) Run(until Time) bool {
 		ev := k.queue.pop()
 		k.now = ev.At
 		k.Processed++
-		k.handlers[uint8(ev.key)].Handle(ev)
+		k.handlers[uint8(ev.key)](ev)
 	}
 	if k.stop.Load() {
 		return false

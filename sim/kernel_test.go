@@ -15,7 +15,7 @@ func (r *recorder) Handle(ev Event) { r.got = append(r.got, ev) }
 func TestEventsRunInTimeThenScheduleOrder(t *testing.T) {
 	k := New()
 	r := &recorder{k: k}
-	kind := k.Register(r)
+	kind := k.Register(r.Handle)
 	rng := rand.New(rand.NewPCG(1, 2))
 	const n = 5000
 	for i := 0; i < n; i++ {
@@ -37,7 +37,7 @@ func TestEventsRunInTimeThenScheduleOrder(t *testing.T) {
 func TestRunStopsAtHorizon(t *testing.T) {
 	k := New()
 	r := &recorder{k: k}
-	kind := k.Register(r)
+	kind := k.Register(r.Handle)
 	k.At(10, kind, 1, 0)
 	k.At(20, kind, 2, 0)
 	k.At(30, kind, 3, 0)
@@ -54,7 +54,7 @@ func TestRunStopsAtHorizon(t *testing.T) {
 func TestPastEventsRunNow(t *testing.T) {
 	k := New()
 	r := &recorder{k: k}
-	kind := k.Register(r)
+	kind := k.Register(r.Handle)
 	k.Run(100)
 	k.At(5, kind, 1, 0)
 	k.Run(200)
@@ -79,7 +79,7 @@ func (c *chain) Handle(ev Event) {
 func TestSteadyStateSchedulingDoesNotAllocate(t *testing.T) {
 	k := New()
 	c := &chain{k: k}
-	c.kind = k.Register(c)
+	c.kind = k.Register(c.Handle)
 	for i := 0; i < 100; i++ {
 		k.At(Time(i), c.kind, int32(i), 0)
 	}
@@ -124,7 +124,7 @@ func TestStreamsAreReproducibleAndIndependent(t *testing.T) {
 func BenchmarkEvents(b *testing.B) {
 	k := New()
 	c := &chain{k: k}
-	c.kind = k.Register(c)
+	c.kind = k.Register(c.Handle)
 	for i := 0; i < 200; i++ {
 		k.At(Time(i), c.kind, int32(i), 0)
 	}
@@ -149,7 +149,7 @@ func (s *stopper) Handle(ev Event) {
 func TestStopEndsTheRunAfterTheCurrentEvent(t *testing.T) {
 	k := New()
 	s := &stopper{recorder: recorder{k: k}, at: 2}
-	kind := k.Register(s)
+	kind := k.Register(s.Handle)
 	for i := int32(1); i <= 3; i++ {
 		k.At(Time(10*i), kind, i, 0)
 	}

@@ -27,7 +27,7 @@ func (c *endless) Handle(ev Event) {
 func TestStopEndsRunAfterTheEventInHand(t *testing.T) {
 	k := New()
 	c := &endless{k: k, stopAt: 100}
-	c.kind = k.Register(c)
+	c.kind = k.Register(c.Handle)
 	k.At(0, c.kind, 0, 0)
 	if k.Run(1 << 60) {
 		t.Fatal("Run reports it ran to its horizon after Stop")
@@ -44,7 +44,7 @@ func TestStopEndsRunAfterTheEventInHand(t *testing.T) {
 func TestStopFromAnotherGoroutine(t *testing.T) {
 	k := New()
 	c := &endless{k: k}
-	c.kind = k.Register(c)
+	c.kind = k.Register(c.Handle)
 	k.At(0, c.kind, 0, 0)
 	time.AfterFunc(10*time.Millisecond, k.Stop)
 	done := make(chan bool)
@@ -63,7 +63,7 @@ func TestStopFromAnotherGoroutine(t *testing.T) {
 func TestRunReportsReachingItsHorizon(t *testing.T) {
 	k := New()
 	c := &endless{k: k}
-	c.kind = k.Register(c)
+	c.kind = k.Register(c.Handle)
 	k.At(0, c.kind, 0, 0)
 	if !k.Run(50) || k.Now() != 50 || c.handled != 50 {
 		t.Errorf("Run(50): handled %d, clock %d; want true, 50 events, clock 50", c.handled, k.Now())

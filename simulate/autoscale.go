@@ -145,3 +145,9 @@ func (e *Engine) onHPA(ev sim.Event) {
 		e.scaleTo(si, int(d.Desired), d.Explain())
 	}
 }
+
+// registerAutoscalers registers the event kinds of the autoscaler events with the kernel.
+func (e *Engine) registerAutoscalers() {
+	e.evScrape = e.k.Register(e.onScrape)
+	e.evHPA = e.k.Register(e.onHPA)
+}

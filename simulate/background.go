@@ -168,3 +168,10 @@ func (e *Engine) backgroundResult() []result.Background {
 	}
 	return out
 }
+
+// registerBackground registers the event kinds of background workload events with the kernel.
+func (e *Engine) registerBackground() {
+	e.evBackgroundCPU = e.k.Register(e.onBackgroundCPU)
+	e.evBackgroundWrite = e.k.Register(e.onBackgroundWrite)
+	e.evBackgroundQuota = e.k.Register(e.onBackgroundQuota)
+}

@@ -5,7 +5,6 @@ import (
 	"trafficlab/model/kubeproxy"
 	"trafficlab/model/netw"
 	"trafficlab/result"
-	"trafficlab/scenario"
 	"trafficlab/sim"
 )
 
@@ -212,7 +211,7 @@ func (e *Engine) dial(si int32) {
 	b := e.balancer(s.cpod)
 	ep, ok := b.Pick(uint64(s.cpod))
 	if !ok {
-		if e.mode == scenario.ProxyUserspace {
+		if e.mode.NoEndpoints() == kubeproxy.AcceptThenClose {
 			// The userspace proxier has no REJECT rule: it accepts, finds no endpoint
 			// and closes (pkg/proxy/userspace/proxier.go).
 			e.k.After(2*e.local, e.evReset, si, s.gen)
@@ -234,8 +233,8 @@ func (e *Engine) dial(si int32) {
 	default:
 		// The IP is gone: the SYN gets no answer. The userspace proxy gives up on
 		// this endpoint after its dial timeout; a client waits for its own timeout.
-		if e.mode == scenario.ProxyUserspace {
-			e.dialFailed(si, sim.Duration(kubeproxy.UserspaceDialTimeouts[s.attempt]))
+		if timeouts := e.mode.DialTimeouts(); len(timeouts) > 0 {
+			e.dialFailed(si, sim.Duration(timeouts[s.attempt]))
 		}
 		return
 	}
@@ -255,16 +254,16 @@ func (e *Engine) dial(si int32) {
 
 // dialFailed: the picked pod refused the connection. iptables, nftables and IPVS
 // picked once and the client sees the refusal; the userspace proxier retries the next
-// endpoint (see kubeproxy.UserspaceDialTimeouts).
+// endpoint (see kubeproxy.Mode.DialTimeouts).
 // The failure is known after learn.
 func (e *Engine) dialFailed(si int32, learn sim.Time) {
 	s := &e.slots[si]
-	if e.mode == scenario.ProxyUserspace && int(s.attempt)+1 < len(kubeproxy.UserspaceDialTimeouts) {
+	if int(s.attempt)+1 < len(e.mode.DialTimeouts()) {
 		s.attempt++
 		e.k.After(learn, e.evRedial, si, s.gen)
 		return
 	}
-	if e.mode == scenario.ProxyUserspace {
+	if e.mode.Relays() {
 		// The proxy had accepted the client's connection; giving up, it closes it.
 		e.k.After(learn+2*e.local, e.evReset, si, s.gen)
 		return
@@ -650,3 +649,25 @@ func (e *Engine) next(si int32) {
 	s.scheduled = true
 	e.k.After(delay, e.evReady, si, s.gen)
 }
+
+// registerCallers registers the event kinds of the caller's events with the kernel.
+func (e *Engine) registerCallers() {
+	e.evArrival = e.k.Register(e.onArrival)
+	e.evReady = e.k.Register(e.onReady)
+	e.evResponse = e.k.Register(e.onResponse)
+	e.evTimeout = e.k.Register(e.onTimeout)
+	e.evRefused = e.k.Register(e.onRefused)
+	e.evReset = e.k.Register(e.onReset)
+	e.evClosed = e.k.Register(e.onClosed)
+	e.evRedial = e.k.Register(e.onRedial)
+	e.evRefusedStream = e.k.Register(e.onRefusedStream)
+	e.evSweep = e.k.Register(e.onSweep)
+}
+
+// onResponse: an answer reached its caller.
+func (e *Engine) onResponse(ev sim.Event) { e.respond(ev.Obj) }
+
+// onRefused, onReset and onClosed: a connection failed under a request.
+func (e *Engine) onRefused(ev sim.Event) { e.connError(ev, errRefused) }
+func (e *Engine) onReset(ev sim.Event)   { e.connError(ev, errReset) }
+func (e *Engine) onClosed(ev sim.Event)  { e.connError(ev, errClosed) }

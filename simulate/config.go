@@ -15,7 +15,7 @@ func (e *Engine) serviceConfigs() []result.Service {
 	var out []result.Service
 	for _, s := range e.sc.Spec.Services {
 		pod := &s.Pod
-		sigterm, _ := kubelet.Termination(pod)
+		sigterm, _ := kubelet.Termination(pod.TerminationSpec())
 		rs := result.Service{
 			Name: s.Name, Replicas: s.Replicas, OnSigterm: pod.OnSigterm.Action,
 			PreStopS:                sigterm.Seconds(),

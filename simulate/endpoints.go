@@ -167,3 +167,10 @@ func (e *Engine) replicaCounts(si int32) serviceSample {
 	}
 	return s
 }
+
+// registerEndpoints registers the event kinds of endpoint propagation events with the kernel.
+func (e *Engine) registerEndpoints() {
+	e.evSlice = e.k.Register(e.onSlice)
+	e.evDeliver = e.k.Register(e.onDeliver)
+	e.evSync = e.k.Register(e.onSync)
+}

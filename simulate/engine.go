@@ -37,7 +37,7 @@ type Engine struct {
 	// stopped); 0 when it ran to the end.
 	planned sim.Time
 
-	mode  string
+	mode  kubeproxy.Mode
 	hop   sim.Time // one-way pod-to-pod latency
 	local sim.Time // one-way latency that stays on the client's node
 	// relay is the extra one-way leg through the node's userspace proxy process
@@ -395,7 +395,7 @@ func newEngine(sc *scenario.Scenario, check bool) (*Engine, error) {
 	e.slowAfter = sim.Duration(spec.Report.SlowThreshold.Duration)
 	e.hop = sim.Duration(spec.Cluster.Network.Latency.Duration)
 	e.local = sim.Duration(spec.Cluster.Network.LocalLatency.Duration)
-	if e.mode == scenario.ProxyUserspace {
+	if e.mode.Relays() {
 		e.relay = e.local
 	}
 	e.live = e.waiterLive
@@ -407,14 +407,19 @@ func newEngine(sc *scenario.Scenario, check bool) (*Engine, error) {
 		e.stack = netw.NewStack(e.k, cfg, e)
 	}
 
-	for _, kind := range []*uint8{&e.evReady, &e.evArrive, &e.evCPU, &e.evWait, &e.evResponse,
-		&e.evTimeout, &e.evRefused, &e.evReset, &e.evClosed, &e.evRedial, &e.evArrival, &e.evTick, &e.evSweep,
-		&e.evPodStart, &e.evProbe, &e.evSigterm, &e.evKill, &e.evNetGone, &e.evSlice, &e.evDeliver, &e.evSync,
-		&e.evPhaseEnd, &e.evPhaseStart, &e.evScrape, &e.evHPA, &e.evFault,
-		&e.evProxyIn, &e.evProxyCPU, &e.evLocalIn, &e.evLocalOut, &e.evUpFail, &e.evProxyRetry, &e.evUnavailable, &e.evRefusedStream, &e.evPerTry, &e.evConnectTimeout, &e.evWindowUpdate,
-		&e.evLogWritten, &e.evLogFlush, &e.evBackgroundCPU, &e.evBackgroundWrite, &e.evBackgroundQuota, &e.evSchedule, &e.evRollout} {
-		*kind = e.k.Register(e)
-	}
+	e.registerCallers()
+	e.registerServers()
+	e.registerLifecycle()
+	e.registerEndpoints()
+	e.registerPhases()
+	e.registerAutoscalers()
+	e.registerFaults()
+	e.registerSidecars()
+	e.registerFlow()
+	e.registerLogging()
+	e.registerBackground()
+	e.registerRollouts()
+	e.registerTimeline()
 
 	for _, pool := range spec.Cluster.Nodes {
 		cores := 0.0
@@ -467,111 +472,16 @@ func newEngine(sc *scenario.Scenario, check bool) (*Engine, error) {
 
 func fieldError(path string, err error) error { return &scenario.FieldError{Path: path, Err: err} }
 
-// Handle dispatches an event with a switch: one indirect call per event instead of
-// an interface call into a method value.
-func (e *Engine) Handle(ev sim.Event) {
-	switch ev.Kind() {
-	case e.evArrive:
-		e.arrive(ev.Obj)
-	case e.evCPU:
-		e.onCPU(ev)
-	case e.evResponse:
-		e.respond(ev.Obj)
-	case e.evReady:
-		e.onReady(ev)
-	case e.evWait:
-		e.onWait(ev)
-	case e.evTimeout:
-		e.onTimeout(ev)
-	case e.evRefused:
-		e.connError(ev, errRefused)
-	case e.evReset:
-		e.connError(ev, errReset)
-	case e.evClosed:
-		e.connError(ev, errClosed)
-	case e.evSweep:
-		e.onSweep(ev)
-	case e.evRedial:
-		e.onRedial(ev)
-	case e.evArrival:
-		e.onArrival(ev)
-	case e.evTick:
-		e.onTick(ev)
-	case e.evPodStart:
-		e.onPodStart(ev)
-	case e.evProbe:
-		e.onProbe(ev)
-	case e.evSigterm:
-		e.onSigterm(ev)
-	case e.evKill:
-		e.onKill(ev)
-	case e.evNetGone:
-		e.onNetGone(ev)
-	case e.evSlice:
-		e.onSlice(ev)
-	case e.evDeliver:
-		e.onDeliver(ev)
-	case e.evSync:
-		e.onSync(ev)
-	case e.evPhaseEnd:
-		e.onPhaseEnd(ev)
-	case e.evPhaseStart:
-		e.onPhaseStart(ev)
-	case e.evScrape:
-		e.onScrape(ev)
-	case e.evHPA:
-		e.onHPA(ev)
-	case e.evFault:
-		e.onFault(ev)
-	case e.evProxyIn:
-		e.onProxyIn(ev)
-	case e.evProxyCPU:
-		e.onProxyCPU(ev)
-	case e.evLocalIn:
-		e.onLocalIn(ev)
-	case e.evLocalOut:
-		e.onLocalOut(ev)
-	case e.evUpFail:
-		e.onUpFail(ev)
-	case e.evProxyRetry:
-		e.onProxyRetry(ev)
-	case e.evUnavailable:
-		e.onUnavailable(ev)
-	case e.evRefusedStream:
-		e.onRefusedStream(ev)
-	case e.evPerTry:
-		e.onPerTry(ev)
-	case e.evConnectTimeout:
-		e.onConnectTimeout(ev)
-	case e.evWindowUpdate:
-		e.onWindowUpdate(ev)
-	case e.evLogWritten:
-		e.onLogWritten(ev)
-	case e.evLogFlush:
-		e.onLogFlush(ev)
-	case e.evBackgroundCPU:
-		e.onBackgroundCPU(ev)
-	case e.evBackgroundWrite:
-		e.onBackgroundWrite(ev)
-	case e.evBackgroundQuota:
-		e.onBackgroundQuota(ev)
-	case e.evSchedule:
-		e.onSchedule(ev)
-	case e.evRollout:
-		e.onRollout(ev)
-	}
-}
-
 func (e *Engine) addService(si int32, s *scenario.Service) error {
 	svc := service{name: s.Name, spec: s, replicas: s.Replicas}
 	var err error
-	if svc.work, err = dist.New(&s.Pod.ServiceTime); err != nil {
+	if svc.work, err = dist.New(s.Pod.ServiceTime.Spec()); err != nil {
 		return fieldError(fmt.Sprintf("spec.services[%d].pod.serviceTime", si), err)
 	}
-	if svc.wait, err = dist.New(s.Pod.WaitTime); err != nil {
+	if svc.wait, err = dist.New(s.Pod.WaitTime.Spec()); err != nil {
 		return fieldError(fmt.Sprintf("spec.services[%d].pod.waitTime", si), err)
 	}
-	if svc.startup, err = dist.New(s.Pod.StartupDelay); err != nil {
+	if svc.startup, err = dist.New(s.Pod.StartupDelay.Spec()); err != nil {
 		return fieldError(fmt.Sprintf("spec.services[%d].pod.startupDelay", si), err)
 	}
 	if s.Pod.CPU != nil {
@@ -612,7 +522,7 @@ func (e *Engine) addClient(di int32, c *scenario.Client) error {
 	}
 	if c.ThinkTime != nil {
 		var err error
-		if d.think, err = dist.New(c.ThinkTime); err != nil {
+		if d.think, err = dist.New(c.ThinkTime.Spec()); err != nil {
 			return fieldError(fmt.Sprintf("spec.clients[%d].thinkTime", di), err)
 		}
 		d.hasThink = true
@@ -938,4 +848,9 @@ func (e *Engine) onTick(ev sim.Event) {
 	if next := now + e.stats.step; next < e.end {
 		e.k.At(next, e.evTick, 0, 0)
 	}
+}
+
+// registerTimeline registers the event kinds of the timeline events with the kernel.
+func (e *Engine) registerTimeline() {
+	e.evTick = e.k.Register(e.onTick)
 }

@@ -102,7 +102,7 @@ func closedRate(sc *scenario.Scenario, c *scenario.Client) func(int) float64 {
 		}
 	}
 	mean := func(d *scenario.Distribution) float64 {
-		s, err := dist.New(d)
+		s, err := dist.New(d.Spec())
 		if err != nil {
 			return 0
 		}

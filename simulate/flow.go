@@ -222,3 +222,8 @@ func (e *Engine) senderWindows(pi int32) [2]int64 {
 	}
 	return e.deps[e.cpods[e.poolOwner[pi]].dep].windows
 }
+
+// registerFlow registers the event kinds of HTTP/2 flow control events with the kernel.
+func (e *Engine) registerFlow() {
+	e.evWindowUpdate = e.k.Register(e.onWindowUpdate)
+}

@@ -254,7 +254,7 @@ func (e *Engine) deletePod(id int32) {
 		e.exit(id)
 		return
 	}
-	sigterm, sigkill := kubelet.Termination(&e.services[p.svc].spec.Pod)
+	sigterm, sigkill := kubelet.Termination(e.services[p.svc].spec.Pod.TerminationSpec())
 	e.k.After(sim.Duration(sigterm), e.evSigterm, id, 0)
 	e.k.After(sim.Duration(sigkill), e.evKill, id, 0)
 }
@@ -371,4 +371,14 @@ func (e *Engine) onNetGone(ev sim.Event) {
 	e.endpointsChanged(p.svc)
 	e.roomFreed()
 	e.rolloutChanged(p.svc, 0)
+}
+
+// registerLifecycle registers the event kinds of pod lifecycle events with the kernel.
+func (e *Engine) registerLifecycle() {
+	e.evSchedule = e.k.Register(e.onSchedule)
+	e.evPodStart = e.k.Register(e.onPodStart)
+	e.evProbe = e.k.Register(e.onProbe)
+	e.evSigterm = e.k.Register(e.onSigterm)
+	e.evKill = e.k.Register(e.onKill)
+	e.evNetGone = e.k.Register(e.onNetGone)
 }

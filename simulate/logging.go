@@ -106,3 +106,9 @@ func (e *Engine) onLogFlush(ev sim.Event) {
 	e.logTake(ev.Obj)
 	e.k.After(logpipe.ZapFlushInterval, e.evLogFlush, ev.Obj, 0)
 }
+
+// registerLogging registers the event kinds of access logging events with the kernel.
+func (e *Engine) registerLogging() {
+	e.evLogWritten = e.k.Register(e.onLogWritten)
+	e.evLogFlush = e.k.Register(e.onLogFlush)
+}

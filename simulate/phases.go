@@ -209,3 +209,9 @@ func (e *Engine) abortRun(ci int32) {
 		e.endPhase(ci)
 	}
 }
+
+// registerPhases registers the event kinds of client phases events with the kernel.
+func (e *Engine) registerPhases() {
+	e.evPhaseEnd = e.k.Register(e.onPhaseEnd)
+	e.evPhaseStart = e.k.Register(e.onPhaseStart)
+}

@@ -267,3 +267,8 @@ func fenceposts(ru *appsv1.RollingUpdateDeployment, replicas int) (surge, unavai
 	}
 	return surge, unavailable
 }
+
+// registerRollouts registers the event kinds of rollout events with the kernel.
+func (e *Engine) registerRollouts() {
+	e.evRollout = e.k.Register(e.onRollout)
+}

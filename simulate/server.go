@@ -296,3 +296,13 @@ func (e *Engine) reply(ji int32) {
 	}
 	e.sendMessage(j.conn, netw.Down, 0, int64(e.services[e.pods[j.pod].svc].respBytes), ji)
 }
+
+// registerServers registers the event kinds of a pod's app events with the kernel.
+func (e *Engine) registerServers() {
+	e.evArrive = e.k.Register(e.onArrive)
+	e.evCPU = e.k.Register(e.onCPU)
+	e.evWait = e.k.Register(e.onWait)
+}
+
+// onArrive: a request reached its pod.
+func (e *Engine) onArrive(ev sim.Event) { e.arrive(ev.Obj) }

@@ -847,3 +847,16 @@ func (e *Engine) sidecarResult(x *envoy) result.Sidecar {
 	}
 	return r
 }
+
+// registerSidecars registers the event kinds of sidecar events with the kernel.
+func (e *Engine) registerSidecars() {
+	e.evProxyIn = e.k.Register(e.onProxyIn)
+	e.evProxyCPU = e.k.Register(e.onProxyCPU)
+	e.evLocalIn = e.k.Register(e.onLocalIn)
+	e.evLocalOut = e.k.Register(e.onLocalOut)
+	e.evUpFail = e.k.Register(e.onUpFail)
+	e.evProxyRetry = e.k.Register(e.onProxyRetry)
+	e.evUnavailable = e.k.Register(e.onUnavailable)
+	e.evPerTry = e.k.Register(e.onPerTry)
+	e.evConnectTimeout = e.k.Register(e.onConnectTimeout)
+}

@@ -391,3 +391,8 @@ func (e *Engine) tcpResult() *result.TCP {
 		Connections: e.wires, WorstConnections: e.worst,
 	}
 }
+
+// registerFaults registers the event kinds of timed faults events with the kernel.
+func (e *Engine) registerFaults() {
+	e.evFault = e.k.Register(e.onFault)
+}

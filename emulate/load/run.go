@@ -37,7 +37,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
-	think, err := dist.New(cfg.ThinkTime)
+	think, err := dist.New(cfg.ThinkTime.Spec())
 	if err != nil {
 		return nil, fmt.Errorf("think time: %w", err)
 	}

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"os/exec"
 	"strings"
+
+	"trafficlab/model/kubeproxy"
 )
 
 // Apply programs rules into the named network namespace (one that `ip netns add`
@@ -62,9 +64,9 @@ func Flush(ctx context.Context, netns string, mode Mode) error {
 
 func modeError(mode Mode) error {
 	switch mode {
-	case "ipvs":
+	case kubeproxy.IPVS:
 		return ErrIPVSUnsupported
-	case "userspace":
+	case kubeproxy.Userspace:
 		return ErrUserspaceHasNoRules
 	}
 	return fmt.Errorf("proxyrules: unknown proxy mode %q (want iptables or nftables)", mode)

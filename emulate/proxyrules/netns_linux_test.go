@@ -58,7 +58,7 @@ func TestRulesInNetns(t *testing.T) {
 	emutest.NeedRoot(t, "ip", "nft", "iptables", "iptables-save", "iptables-restore")
 	block := unusedBlock(t)
 	for _, mode := range []Mode{Iptables, Nftables} {
-		t.Run(string(mode), func(t *testing.T) { testMode(t, mode, block) })
+		t.Run(mode.String(), func(t *testing.T) { testMode(t, mode, block) })
 	}
 }
 

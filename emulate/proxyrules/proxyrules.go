@@ -39,20 +39,20 @@ import (
 )
 
 // Mode is kube-proxy's --proxy-mode.
-type Mode string
+type Mode = kubeproxy.Mode
 
 // The proxy modes whose rules this package writes.
-const (
-	Iptables Mode = "iptables"
-	Nftables Mode = "nftables"
+var (
+	Iptables = kubeproxy.Iptables
+	Nftables = kubeproxy.Nftables
 )
 
-// ErrIPVSUnsupported is returned for proxy mode "ipvs": IPVS needs the kernel's ip_vs
+// ErrIPVSUnsupported is returned for proxy mode ipvs: IPVS needs the kernel's ip_vs
 // modules, which this machine's kernel does not have. `trafficlab simulate` models the
 // IPVS schedulers (model/kubeproxy).
 var ErrIPVSUnsupported = errors.New("proxyrules: proxy mode ipvs needs the kernel's IPVS (ip_vs) modules, which this kernel does not have; use `trafficlab simulate`, whose model/kubeproxy models IPVS rr, lc, sh, sed and nq")
 
-// ErrUserspaceHasNoRules is returned for proxy mode "userspace", which writes no
+// ErrUserspaceHasNoRules is returned for proxy mode userspace, which writes no
 // netfilter rules: it is a proxy process, not a rule set.
 var ErrUserspaceHasNoRules = errors.New("proxyrules: proxy mode userspace writes no netfilter rules; it is a proxy process")
 

@@ -460,13 +460,13 @@ func TestApplyRefuses(t *testing.T) {
 			t.Errorf("Flush in namespace %q was accepted", ns)
 		}
 	}
-	if err := Apply(ctx, "tltest-none", "ipvs", r); !errors.Is(err, ErrIPVSUnsupported) {
+	if err := Apply(ctx, "tltest-none", kubeproxy.IPVS, r); !errors.Is(err, ErrIPVSUnsupported) {
 		t.Errorf("ipvs: %v", err)
 	}
-	if err := Apply(ctx, "tltest-none", "userspace", r); !errors.Is(err, ErrUserspaceHasNoRules) {
+	if err := Apply(ctx, "tltest-none", kubeproxy.Userspace, r); !errors.Is(err, ErrUserspaceHasNoRules) {
 		t.Errorf("userspace: %v", err)
 	}
-	if err := Flush(ctx, "tltest-none", "bogus"); err == nil || !strings.Contains(err.Error(), "unknown proxy mode") {
+	if err := Flush(ctx, "tltest-none", kubeproxy.Parse("bogus")); err == nil || !strings.Contains(err.Error(), "unknown proxy mode") {
 		t.Errorf("bogus mode: %v", err)
 	}
 }

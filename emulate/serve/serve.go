@@ -151,10 +151,10 @@ func New(cfg Config) (*Server, error) {
 		s.overhead = &overhead{}
 	}
 	var err error
-	if s.work, err = dist.New(&p.ServiceTime); err != nil {
+	if s.work, err = dist.New(p.ServiceTime.Spec()); err != nil {
 		return nil, fmt.Errorf("serve: serviceTime: %w", err)
 	}
-	if s.wait, err = dist.New(p.WaitTime); err != nil {
+	if s.wait, err = dist.New(p.WaitTime.Spec()); err != nil {
 		return nil, fmt.Errorf("serve: waitTime: %w", err)
 	}
 	for i := range s.body {
@@ -282,7 +282,7 @@ func (s *Server) Terminate() {
 // drainLimit is how long a drain may last after SIGTERM: until the kubelet's
 // SIGKILL (kubelet.Termination), or the app's own drainTimeout if sooner.
 func drainLimit(p *scenario.Pod) time.Duration {
-	sigterm, sigkill := kubelet.Termination(p)
+	sigterm, sigkill := kubelet.Termination(p.TerminationSpec())
 	limit := sigkill - sigterm
 	if d := p.OnSigterm.DrainTimeout; d != nil {
 		limit = min(limit, d.Duration)

@@ -23,7 +23,7 @@ import (
 func TestClusterIPThroughRealRules(t *testing.T) {
 	emutest.NeedRoot(t, "ip", "nft", "iptables-restore")
 	for _, mode := range []proxyrules.Mode{proxyrules.Iptables, proxyrules.Nftables} {
-		t.Run(string(mode), func(t *testing.T) { clusterIP(t, mode) })
+		t.Run(mode.String(), func(t *testing.T) { clusterIP(t, mode) })
 	}
 }
 

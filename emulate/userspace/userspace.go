@@ -17,13 +17,13 @@
 //   - proxysocket.go: ProxyLoop accepts a connection and, in the accept loop itself, calls
 //     tryConnect: NextEndpoint, then net.DialTimeout with endpointDialTimeout 250 ms,
 //     500 ms, 1 s, 2 s, one attempt each, each failed attempt taking the next endpoint
-//     (kubeproxy.UserspaceDialTimeouts). With no endpoint, or after the last attempt, the
+//     (kubeproxy.Userspace.DialTimeouts()). With no endpoint, or after the last attempt, the
 //     client's connection is closed. Otherwise proxyTCP copies both ways; when either
 //     copy ends, for EOF or an error, copyBytes closes both sockets (no half-close).
 //   - roundrobin.go: LoadBalancerRR. NextEndpoint takes endpoints[index] and moves the
 //     index on; OnEndpointsUpdate keeps order and index for an unchanged set and stores a
 //     changed one shuffled with the index at 0. This is model/kubeproxy's userspace
-//     balancer, reused as it is (kubeproxy.New("userspace", ...)); sessionAffinity is None.
+//     balancer, reused as it is (kubeproxy.New(kubeproxy.Userspace, ...)); sessionAffinity is None.
 //
 // What a client sees, as with the real proxier: its connect always succeeds (the
 // kernel accepts for the proxy); a dead endpoint costs a retry, not an error, which is
@@ -169,7 +169,7 @@ func start(cfg Config, dial func(context.Context, string) (net.Conn, error), lis
 			p.Close()
 			return nil, fmt.Errorf("userspace: service %s: want an IPv4 ClusterIP and a port, got %v:%d", s.Name, s.ClusterIP, s.Port)
 		}
-		lb, err := kubeproxy.New("userspace", "", rand.New(rand.NewPCG(cfg.Seed, uint64(i))))
+		lb, err := kubeproxy.New(kubeproxy.Userspace, "", rand.New(rand.NewPCG(cfg.Seed, uint64(i))))
 		if err != nil {
 			p.Close()
 			return nil, err
@@ -311,9 +311,9 @@ func (p *Proxy) proxyLoop(s *service) {
 }
 
 // tryConnect is proxysocket.go tryConnect for sessionAffinity None: one attempt per
-// timeout of kubeproxy.UserspaceDialTimeouts, each on the next endpoint.
+// timeout of kubeproxy.Userspace.DialTimeouts(), each on the next endpoint.
 func (p *Proxy) tryConnect(s *service) (net.Conn, error) {
-	for _, timeout := range kubeproxy.UserspaceDialTimeouts {
+	for _, timeout := range kubeproxy.Userspace.DialTimeouts() {
 		ep, ok := s.next()
 		if !ok {
 			return nil, errors.New("no endpoints")

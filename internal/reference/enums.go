@@ -110,6 +110,12 @@ func fill(t reflect.Type, path string, set map[string]string, fieldAt map[string
 	case bandwidthType:
 		return "1mbit"
 	}
+	if isString(t) {
+		if v, ok := set[path]; ok {
+			return v
+		}
+		return probeValue
+	}
 	switch t.Kind() {
 	case reflect.Pointer:
 		return fill(t.Elem(), path, set, fieldAt, depth)
@@ -117,11 +123,6 @@ func fill(t reflect.Type, path string, set map[string]string, fieldAt map[string
 		return []any{fill(t.Elem(), path+"[0]", set, fieldAt, depth)}
 	case reflect.Map:
 		return map[string]any{"a": fill(t.Elem(), path+".a", set, fieldAt, depth)}
-	case reflect.String:
-		if v, ok := set[path]; ok {
-			return v
-		}
-		return probeValue
 	case reflect.Bool:
 		return true
 	case reflect.Float32, reflect.Float64:
@@ -138,7 +139,7 @@ func fill(t reflect.Type, path string, set map[string]string, fieldAt map[string
 				continue
 			}
 			p := joinPath(path, key)
-			if base(f.Type).Kind() == reflect.String {
+			if isString(base(f.Type)) {
 				fieldAt[p] = typeKey(t) + "." + f.Name
 				if f.Type.Kind() == reflect.Slice {
 					fieldAt[p+"[0]"] = typeKey(t) + "." + f.Name

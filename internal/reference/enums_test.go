@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	"trafficlab/model/kubeproxy"
 	"trafficlab/model/library"
 	"trafficlab/scenario"
 )
@@ -16,7 +17,7 @@ func TestEnumsAreValidationsSets(t *testing.T) {
 		field string
 		want  []string
 	}{
-		{"trafficlab/scenario.Cluster.ProxyMode", []string{scenario.ProxyIptables, scenario.ProxyNftables, scenario.ProxyIPVS, scenario.ProxyUserspace}},
+		{"trafficlab/scenario.Cluster.ProxyMode", kubeproxy.Names()},
 		{"trafficlab/scenario.Cluster.IPVSScheduler", []string{scenario.IPVSRoundRobin, scenario.IPVSLeastConnection, scenario.IPVSSourceHashing, scenario.IPVSShortestExpected, scenario.IPVSNeverQueue}},
 		{"trafficlab/scenario.Distribution.Distribution", []string{scenario.DistConstant, scenario.DistExponential, scenario.DistLognormal, scenario.DistUniform, scenario.DistEmpirical}},
 		{"trafficlab/scenario.Client.Library", library.Names()},

@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
+	"trafficlab/model/kubeproxy"
 	"trafficlab/result"
 	"trafficlab/scenario"
 )
@@ -20,6 +21,8 @@ var (
 	rateType        = reflect.TypeFor[scenario.Rate]()
 	percentType     = reflect.TypeFor[scenario.Percent]()
 	bandwidthType   = reflect.TypeFor[scenario.Bandwidth]()
+	// modeType is written as its name, one of a fixed set, as a string key is.
+	modeType = reflect.TypeFor[kubeproxy.Mode]()
 
 	// ScenarioType and ResultTypes are the roots of the documents described.
 	scenarioType = reflect.TypeFor[scenario.Scenario]()
@@ -56,11 +59,15 @@ func own(t reflect.Type) bool {
 // scalarType reports the struct types written as one scalar.
 func scalarType(t reflect.Type) bool {
 	switch t {
-	case durationType, quantityType, intOrStringType, rateType, percentType, bandwidthType:
+	case durationType, quantityType, intOrStringType, rateType, percentType, bandwidthType, modeType:
 		return true
 	}
 	return false
 }
+
+// isString reports the types written as a plain string: strings, and the types that
+// read their value from one (a kube-proxy mode).
+func isString(t reflect.Type) bool { return t.Kind() == reflect.String || t == modeType }
 
 // keyOf is a struct field's key as the scenario decoder reads it: its yaml tag, or else
 // its json tag (Kubernetes' types, the Result). "" or "-" means no key.

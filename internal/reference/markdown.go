@@ -51,14 +51,14 @@ func scenarioTypeText(f Field) string {
 		s = "percentage"
 	case t == bandwidthType:
 		s = "bandwidth"
+	case isString(t):
+		s = "string"
 	case own(t):
 		s = fmt.Sprintf("[%s](%s)", t.Name(), anchor(t))
 	case t.Kind() == reflect.Struct:
 		s = kubernetesLink(t)
 	case t.Kind() == reflect.Map:
 		s = "map of string to " + t.Elem().Kind().String()
-	case t.Kind() == reflect.String:
-		s = "string"
 	case t.Kind() == reflect.Bool:
 		s = "boolean"
 	case t.Kind() == reflect.Float32 || t.Kind() == reflect.Float64:
@@ -119,7 +119,7 @@ func resultTypeText(f Field) string {
 
 func jsonKind(t reflect.Type) string {
 	switch {
-	case t.Kind() == reflect.String:
+	case isString(t):
 		return "string"
 	case t.Kind() == reflect.Bool:
 		return "boolean"

@@ -130,6 +130,13 @@ func (g *schemaGen) valueSchema(t reflect.Type, name, field string) map[string]a
 	case bandwidthType:
 		return map[string]any{"type": "string", "pattern": bandwidthPattern}
 	}
+	if isString(t) {
+		s := map[string]any{"type": "string"}
+		if vals := g.enums[field]; len(vals) > 0 {
+			s["enum"] = vals
+		}
+		return s
+	}
 	switch t.Kind() {
 	case reflect.Pointer:
 		return g.valueSchema(t.Elem(), name, field)
@@ -137,12 +144,6 @@ func (g *schemaGen) valueSchema(t reflect.Type, name, field string) map[string]a
 		return map[string]any{"type": "array", "items": g.valueSchema(t.Elem(), name, field)}
 	case reflect.Map:
 		return map[string]any{"type": "object", "additionalProperties": g.valueSchema(t.Elem(), "", "")}
-	case reflect.String:
-		s := map[string]any{"type": "string"}
-		if vals := g.enums[field]; len(vals) > 0 {
-			s["enum"] = vals
-		}
-		return s
 	case reflect.Bool:
 		return map[string]any{"type": "boolean"}
 	case reflect.Float32, reflect.Float64:

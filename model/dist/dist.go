@@ -1,4 +1,4 @@
-// Package dist samples the duration distributions a scenario names.
+// Package dist samples duration distributions.
 package dist
 
 import (
@@ -6,46 +6,73 @@ import (
 	"math"
 	"math/rand/v2"
 	"time"
-
-	"trafficlab/scenario"
 )
 
 // z99 is the standard normal quantile at 0.99, used to turn a lognormal's p99 into sigma.
 const z99 = 2.3263478740408408
 
+// Kind is a distribution's family, named as a scenario names it.
+type Kind string
+
+// The kinds New compiles.
+const (
+	KindConstant    Kind = "constant"
+	KindExponential Kind = "exponential"
+	KindLognormal   Kind = "lognormal"
+	KindUniform     Kind = "uniform"
+	KindEmpirical   Kind = "empirical"
+)
+
+// Spec is a distribution of durations: its kind and the parameters that kind reads.
+type Spec struct {
+	Kind Kind
+	// Value of a constant.
+	Value time.Duration
+	// Mean of an exponential or a lognormal.
+	Mean time.Duration
+	// P99 of a lognormal whose Sigma is 0: sigma is then solved from Mean and P99.
+	P99 time.Duration
+	// Sigma of a lognormal's underlying normal.
+	Sigma float64
+	// Min and Max bound a uniform: [Min, Max).
+	Min, Max time.Duration
+	// Samples of an empirical distribution, each drawn with equal probability.
+	Samples []time.Duration
+}
+
 // Sampler draws durations in nanoseconds. The zero value always returns 0.
 type Sampler struct {
-	kind    string
+	kind    Kind
 	a, b    float64 // constant: a; exponential: mean a; lognormal: mu a, sigma b; uniform: [a, b)
 	samples []int64
 }
 
-// New compiles a scenario distribution; nil means "always zero".
-func New(d *scenario.Distribution) (Sampler, error) {
+// New compiles a distribution; nil means "always zero".
+func New(d *Spec) (Sampler, error) {
 	if d == nil {
 		return Sampler{}, nil
 	}
 	ns := func(x time.Duration) float64 { return float64(x) }
-	s := Sampler{kind: d.Distribution}
-	switch d.Distribution {
-	case scenario.DistConstant:
-		s.a = ns(d.Value.Duration)
-	case scenario.DistExponential:
-		s.a = ns(d.Mean.Duration)
-	case scenario.DistLognormal:
-		mu, sigma, err := Lognormal(ns(d.Mean.Duration), ns(d.P99.Duration), d.Sigma)
+	s := Sampler{kind: d.Kind}
+	switch d.Kind {
+	case KindConstant:
+		s.a = ns(d.Value)
+	case KindExponential:
+		s.a = ns(d.Mean)
+	case KindLognormal:
+		mu, sigma, err := Lognormal(ns(d.Mean), ns(d.P99), d.Sigma)
 		if err != nil {
 			return Sampler{}, err
 		}
 		s.a, s.b = mu, sigma
-	case scenario.DistUniform:
-		s.a, s.b = ns(d.Min.Duration), ns(d.Max.Duration)
-	case scenario.DistEmpirical:
+	case KindUniform:
+		s.a, s.b = ns(d.Min), ns(d.Max)
+	case KindEmpirical:
 		for _, x := range d.Samples {
-			s.samples = append(s.samples, int64(x.Duration))
+			s.samples = append(s.samples, int64(x))
 		}
 	default:
-		return Sampler{}, fmt.Errorf("unknown distribution %q", d.Distribution)
+		return Sampler{}, fmt.Errorf("unknown distribution %q", d.Kind)
 	}
 	return s, nil
 }
@@ -71,13 +98,13 @@ func Lognormal(mean, p99, sigma float64) (mu, sig float64, err error) {
 // Mean is the distribution's expected value in nanoseconds.
 func (s Sampler) Mean() float64 {
 	switch s.kind {
-	case scenario.DistConstant, scenario.DistExponential:
+	case KindConstant, KindExponential:
 		return s.a
-	case scenario.DistLognormal:
+	case KindLognormal:
 		return math.Exp(s.a + s.b*s.b/2)
-	case scenario.DistUniform:
+	case KindUniform:
 		return (s.a + s.b) / 2
-	case scenario.DistEmpirical:
+	case KindEmpirical:
 		sum := 0.0
 		for _, x := range s.samples {
 			sum += float64(x)
@@ -90,15 +117,15 @@ func (s Sampler) Mean() float64 {
 // Sample draws one duration in nanoseconds from r.
 func (s Sampler) Sample(r *rand.Rand) int64 {
 	switch s.kind {
-	case scenario.DistConstant:
+	case KindConstant:
 		return int64(s.a)
-	case scenario.DistExponential:
+	case KindExponential:
 		return int64(r.ExpFloat64() * s.a)
-	case scenario.DistLognormal:
+	case KindLognormal:
 		return int64(math.Exp(s.a + s.b*r.NormFloat64()))
-	case scenario.DistUniform:
+	case KindUniform:
 		return int64(s.a + (s.b-s.a)*r.Float64())
-	case scenario.DistEmpirical:
+	case KindEmpirical:
 		return s.samples[r.IntN(len(s.samples))]
 	}
 	return 0

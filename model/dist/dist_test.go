@@ -6,13 +6,7 @@ import (
 	"sort"
 	"testing"
 	"time"
-
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"trafficlab/scenario"
 )
-
-func d(x time.Duration) metav1.Duration { return metav1.Duration{Duration: x} }
 
 // The sample mean of n draws has standard error sd/√n; every case checks the mean within
 // 5 standard errors (a false failure about once in 3.5 million runs) and, where it is
@@ -22,15 +16,15 @@ func TestSampleMomentsMatchTheDistribution(t *testing.T) {
 	const n = 200000
 	cases := []struct {
 		name     string
-		dist     scenario.Distribution
+		dist     Spec
 		mean, sd float64 // ns
 		p99      float64 // ns, 0 = not checked
 	}{
-		{"constant", scenario.Distribution{Distribution: "constant", Value: d(3 * time.Millisecond)}, 3e6, 0, 3e6},
-		{"exponential", scenario.Distribution{Distribution: "exponential", Mean: d(time.Millisecond)}, 1e6, 1e6, -math.Log(0.01) * 1e6},
-		{"uniform", scenario.Distribution{Distribution: "uniform", Min: d(time.Millisecond), Max: d(3 * time.Millisecond)}, 2e6, 2e6 / math.Sqrt(12), 2.98e6},
-		{"lognormal-p99", scenario.Distribution{Distribution: "lognormal", Mean: d(time.Millisecond), P99: d(5 * time.Millisecond)}, 1e6, 0, 5e6},
-		{"empirical", scenario.Distribution{Distribution: "empirical", Samples: []metav1.Duration{d(1 * time.Millisecond), d(2 * time.Millisecond), d(6 * time.Millisecond)}}, 3e6, math.Sqrt((4e12 + 1e12 + 9e12) / 3), 6e6},
+		{"constant", Spec{Kind: KindConstant, Value: 3 * time.Millisecond}, 3e6, 0, 3e6},
+		{"exponential", Spec{Kind: KindExponential, Mean: time.Millisecond}, 1e6, 1e6, -math.Log(0.01) * 1e6},
+		{"uniform", Spec{Kind: KindUniform, Min: time.Millisecond, Max: 3 * time.Millisecond}, 2e6, 2e6 / math.Sqrt(12), 2.98e6},
+		{"lognormal-p99", Spec{Kind: KindLognormal, Mean: time.Millisecond, P99: 5 * time.Millisecond}, 1e6, 0, 5e6},
+		{"empirical", Spec{Kind: KindEmpirical, Samples: []time.Duration{1 * time.Millisecond, 2 * time.Millisecond, 6 * time.Millisecond}}, 3e6, math.Sqrt((4e12 + 1e12 + 9e12) / 3), 6e6},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -50,7 +44,7 @@ func TestSampleMomentsMatchTheDistribution(t *testing.T) {
 			}
 			mean := sum / n
 			sd := c.sd
-			if c.dist.Distribution == "lognormal" {
+			if c.dist.Kind == KindLognormal {
 				sd = c.mean * math.Sqrt(math.Exp(s.b*s.b)-1)
 			}
 			if tol := 5 * sd / math.Sqrt(n); math.Abs(mean-c.mean) > tol+1 {

@@ -3,10 +3,24 @@ package kubeproxy
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"strconv"
 	"sync"
 	"sync/atomic"
 )
+
+// iptablesMode: a Service with no endpoints gets a REJECT rule ("... has no endpoints")
+// in the filter table, and each new connection walks its service chain's statistic
+// rules, each a random draw (kubernetes/kubernetes pkg/proxy/iptables/proxier.go,
+// syncProxyRules and writeServiceToEndpointRules). The kernel rewrites the packets:
+// nothing relays, nothing retries.
+var iptablesMode = definition{
+	name:        "iptables",
+	noEndpoints: Refuse,
+	balancer: func(_ string, rng *rand.Rand) (Balancer, error) {
+		return &iptablesBalancer{draw: rng.Uint32}, nil
+	},
+}
 
 // IptablesProbabilities returns the --probability of each rule in an n-endpoint service
 // chain, exactly as kube-proxy writes them: rule i is "-m statistic --mode random

@@ -6,6 +6,20 @@ import (
 	"slices"
 )
 
+// ipvsMode: a virtual server with no real server answers a new connection with ICMP
+// port unreachable (linux net/netfilter/ipvs/ip_vs_core.c, ip_vs_leave), a refusal.
+// Its default scheduler, rr, hands connections out in turn; lc, sed and nq to the
+// least busy, which spreads long-lived connections alike; sh by source (the Result's
+// IPVS scheduler tells it apart). The kernel forwards the packets.
+var ipvsMode = definition{
+	name:        "ipvs",
+	noEndpoints: Refuse,
+	inTurn:      true,
+	balancer: func(scheduler string, rng *rand.Rand) (Balancer, error) {
+		return newIPVS(scheduler, rng)
+	},
+}
+
 // ipvsDest is one real server of the IPVS virtual service.
 type ipvsDest struct {
 	ep     Endpoint

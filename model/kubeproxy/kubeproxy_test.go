@@ -13,7 +13,7 @@ func newRNG(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 0x6b70))
 
 func mustNew(t testing.TB, mode, scheduler string, rng *rand.Rand) Balancer {
 	t.Helper()
-	b, err := New(mode, scheduler, rng)
+	b, err := New(Parse(mode), scheduler, rng)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,13 +28,13 @@ var allModes = []struct{ mode, scheduler string }{
 
 func TestNewRejectsUnknownNames(t *testing.T) {
 	for _, c := range []struct{ mode, scheduler string }{
-		{"kernelspace", ""}, {"ipvs", "wrr"}, {"ipvs", "dh"}, {"IPTABLES", ""},
+		{"kernelspace", ""}, {"", ""}, {"ipvs", "wrr"}, {"ipvs", "dh"}, {"IPTABLES", ""},
 	} {
-		if _, err := New(c.mode, c.scheduler, newRNG(1)); err == nil {
+		if _, err := New(Parse(c.mode), c.scheduler, newRNG(1)); err == nil {
 			t.Errorf("New(%q, %q) accepted", c.mode, c.scheduler)
 		}
 	}
-	if _, err := New("iptables", "", nil); err == nil {
+	if _, err := New(Iptables, "", nil); err == nil {
 		t.Error("New accepted a nil random stream")
 	}
 	// kube-proxy's IPVS default scheduler is rr: an empty name must behave as rr.
@@ -78,8 +78,8 @@ func TestPickDoesNotAllocate(t *testing.T) {
 
 func TestUserspaceDialTimeouts(t *testing.T) {
 	want := []time.Duration{250 * time.Millisecond, 500 * time.Millisecond, time.Second, 2 * time.Second}
-	if !slices.Equal(UserspaceDialTimeouts, want) {
-		t.Errorf("UserspaceDialTimeouts = %v, want %v (pkg/proxy/userspace/proxysocket.go)", UserspaceDialTimeouts, want)
+	if got := Userspace.DialTimeouts(); !slices.Equal(got, want) {
+		t.Errorf("userspace dial timeouts = %v, want %v (pkg/proxy/userspace/proxysocket.go)", got, want)
 	}
 }
 

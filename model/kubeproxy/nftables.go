@@ -2,6 +2,19 @@ package kubeproxy
 
 import "math/rand/v2"
 
+// nftablesMode: a Service with no endpoints is an element of the no-endpoint-services
+// map, whose verdict goes to reject-chain, and each new connection takes one random
+// element of its service chain's numgen vmap (kubernetes/kubernetes
+// pkg/proxy/nftables/proxier.go, syncProxyRules and writeServiceToEndpointRules). As
+// with iptables, the kernel rewrites the packets.
+var nftablesMode = definition{
+	name:        "nftables",
+	noEndpoints: Refuse,
+	balancer: func(_ string, rng *rand.Rand) (Balancer, error) {
+		return &nftablesBalancer{rng: rng}, nil
+	},
+}
+
 // NftablesPick is the element of "numgen random mod n vmap { 0 : goto ..., 1 : ... }" that a
 // kernel random draw r selects. kube-proxy writes that single rule per service chain
 // (kubernetes/kubernetes pkg/proxy/nftables/proxier.go, writeServiceToEndpointRules), and the

@@ -3,7 +3,31 @@ package kubeproxy
 import (
 	"math/rand/v2"
 	"slices"
+	"time"
 )
+
+// userspaceMode: kube-proxy's own process accepts every connection to a Service's
+// portal and copies its bytes to a connection it dials to an endpoint (ProxyLoop and
+// ProxyTCP); with no endpoint, or when every dial failed, it closes the accepted
+// connection, and this mode writes no REJECT rule. Endpoints are taken round robin
+// (kubernetes/kubernetes pkg/proxy/userspace/proxysocket.go and roundrobin.go, until
+// 1.25; the mode was removed in 1.26).
+var userspaceMode = definition{
+	name:         "userspace",
+	noEndpoints:  AcceptThenClose,
+	dialTimeouts: userspaceDialTimeouts,
+	relays:       true,
+	inTurn:       true,
+	balancer: func(_ string, rng *rand.Rand) (Balancer, error) {
+		return &userspaceBalancer{rng: rng}, nil
+	},
+}
+
+// userspaceDialTimeouts are the userspace proxier's per-attempt dial timeouts; a failed dial
+// tries the next endpoint (call Pick again) with the next timeout, and after the last one the
+// proxy closes the client's connection. pkg/proxy/userspace/proxysocket.go,
+// EndpointDialTimeouts and TryConnectEndpoints.
+var userspaceDialTimeouts = []time.Duration{250 * time.Millisecond, 500 * time.Millisecond, 1 * time.Second, 2 * time.Second}
 
 // userspaceBalancer is the userspace proxier's LoadBalancerRR state for one service on one
 // node (kubernetes/kubernetes pkg/proxy/userspace/roundrobin.go, until 1.25). The proxy
@@ -32,7 +56,7 @@ func (b *userspaceBalancer) SetEndpoints(eps []Endpoint) {
 }
 
 // Pick mirrors NextEndpoint: take endpoints[index], then index = (index+1) % len.
-// A dial retry (UserspaceDialTimeouts) is another NextEndpoint call, so it takes the next
+// A dial retry (userspaceDialTimeouts) is another NextEndpoint call, so it takes the next
 // endpoint in the shared rotation.
 func (b *userspaceBalancer) Pick(uint64) (Endpoint, bool) {
 	if len(b.eps) == 0 {

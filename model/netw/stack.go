@@ -206,8 +206,8 @@ func NewStack(k *sim.Kernel, cfg Config, r Receiver) *Stack {
 	orDefault(&cfg.SynRetries, def.SynRetries)
 	orDefault(&cfg.Retries2, def.Retries2)
 	s := &Stack{k: k, cfg: cfg, r: r, freePkt: -1}
-	s.evPkt = k.Register(s)
-	s.evTimer = k.Register(s)
+	s.evPkt = k.Register(s.Handle)
+	s.evTimer = k.Register(s.Handle)
 	return s
 }
 
@@ -328,7 +328,7 @@ func (s *Stack) fail(ci int32) {
 	s.cb = append(s.cb, callback{c: ConnID(ci), failed: true, lost: lost})
 }
 
-// Handle implements sim.Handler.
+// Handle is the sim.Handler of both its event kinds.
 func (s *Stack) Handle(ev sim.Event) {
 	if ev.Kind() == s.evPkt {
 		s.arrive(ev)

@@ -464,7 +464,7 @@ func (b *benchDriver) Handle(ev sim.Event) {
 
 func benchNode(b *testing.B, q Quota) {
 	d := &benchDriver{k: sim.New()}
-	d.kind = d.k.Register(d)
+	d.kind = d.k.Register(d.Handle)
 	c := NewCPU(8)
 	c.Changed = func(g *Group) {
 		if at, ok := g.Next(); ok {

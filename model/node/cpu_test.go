@@ -23,7 +23,7 @@ type driver struct {
 
 func newDriver(cores float64) *driver {
 	d := &driver{k: sim.New(), cpu: NewCPU(cores), done: map[int32]sim.Time{}, stall: map[int32]sim.Time{}}
-	d.kind = d.k.Register(d)
+	d.kind = d.k.Register(d.Handle)
 	d.cpu.Changed = func(g *Group) {
 		if at, ok := g.Next(); ok {
 			d.k.At(at, d.kind, g.ID, g.Gen)
