@@ -332,9 +332,11 @@ func writeLoadText(w io.Writer, r *load.Report) error {
 	q := r.Requests
 	p("Requests\t%d answered, %d failed, %d in flight at the end, %d not sent, %d resent", q.OK, q.Failed, q.InFlight, q.NotSent, q.Retried)
 	p("Throughput\t%.1f/s answered, %.1f/s sent", r.ThroughputRPS, r.RateRPS)
-	e := r.Errors
-	p("Errors\ttimeout %d, connection_refused %d, connection_reset %d, connection_closed %d, http_503 %d",
-		e.Timeout, e.ConnectionRefused, e.ConnectionReset, e.ConnectionClosed, e.HTTP503)
+	kinds := make([]string, 0, result.ErrorKinds)
+	for k := range result.ErrorKinds {
+		kinds = append(kinds, fmt.Sprintf("%s %d", k, r.Errors.Of(k)))
+	}
+	p("Errors\t%s", strings.Join(kinds, ", "))
 	others := make([]string, 0, len(r.OtherErrors))
 	for k := range r.OtherErrors {
 		others = append(others, k)
