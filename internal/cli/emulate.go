@@ -169,9 +169,8 @@ func (f *emulateFlags) end(ctx context.Context, c *cobra.Command, stdout io.Writ
 // emulateInputError turns what emulate refuses into bad input, at the scenario line
 // when it names a path.
 func emulateInputError(err error, pos scenario.Positions) error {
-	var fe *scenario.FieldError
-	if errors.As(err, &fe) {
-		return badInput{pos.Diag(scenario.Error, fe.Path, fe.Err.Error())}
+	if d, ok := pos.Locate(err); ok {
+		return badInput{d}
 	}
 	var size *emulate.SizeError
 	if errors.As(err, &size) {
