@@ -176,32 +176,7 @@ func slowByLoad(r *result.Result) string {
 	for _, pt := range r.Timeline {
 		offered = offered || pt.Offered > 0
 	}
-	type load struct {
-		requests, judged, slow int64
-		secs                   float64
-	}
-	var ivs []load
-	timeouts := false
-	for _, pt := range r.Timeline {
-		secs := step
-		if r.DurationS > 0 && pt.TS+step > r.DurationS {
-			secs = r.DurationS - pt.TS // the last interval is cut short by the run's end
-		}
-		var timedOut int64
-		if pt.ErrorsByKind != nil {
-			timedOut = pt.ErrorsByKind.Timeout
-		}
-		requests := pt.Requests
-		if offered {
-			requests = pt.Offered
-		}
-		judged := pt.Succeeded() + timedOut
-		if requests <= 0 || judged <= 0 || secs <= 0 {
-			continue
-		}
-		timeouts = timeouts || timedOut > 0
-		ivs = append(ivs, load{requests, judged, pt.Slow + timedOut, secs})
-	}
+	ivs, timeouts := intervalLoads(r, offered)
 	q := len(ivs) / 4
 	if q == 0 {
 		return ""
@@ -209,18 +184,8 @@ func slowByLoad(r *result.Result) string {
 	sort.SliceStable(ivs, func(i, j int) bool {
 		return float64(ivs[i].requests)/ivs[i].secs < float64(ivs[j].requests)/ivs[j].secs
 	})
-	sum := func(part []load) (rps, share float64) {
-		var t load
-		for _, l := range part {
-			t.requests += l.requests
-			t.judged += l.judged
-			t.slow += l.slow
-			t.secs += l.secs
-		}
-		return float64(t.requests) / t.secs, ratio(t.slow, t.judged)
-	}
-	quietRPS, quiet := sum(ivs[:q])
-	busyRPS, busy := sum(ivs[len(ivs)-q:])
+	quietRPS, quiet := sumLoads(ivs[:q])
+	busyRPS, busy := sumLoads(ivs[len(ivs)-q:])
 	if busyRPS < 1.25*quietRPS {
 		return "" // a steady load: the quarters differ by chance, not by load
 	}
@@ -242,6 +207,53 @@ func slowByLoad(r *result.Result) string {
 	}
 	return s + ": about the same at any load, so the slow requests come not from the traffic but from something " +
 		"that runs regardless of it, such as a neighbour's bursts."
+}
+
+// intervalLoad is what one timeline interval offered and how much of it was slow.
+type intervalLoad struct {
+	requests, judged, slow int64 // judged: successes and timeouts, the requests a share is of
+	secs                   float64
+}
+
+// intervalLoads returns the load of each interval with requests and something to judge
+// the slow share by, counting requests offered when offered is set, else those that
+// finished; and whether any request timed out.
+func intervalLoads(r *result.Result, offered bool) (ivs []intervalLoad, timeouts bool) {
+	step := r.TimelineIntervalS
+	for _, pt := range r.Timeline {
+		secs := step
+		if r.DurationS > 0 && pt.TS+step > r.DurationS {
+			secs = r.DurationS - pt.TS // the last interval is cut short by the run's end
+		}
+		var timedOut int64
+		if pt.ErrorsByKind != nil {
+			timedOut = pt.ErrorsByKind.Timeout
+		}
+		requests := pt.Requests
+		if offered {
+			requests = pt.Offered
+		}
+		judged := pt.Succeeded() + timedOut
+		if requests <= 0 || judged <= 0 || secs <= 0 {
+			continue
+		}
+		timeouts = timeouts || timedOut > 0
+		ivs = append(ivs, intervalLoad{requests, judged, pt.Slow + timedOut, secs})
+	}
+	return ivs, timeouts
+}
+
+// sumLoads returns the requests per second over the intervals together, and their
+// slow share.
+func sumLoads(part []intervalLoad) (rps, share float64) {
+	var t intervalLoad
+	for _, l := range part {
+		t.requests += l.requests
+		t.judged += l.judged
+		t.slow += l.slow
+		t.secs += l.secs
+	}
+	return float64(t.requests) / t.secs, ratio(t.slow, t.judged)
 }
 
 // writeSuspects ranks the resources that made up the slow requests' time, then

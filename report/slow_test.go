@@ -121,159 +121,162 @@ func render(t *testing.T, r *result.Result) string {
 // depend on where lines wrap or how columns align.
 func flat(s string) string { return strings.Join(strings.Fields(s), " ") }
 
+// slowSectionCases are runs and what the slow sections must and must not say of each.
+var slowSectionCases = []struct {
+	name string
+	r    func() *result.Result
+	// lines must appear as whole lines, runs of spaces squeezed; words anywhere,
+	// whitespace flattened; not nowhere.
+	lines, words, not []string
+}{
+	{"r3", r3,
+		[]string{
+			// 202,608 of 162,540,000 is 0.125%.
+			"Slow requests: 202,608 of 162,540,000 successful requests (0.12%) took over 500 ms",
+			" NODE PODS SLOW SLOW % DISK BUSY DISK MAX WAIT CPU",
+			// 190,000 of 32,508,000 is 0.58%; 4,100 of it 0.013%.
+			" pool-2 3 190,000 0.58% 97% 1.2 s 32%",
+			" pool-0 2 4,100 0.01% 4% 38 ms 31%",
+			" pool-4 2 0 0% 4% 38 ms 31%",
+			"Pods with the most slow requests (5 of 8); waits are means per request answered, in ms:",
+			" POD NODE SLOW SLOW % QUEUE CPU THROTTLED DISK DEPENDENCY NETWORK",
+			" api-4 pool-2 95,000 0.58% 0.02 0.05 - 2.84 0.00 0.41",
+			" api-6 pool-3 2,304 0.01% 0.01 0.03 - 0.01 0.00 0.40",
+			"Suspects, worst first",
+		},
+		[]string{
+			"Requests whose access-log write blocked on a full pipe: api-4 41,200, api-5 40,870.",
+			// Busiest quarter: the 2,900 and 3,000 rps intervals, 63,720,000 requests in
+			// 21,600 s = 2,950 rps, 62,640 + 71,280 = 133,920 slow = 0.2102%. Quietest: the
+			// 1,000 and 1,050 rps ones, 22,140,000 in 21,600 s = 1,025 rps, 2,160 + 2,268 =
+			// 4,428 slow = 0.0200%.
+			"Slow share by load: 0.21% in the busiest quarter of the 3h intervals (2,950 rps), 0.02% in the quietest (1,025 rps): the tail grows with the load",
+			"1. disk on pool-2 — 93% of the slow requests' time, the main wait of 188,900 of them; neighbour batch-writer; disk 97% busy; writes queued up to 1.2 s",
+			"2. the network, client or sidecars, from pool-2 — 3.0% of the slow requests' time, the main wait of 1,100 of them 3.",
+			"3. CPU on pool-3 — 1.2% of the slow requests' time, the main wait of 2,304 of them; node CPU 31% used of 4 cores",
+			"Advice: keep batch-writer off pool-2 (pod anti-affinity against it, or a taint on the node that only the right pods tolerate), or give the node a faster disk: api-4 and api-5 wait for the disk behind its writes, and cheaper logging saves CPU but not this wait, since the wait is the disk.",
+			"Background workloads: batch-writer on pool-2 (0.02 cores, 1.0 MB/s written).",
+		},
+		[]string{"api-8 pool-4 0 0%", "api-1 pool-0 2,000", "CPU throttling", "other", "omitted"}},
+	{"slow intervals with failures: the share is of successful requests", func() *result.Result {
+		r := r3()
+		// The quietest quarter loses 5,000,000 requests to errors: 4,428 slow of
+		// 17,140,000 successful is 0.026%, not the 0.020% of the 22,140,000 sent.
+		r.Timeline[4].Errors = 5_000_000
+		return r
+	}, nil, []string{"0.03% in the quietest (1,025 rps)"}, nil},
+	{"a steady load has no by-load line", func() *result.Result {
+		r := r3()
+		for i := range r.Timeline {
+			r.Timeline[i].Requests = 2000*10800 + int64(i)*1000
+		}
+		return r
+	}, nil, nil, []string{"Slow share by load"}},
+	{"overload: intervals where every request timed out are neither quiet nor 0% slow", func() *result.Result {
+		// The clients offered 1,000/s throughout; in half the intervals every request
+		// timed out, in the others 782/s finished and 79% of them were slow. The load
+		// was steady, so there is nothing to compare.
+		r := r3()
+		for i := range r.Timeline {
+			pt := &r.Timeline[i]
+			pt.Offered, pt.Requests, pt.Slow, pt.Errors, pt.ErrorsByKind = 1000*10800, 782*10800, 782*10800*79/100, 0, nil
+			if i < 4 {
+				pt.Requests, pt.Slow, pt.Errors = 1000*10800, 0, 1000*10800
+				pt.ErrorsByKind = &result.Errors{Timeout: pt.Errors}
+			}
+		}
+		return r
+	}, nil, nil, []string{"Slow share by load"}},
+	{"timeouts count as slow at the peak", func() *result.Result {
+		r := r3()
+		for i := range r.Timeline {
+			pt := &r.Timeline[i]
+			pt.Offered, pt.Requests, pt.Slow, pt.Errors, pt.ErrorsByKind = 1000*10800, 1000*10800, 1000*108, 0, nil
+			if i < 2 {
+				pt.Offered, pt.Requests, pt.Slow, pt.Errors = 3000*10800, 3000*10800, 0, 3000*10800
+				pt.ErrorsByKind = &result.Errors{Timeout: pt.Errors}
+			}
+		}
+		return r
+	}, nil, []string{"Slow share by load (timeouts counted as slow): 100% in the busiest quarter of the 3h intervals " +
+		"(3,000 rps offered), 1.0% in the quietest (1,000 rps offered): the tail grows with the load"}, []string{"worse when traffic is light"}},
+	{"an interval with neither a success nor a timeout is left out", func() *result.Result {
+		// The two busiest intervals were all refused at once: no request waited, so they
+		// say nothing about the slow share; the next busiest is compared.
+		r := r3()
+		for i := range r.Timeline {
+			pt := &r.Timeline[i]
+			pt.Offered, pt.Requests, pt.Slow, pt.Errors, pt.ErrorsByKind = int64(1000+100*i)*10800, int64(1000+100*i)*10800, 0, 0, nil
+			if i >= 6 {
+				pt.Errors = pt.Requests
+				pt.ErrorsByKind = &result.Errors{ConnectionRefused: pt.Errors}
+			}
+		}
+		r.Timeline[4].Slow, r.Timeline[5].Slow = 10800, 10800
+		return r
+	}, nil, []string{"0.07% in the busiest quarter of the 3h intervals (1,500 rps offered)"}, []string{"timeouts counted", "0% in the busiest"}},
+	{"a closed-loop client: its load follows the tail", func() *result.Result {
+		r := r3()
+		r.Clients[0].ClosedLoop = true
+		return r
+	}, nil, nil, []string{"Slow share by load"}},
+	{"the tail worse when quiet", func() *result.Result {
+		r := r3()
+		r.Timeline[4].Slow, r.Timeline[5].Slow = 200_000, 200_000
+		return r
+	}, nil, []string{"0.21% in the busiest", "1.8% in the quietest (1,025 rps): the tail is worse when traffic is light"}, nil},
+	{"the same at any load", func() *result.Result {
+		r := r3()
+		r.Timeline[4].Slow, r.Timeline[5].Slow = 30_000, 30_000 // 60,000 of 22,140,000: 0.27%
+		return r
+	}, nil, []string{"0.27% in the quietest (1,025 rps): about the same at any load"}, nil},
+	{"many nodes: only those with slow requests", func() *result.Result {
+		r := r3()
+		for i := 5; i < 10; i++ {
+			r.Nodes = append(r.Nodes, result.Node{Name: fmt.Sprintf("pool-%d", i), CPU: 4, Pods: 1})
+		}
+		return r
+	}, []string{" pool-2 3 190,000 0.58% 97% 1.2 s 32%", "The other 6 nodes served no slow request."}, nil,
+		[]string{"pool-4 2", "pool-9"}},
+	{"no disk modelled: no disk columns", func() *result.Result {
+		r := r3()
+		for i := range r.Nodes {
+			r.Nodes[i].DiskUtilization, r.Nodes[i].DiskMaxWaitMS = 0, 0
+		}
+		return r
+	}, []string{" NODE PODS SLOW SLOW % CPU", " pool-2 3 190,000 0.58% 32%"}, nil, []string{"DISK BUSY"}},
+	{"nothing slow: no slow section, no suspects", func() *result.Result {
+		r := r3()
+		r.Slow, r.SlowShare, r.Suspects = 0, 0, nil
+		return r
+	}, nil, []string{"Background workloads: batch-writer"}, []string{"Slow requests", "Suspects", "Slow share", "Advice"}},
+	{"a throttled pod no suspect covers", func() *result.Result {
+		r := oldStyle()
+		r.Pods[0].Throttling = &result.Throttling{Periods: 1000, ThrottledPeriods: 812, ThrottledS: 61.2}
+		r.Pods[2].Throttling = &result.Throttling{Periods: 1000} // never throttled
+		return r
+	}, nil, []string{"CPU throttling: web-0 was throttled in 812 of 1,000 periods (81%), 61 s in all: its CPU limit, not the node, set its pace."},
+		[]string{"web-2 in", "Slow requests", "Suspects"}},
+	{"throttled pods, worst first, and rarely", func() *result.Result {
+		r := oldStyle()
+		r.Pods[0].Throttling = &result.Throttling{Periods: 2000, ThrottledPeriods: 50, ThrottledS: 1.5}
+		r.Pods[2].Throttling = &result.Throttling{Periods: 1000, ThrottledPeriods: 60, ThrottledS: 2}
+		return r
+	}, nil, []string{"CPU throttling: web-2 in 60 of 1,000 periods (6.0%, 2.0 s in all), web-0 in 50 of 2,000 periods (2.5%, 1.5 s in all): short stalls"},
+		[]string{"set their pace"}},
+	{"throttling a suspect covers", func() *result.Result {
+		r := r3()
+		r.Pods[4].Throttling = &result.Throttling{Periods: 1000, ThrottledPeriods: 812, ThrottledS: 61.2}
+		r.Suspects[0].Resource, r.Suspects[0].Neighbour = "throttled", ""
+		return r
+	}, nil, []string{"1. the CPU limit (throttling) on pool-2 — 93%",
+		// api-4 alone ran out of quota: api-5 beside it has no limit to raise.
+		"Advice: raise or remove the CPU limit of api-4. Once a container has spent its CFS quota for a 100 ms period"},
+		[]string{"CPU throttling:"}},
+}
+
 func TestSlowSections(t *testing.T) {
-	cases := []struct {
-		name string
-		r    func() *result.Result
-		// lines must appear as whole lines, runs of spaces squeezed; words anywhere,
-		// whitespace flattened; not nowhere.
-		lines, words, not []string
-	}{
-		{"r3", r3,
-			[]string{
-				// 202,608 of 162,540,000 is 0.125%.
-				"Slow requests: 202,608 of 162,540,000 successful requests (0.12%) took over 500 ms",
-				" NODE PODS SLOW SLOW % DISK BUSY DISK MAX WAIT CPU",
-				// 190,000 of 32,508,000 is 0.58%; 4,100 of it 0.013%.
-				" pool-2 3 190,000 0.58% 97% 1.2 s 32%",
-				" pool-0 2 4,100 0.01% 4% 38 ms 31%",
-				" pool-4 2 0 0% 4% 38 ms 31%",
-				"Pods with the most slow requests (5 of 8); waits are means per request answered, in ms:",
-				" POD NODE SLOW SLOW % QUEUE CPU THROTTLED DISK DEPENDENCY NETWORK",
-				" api-4 pool-2 95,000 0.58% 0.02 0.05 - 2.84 0.00 0.41",
-				" api-6 pool-3 2,304 0.01% 0.01 0.03 - 0.01 0.00 0.40",
-				"Suspects, worst first",
-			},
-			[]string{
-				"Requests whose access-log write blocked on a full pipe: api-4 41,200, api-5 40,870.",
-				// Busiest quarter: the 2,900 and 3,000 rps intervals, 63,720,000 requests in
-				// 21,600 s = 2,950 rps, 62,640 + 71,280 = 133,920 slow = 0.2102%. Quietest: the
-				// 1,000 and 1,050 rps ones, 22,140,000 in 21,600 s = 1,025 rps, 2,160 + 2,268 =
-				// 4,428 slow = 0.0200%.
-				"Slow share by load: 0.21% in the busiest quarter of the 3h intervals (2,950 rps), 0.02% in the quietest (1,025 rps): the tail grows with the load",
-				"1. disk on pool-2 — 93% of the slow requests' time, the main wait of 188,900 of them; neighbour batch-writer; disk 97% busy; writes queued up to 1.2 s",
-				"2. the network, client or sidecars, from pool-2 — 3.0% of the slow requests' time, the main wait of 1,100 of them 3.",
-				"3. CPU on pool-3 — 1.2% of the slow requests' time, the main wait of 2,304 of them; node CPU 31% used of 4 cores",
-				"Advice: keep batch-writer off pool-2 (pod anti-affinity against it, or a taint on the node that only the right pods tolerate), or give the node a faster disk: api-4 and api-5 wait for the disk behind its writes, and cheaper logging saves CPU but not this wait, since the wait is the disk.",
-				"Background workloads: batch-writer on pool-2 (0.02 cores, 1.0 MB/s written).",
-			},
-			[]string{"api-8 pool-4 0 0%", "api-1 pool-0 2,000", "CPU throttling", "other", "omitted"}},
-		{"slow intervals with failures: the share is of successful requests", func() *result.Result {
-			r := r3()
-			// The quietest quarter loses 5,000,000 requests to errors: 4,428 slow of
-			// 17,140,000 successful is 0.026%, not the 0.020% of the 22,140,000 sent.
-			r.Timeline[4].Errors = 5_000_000
-			return r
-		}, nil, []string{"0.03% in the quietest (1,025 rps)"}, nil},
-		{"a steady load has no by-load line", func() *result.Result {
-			r := r3()
-			for i := range r.Timeline {
-				r.Timeline[i].Requests = 2000*10800 + int64(i)*1000
-			}
-			return r
-		}, nil, nil, []string{"Slow share by load"}},
-		{"overload: intervals where every request timed out are neither quiet nor 0% slow", func() *result.Result {
-			// The clients offered 1,000/s throughout; in half the intervals every request
-			// timed out, in the others 782/s finished and 79% of them were slow. The load
-			// was steady, so there is nothing to compare.
-			r := r3()
-			for i := range r.Timeline {
-				pt := &r.Timeline[i]
-				pt.Offered, pt.Requests, pt.Slow, pt.Errors, pt.ErrorsByKind = 1000*10800, 782*10800, 782*10800*79/100, 0, nil
-				if i < 4 {
-					pt.Requests, pt.Slow, pt.Errors = 1000*10800, 0, 1000*10800
-					pt.ErrorsByKind = &result.Errors{Timeout: pt.Errors}
-				}
-			}
-			return r
-		}, nil, nil, []string{"Slow share by load"}},
-		{"timeouts count as slow at the peak", func() *result.Result {
-			r := r3()
-			for i := range r.Timeline {
-				pt := &r.Timeline[i]
-				pt.Offered, pt.Requests, pt.Slow, pt.Errors, pt.ErrorsByKind = 1000*10800, 1000*10800, 1000*108, 0, nil
-				if i < 2 {
-					pt.Offered, pt.Requests, pt.Slow, pt.Errors = 3000*10800, 3000*10800, 0, 3000*10800
-					pt.ErrorsByKind = &result.Errors{Timeout: pt.Errors}
-				}
-			}
-			return r
-		}, nil, []string{"Slow share by load (timeouts counted as slow): 100% in the busiest quarter of the 3h intervals " +
-			"(3,000 rps offered), 1.0% in the quietest (1,000 rps offered): the tail grows with the load"}, []string{"worse when traffic is light"}},
-		{"an interval with neither a success nor a timeout is left out", func() *result.Result {
-			// The two busiest intervals were all refused at once: no request waited, so they
-			// say nothing about the slow share; the next busiest is compared.
-			r := r3()
-			for i := range r.Timeline {
-				pt := &r.Timeline[i]
-				pt.Offered, pt.Requests, pt.Slow, pt.Errors, pt.ErrorsByKind = int64(1000+100*i)*10800, int64(1000+100*i)*10800, 0, 0, nil
-				if i >= 6 {
-					pt.Errors = pt.Requests
-					pt.ErrorsByKind = &result.Errors{ConnectionRefused: pt.Errors}
-				}
-			}
-			r.Timeline[4].Slow, r.Timeline[5].Slow = 10800, 10800
-			return r
-		}, nil, []string{"0.07% in the busiest quarter of the 3h intervals (1,500 rps offered)"}, []string{"timeouts counted", "0% in the busiest"}},
-		{"a closed-loop client: its load follows the tail", func() *result.Result {
-			r := r3()
-			r.Clients[0].ClosedLoop = true
-			return r
-		}, nil, nil, []string{"Slow share by load"}},
-		{"the tail worse when quiet", func() *result.Result {
-			r := r3()
-			r.Timeline[4].Slow, r.Timeline[5].Slow = 200_000, 200_000
-			return r
-		}, nil, []string{"0.21% in the busiest", "1.8% in the quietest (1,025 rps): the tail is worse when traffic is light"}, nil},
-		{"the same at any load", func() *result.Result {
-			r := r3()
-			r.Timeline[4].Slow, r.Timeline[5].Slow = 30_000, 30_000 // 60,000 of 22,140,000: 0.27%
-			return r
-		}, nil, []string{"0.27% in the quietest (1,025 rps): about the same at any load"}, nil},
-		{"many nodes: only those with slow requests", func() *result.Result {
-			r := r3()
-			for i := 5; i < 10; i++ {
-				r.Nodes = append(r.Nodes, result.Node{Name: fmt.Sprintf("pool-%d", i), CPU: 4, Pods: 1})
-			}
-			return r
-		}, []string{" pool-2 3 190,000 0.58% 97% 1.2 s 32%", "The other 6 nodes served no slow request."}, nil,
-			[]string{"pool-4 2", "pool-9"}},
-		{"no disk modelled: no disk columns", func() *result.Result {
-			r := r3()
-			for i := range r.Nodes {
-				r.Nodes[i].DiskUtilization, r.Nodes[i].DiskMaxWaitMS = 0, 0
-			}
-			return r
-		}, []string{" NODE PODS SLOW SLOW % CPU", " pool-2 3 190,000 0.58% 32%"}, nil, []string{"DISK BUSY"}},
-		{"nothing slow: no slow section, no suspects", func() *result.Result {
-			r := r3()
-			r.Slow, r.SlowShare, r.Suspects = 0, 0, nil
-			return r
-		}, nil, []string{"Background workloads: batch-writer"}, []string{"Slow requests", "Suspects", "Slow share", "Advice"}},
-		{"a throttled pod no suspect covers", func() *result.Result {
-			r := oldStyle()
-			r.Pods[0].Throttling = &result.Throttling{Periods: 1000, ThrottledPeriods: 812, ThrottledS: 61.2}
-			r.Pods[2].Throttling = &result.Throttling{Periods: 1000} // never throttled
-			return r
-		}, nil, []string{"CPU throttling: web-0 was throttled in 812 of 1,000 periods (81%), 61 s in all: its CPU limit, not the node, set its pace."},
-			[]string{"web-2 in", "Slow requests", "Suspects"}},
-		{"throttled pods, worst first, and rarely", func() *result.Result {
-			r := oldStyle()
-			r.Pods[0].Throttling = &result.Throttling{Periods: 2000, ThrottledPeriods: 50, ThrottledS: 1.5}
-			r.Pods[2].Throttling = &result.Throttling{Periods: 1000, ThrottledPeriods: 60, ThrottledS: 2}
-			return r
-		}, nil, []string{"CPU throttling: web-2 in 60 of 1,000 periods (6.0%, 2.0 s in all), web-0 in 50 of 2,000 periods (2.5%, 1.5 s in all): short stalls"},
-			[]string{"set their pace"}},
-		{"throttling a suspect covers", func() *result.Result {
-			r := r3()
-			r.Pods[4].Throttling = &result.Throttling{Periods: 1000, ThrottledPeriods: 812, ThrottledS: 61.2}
-			r.Suspects[0].Resource, r.Suspects[0].Neighbour = "throttled", ""
-			return r
-		}, nil, []string{"1. the CPU limit (throttling) on pool-2 — 93%",
-			// api-4 alone ran out of quota: api-5 beside it has no limit to raise.
-			"Advice: raise or remove the CPU limit of api-4. Once a container has spent its CFS quota for a 100 ms period"},
-			[]string{"CPU throttling:"}},
-	}
+	cases := slowSectionCases
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			out := render(t, c.r())

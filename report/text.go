@@ -521,16 +521,7 @@ func Explain(r *result.Result, svc string) string {
 	if !Uneven(pods) {
 		return ""
 	}
-	var clients []result.Client
-	conns, peak, reqs := int64(0), int64(0), int64(0)
-	for _, c := range r.Clients {
-		if c.Target == svc {
-			clients = append(clients, c)
-			conns += c.ConnectionsOpened
-			peak += c.PeakOpen
-			reqs += c.Requests
-		}
-	}
+	clients, conns, peak, reqs := clientsOf(r, svc)
 	if len(clients) == 0 || conns == 0 {
 		return ""
 	}
@@ -558,12 +549,7 @@ func Explain(r *result.Result, svc string) string {
 	if float64(reqs)/float64(conns) < 10 {
 		return s + "Connections are short-lived here, so the spread comes from few connections or from pods that answer at different speeds."
 	}
-	var late []string // idle pods that a scale-out added after the connections were open
-	for _, p := range pods {
-		if p.Requests == 0 && p.InProgress == 0 && p.StartS > 0 {
-			late = append(late, fmt.Sprintf("%s (ready at %s)", p.Name, at(*p.ReadyS)))
-		}
-	}
+	late := lateIdle(pods)
 	switch {
 	case lived && len(late) > 0 && len(late) == idle:
 		s += fmt.Sprintf("%s came after the clients' connections were open: kube-proxy balances only new connections "+
@@ -590,6 +576,32 @@ func Explain(r *result.Result, svc string) string {
 	return s + "To spread it: " + more +
 		"recycle them (connections.maxLifetime, as .NET's PooledConnectionLifetime does), " +
 		"or balance per request with an L7 proxy (a service-mesh sidecar) or client-side load balancing."
+}
+
+// clientsOf returns the clients of svc and, summed over them, the connections they
+// opened, the most they held open at once and their requests.
+func clientsOf(r *result.Result, svc string) (clients []result.Client, conns, peak, reqs int64) {
+	for _, c := range r.Clients {
+		if c.Target == svc {
+			clients = append(clients, c)
+			conns += c.ConnectionsOpened
+			peak += c.PeakOpen
+			reqs += c.Requests
+		}
+	}
+	return clients, conns, peak, reqs
+}
+
+// lateIdle names the idle pods that a scale-out added after the connections were
+// open, with when each became ready.
+func lateIdle(pods []result.Pod) []string {
+	var late []string
+	for _, p := range pods {
+		if p.Requests == 0 && p.InProgress == 0 && p.StartS > 0 {
+			late = append(late, fmt.Sprintf("%s (ready at %s)", p.Name, at(*p.ReadyS)))
+		}
+	}
+	return late
 }
 
 // saturatedPod says when the busiest pod's CPU is spent, and whether the other pods

@@ -104,86 +104,15 @@ func (c *checker) check(r *result.Result) {
 	}
 	c.walk("", reflect.ValueOf(r).Elem())
 	c.number("duration_s", r.DurationS)
-	q := r.Requests
-	for _, f := range []struct {
-		name string
-		v    int64
-	}{{"total", q.Total}, {"ok", q.OK}, {"failed", q.Failed}, {"in_flight", q.InFlight}, {"not_sent", q.NotSent}, {"retried", q.Retried}} {
-		c.count("requests."+f.name, f.v)
-	}
-	if q.OK+q.Failed != q.Total {
-		c.fail("requests.total", "%d is not ok %d + failed %d", q.Total, q.OK, q.Failed)
-	}
-	c.errors("errors", r.Errors)
-	if n := r.Errors.Total(); n > q.Failed || n < 0 {
-		c.fail("errors", "%d errors by kind, more than the %d failed requests", n, q.Failed)
-	}
+	c.requests(r)
 	c.number("throughput_rps", r.ThroughputRPS)
 	c.number("rate_rps", r.RateRPS)
-	c.latency("latency_ms", r.LatencyMS)
-	if q.OK == 0 && r.LatencyMS != (result.Latency{}) {
-		c.fail("latency_ms", "latencies of successful requests, but none succeeded")
-	}
-	c.number("slow_threshold_ms", r.SlowThresholdMS)
-	c.count("slow", r.Slow)
-	if r.Slow > q.OK {
-		c.fail("slow", "%d slow requests, more than the %d that succeeded", r.Slow, q.OK)
-	}
-	c.share("slow_share", r.SlowShare)
+	c.latencies(r)
 	c.number("timeline_interval_s", r.TimelineIntervalS)
-	for i, p := range r.LatencySpectrum {
-		f := fmt.Sprintf("latency_spectrum[%d]", i)
-		c.share(f+".percentile", p.Percentile/100)
-		c.number(f+".ms", p.MS)
-		c.latencyMS(f+".ms", p.MS)
-		c.count(f+".count", p.Count)
-		if i > 0 && (p.Percentile < r.LatencySpectrum[i-1].Percentile || p.MS < r.LatencySpectrum[i-1].MS) {
-			c.fail(f, "below the step before it: the spectrum rises")
-		}
-	}
-	for i, b := range r.Histogram {
-		f := fmt.Sprintf("histogram[%d]", i)
-		c.number(f+".from_ms", b.FromMS)
-		c.count(f+".count", b.Count)
-		c.share(f+".share", b.Share)
-		if b.ToMS != nil && !(*b.ToMS > b.FromMS) {
-			c.fail(f+".to_ms", "%v is not above from_ms %v", *b.ToMS, b.FromMS)
-		}
-	}
-	if len(r.Timeline) > MaxTimelinePoints {
-		c.fail("timeline", "%d points; no engine writes more than %d (it widens the interval instead)", len(r.Timeline), MaxTimelinePoints)
-	}
-	for i, p := range r.Timeline {
-		f := fmt.Sprintf("timeline[%d]", i)
-		c.number(f+".t_s", p.TS)
-		c.count(f+".requests", p.Requests)
-		c.count(f+".errors", p.Errors)
-		c.count(f+".slow", p.Slow)
-		if p.ErrorsByKind != nil {
-			c.errors(f+".errors_by_kind", *p.ErrorsByKind)
-		}
-		pcts := []float64{p.P50MS, p.P90MS, p.P99MS, p.P999MS}
-		for j, name := range []string{"p50_ms", "p90_ms", "p99_ms", "p999_ms"} {
-			c.number(f+"."+name, pcts[j])
-			c.latencyMS(f+"."+name, pcts[j])
-			if j > 0 && pcts[j] < pcts[j-1] {
-				c.fail(f+"."+name, "%v is below the percentile before it", pcts[j])
-			}
-		}
-	}
-	for i, p := range r.Pods {
-		f := fmt.Sprintf("pods[%d]", i)
-		c.count(f+".requests", p.Requests)
-		c.count(f+".connections", p.Connections)
-		c.number(f+".cpu_utilization", p.CPUUtilization)
-		c.cpuShare(r.Engine, f+".cpu_utilization", p.CPUUtilization, podLife(r, p))
-		c.number(f+".cpu_cores", p.CPUCores)
-		c.number(f+".start_s", p.StartS)
-		c.errors(f+".errors", p.Errors)
-		if cores := nodeCores(r, p.Node); cores > 0 && p.CPUCores > cores*cpuOvershoot(r.Engine, podLife(r, p)) {
-			c.fail(f+".cpu_cores", "%v cores, more than its node %s has (%v)", p.CPUCores, p.Node, cores)
-		}
-	}
+	c.spectrum(r.LatencySpectrum)
+	c.histogram(r.Histogram)
+	c.timeline(r.Timeline)
+	c.pods(r)
 	c.podRequests(r)
 	for i, n := range r.Nodes {
 		f := fmt.Sprintf("nodes[%d]", i)
@@ -201,9 +130,114 @@ func (c *checker) check(r *result.Result) {
 		c.count(f+".errors", cl.Errors)
 	}
 	if r.Ended != nil {
-		c.ended(r.Ended, q.Total)
+		c.ended(r.Ended, r.Requests.Total)
 	}
 	c.rates(r)
+}
+
+// requests checks the request counts add up: total = ok + failed, and the errors by
+// kind are among the failed.
+func (c *checker) requests(r *result.Result) {
+	q := r.Requests
+	for _, f := range []struct {
+		name string
+		v    int64
+	}{{"total", q.Total}, {"ok", q.OK}, {"failed", q.Failed}, {"in_flight", q.InFlight}, {"not_sent", q.NotSent}, {"retried", q.Retried}} {
+		c.count("requests."+f.name, f.v)
+	}
+	if q.OK+q.Failed != q.Total {
+		c.fail("requests.total", "%d is not ok %d + failed %d", q.Total, q.OK, q.Failed)
+	}
+	c.errors("errors", r.Errors)
+	if n := r.Errors.Total(); n > q.Failed || n < 0 {
+		c.fail("errors", "%d errors by kind, more than the %d failed requests", n, q.Failed)
+	}
+}
+
+// latencies checks the run's latency summary and its slow requests, which are
+// successful ones: none without a success, no more than succeeded.
+func (c *checker) latencies(r *result.Result) {
+	q := r.Requests
+	c.latency("latency_ms", r.LatencyMS)
+	if q.OK == 0 && r.LatencyMS != (result.Latency{}) {
+		c.fail("latency_ms", "latencies of successful requests, but none succeeded")
+	}
+	c.number("slow_threshold_ms", r.SlowThresholdMS)
+	c.count("slow", r.Slow)
+	if r.Slow > q.OK {
+		c.fail("slow", "%d slow requests, more than the %d that succeeded", r.Slow, q.OK)
+	}
+	c.share("slow_share", r.SlowShare)
+}
+
+// spectrum checks the latency spectrum rises in both percentile and latency.
+func (c *checker) spectrum(spectrum []result.Percentile) {
+	for i, p := range spectrum {
+		f := fmt.Sprintf("latency_spectrum[%d]", i)
+		c.share(f+".percentile", p.Percentile/100)
+		c.number(f+".ms", p.MS)
+		c.latencyMS(f+".ms", p.MS)
+		c.count(f+".count", p.Count)
+		if i > 0 && (p.Percentile < spectrum[i-1].Percentile || p.MS < spectrum[i-1].MS) {
+			c.fail(f, "below the step before it: the spectrum rises")
+		}
+	}
+}
+
+// histogram checks each bucket ends above where it starts.
+func (c *checker) histogram(buckets []result.Bucket) {
+	for i, b := range buckets {
+		f := fmt.Sprintf("histogram[%d]", i)
+		c.number(f+".from_ms", b.FromMS)
+		c.count(f+".count", b.Count)
+		c.share(f+".share", b.Share)
+		if b.ToMS != nil && !(*b.ToMS > b.FromMS) {
+			c.fail(f+".to_ms", "%v is not above from_ms %v", *b.ToMS, b.FromMS)
+		}
+	}
+}
+
+// timeline checks the timeline is no longer than an engine writes and each point's
+// percentiles rise.
+func (c *checker) timeline(timeline []result.Point) {
+	if len(timeline) > MaxTimelinePoints {
+		c.fail("timeline", "%d points; no engine writes more than %d (it widens the interval instead)", len(timeline), MaxTimelinePoints)
+	}
+	for i, p := range timeline {
+		f := fmt.Sprintf("timeline[%d]", i)
+		c.number(f+".t_s", p.TS)
+		c.count(f+".requests", p.Requests)
+		c.count(f+".errors", p.Errors)
+		c.count(f+".slow", p.Slow)
+		if p.ErrorsByKind != nil {
+			c.errors(f+".errors_by_kind", *p.ErrorsByKind)
+		}
+		pcts := []float64{p.P50MS, p.P90MS, p.P99MS, p.P999MS}
+		for j, name := range []string{"p50_ms", "p90_ms", "p99_ms", "p999_ms"} {
+			c.number(f+"."+name, pcts[j])
+			c.latencyMS(f+"."+name, pcts[j])
+			if j > 0 && pcts[j] < pcts[j-1] {
+				c.fail(f+"."+name, "%v is below the percentile before it", pcts[j])
+			}
+		}
+	}
+}
+
+// pods checks each pod's counts, and its CPU against its limit and its node's cores.
+func (c *checker) pods(r *result.Result) {
+	for i, p := range r.Pods {
+		f := fmt.Sprintf("pods[%d]", i)
+		c.count(f+".requests", p.Requests)
+		c.count(f+".connections", p.Connections)
+		c.number(f+".cpu_utilization", p.CPUUtilization)
+		c.cpuShare(r.Engine, f+".cpu_utilization", p.CPUUtilization, podLife(r, p))
+		c.number(f+".cpu_cores", p.CPUCores)
+		c.number(f+".start_s", p.StartS)
+		c.errors(f+".errors", p.Errors)
+		if cores := nodeCores(r, p.Node); cores > 0 && p.CPUCores > cores*cpuOvershoot(r.Engine, podLife(r, p)) {
+			c.fail(f+".cpu_cores", "%v cores, more than its node %s has (%v)", p.CPUCores, p.Node, cores)
+		}
+	}
 }
 
 // MaxTimelinePoints is the longest timeline an engine writes: simulate

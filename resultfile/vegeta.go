@@ -71,42 +71,11 @@ func newVegetaSum() *vegetaSum {
 
 func (s *vegetaSum) add(v *vegeta.Result) error {
 	lat := int64(v.Latency)
-	if lat < 0 {
-		return fmt.Errorf("latency %v is negative", v.Latency)
-	}
-	// Every latency is summarised in histograms that end at an hour, as every
-	// engine's do; a longer one (vegeta's default timeout is 30 s) would be reported
-	// as an hour, and near 2⁶³ ns its end overflows the clock.
-	if lat > int64(time.Hour) {
-		return fmt.Errorf("latency %v is over the hour trafficlab's latency histograms hold", v.Latency)
-	}
-	if s.sum+lat < s.sum {
-		return errors.New("the latencies add up beyond 292 years")
-	}
 	out, in := int64(min(v.BytesOut, 1<<62)), int64(min(v.BytesIn, 1<<62))
-	if s.bytesOut+out < s.bytesOut || s.bytesIn+in < s.bytesIn {
-		return errors.New("the byte counts add up beyond 2⁶³")
+	if err := s.fits(lat, out, in); err != nil {
+		return err
 	}
-	if s.n == 0 {
-		s.earliest, s.latest, s.end, s.min = v.Timestamp, v.Timestamp, v.End(), lat
-	}
-	s.n++
-	s.sum += lat
-	s.max = max(s.max, lat)
-	// As LatencyMetrics.Add keeps it: a later latency replaces a minimum of 0, so
-	// that vegeta-json gives the min vegeta report gives for this file.
-	if lat < s.min || s.min == 0 {
-		s.min = lat
-	}
-	if v.Timestamp.Before(s.earliest) {
-		s.earliest = v.Timestamp
-	}
-	if v.Timestamp.After(s.latest) {
-		s.latest = v.Timestamp
-	}
-	if end := v.End(); end.After(s.end) {
-		s.end = end
-	}
+	s.addTimes(v, lat)
 	if s.hist != nil {
 		s.hist.Add(v)
 	}
@@ -140,6 +109,52 @@ func (s *vegetaSum) add(v *vegeta.Result) error {
 		s.errors = append(s.errors, result.EndedError{Kind: kind, Message: v.Error})
 	}
 	return nil
+}
+
+// fits refuses a result the sums cannot hold: a latency below zero or over the hour
+// every histogram ends at, or one that takes a sum beyond 2⁶³.
+func (s *vegetaSum) fits(lat, bytesOut, bytesIn int64) error {
+	if lat < 0 {
+		return fmt.Errorf("latency %v is negative", time.Duration(lat))
+	}
+	// Every latency is summarised in histograms that end at an hour, as every
+	// engine's do; a longer one (vegeta's default timeout is 30 s) would be reported
+	// as an hour, and near 2⁶³ ns its end overflows the clock.
+	if lat > int64(time.Hour) {
+		return fmt.Errorf("latency %v is over the hour trafficlab's latency histograms hold", time.Duration(lat))
+	}
+	if s.sum+lat < s.sum {
+		return errors.New("the latencies add up beyond 292 years")
+	}
+	if s.bytesOut+bytesOut < s.bytesOut || s.bytesIn+bytesIn < s.bytesIn {
+		return errors.New("the byte counts add up beyond 2⁶³")
+	}
+	return nil
+}
+
+// addTimes adds a result's latency, lat ns, to the count, sum and extremes, and
+// widens the window of its sends and ends.
+func (s *vegetaSum) addTimes(v *vegeta.Result, lat int64) {
+	if s.n == 0 {
+		s.earliest, s.latest, s.end, s.min = v.Timestamp, v.Timestamp, v.End(), lat
+	}
+	s.n++
+	s.sum += lat
+	s.max = max(s.max, lat)
+	// As LatencyMetrics.Add keeps it: a later latency replaces a minimum of 0, so
+	// that vegeta-json gives the min vegeta report gives for this file.
+	if lat < s.min || s.min == 0 {
+		s.min = lat
+	}
+	if v.Timestamp.Before(s.earliest) {
+		s.earliest = v.Timestamp
+	}
+	if v.Timestamp.After(s.latest) {
+		s.latest = v.Timestamp
+	}
+	if end := v.End(); end.After(s.end) {
+		s.end = end
+	}
 }
 
 // vegetaKind names a vegeta result's failure as the Result's Errors do, from its

@@ -152,16 +152,7 @@ func (d *decoder) fill(n *yaml.Node, v reflect.Value, path string) {
 		return
 	}
 	if sc, ok := scalars[v.Type()]; ok {
-		if n.Kind != yaml.ScalarNode {
-			d.expected(n, path, sc.want)
-			return
-		}
-		x, err := sc.parse(n.Value)
-		if err != nil {
-			d.errorf(n, path, "%v", err)
-			return
-		}
-		v.Set(reflect.ValueOf(x))
+		d.scalar(n, v, path, sc)
 		return
 	}
 	switch v.Kind() {
@@ -173,15 +164,7 @@ func (d *decoder) fill(n *yaml.Node, v reflect.Value, path string) {
 	case reflect.Struct:
 		d.mapping(n, v, path)
 	case reflect.Slice:
-		if n.Kind != yaml.SequenceNode {
-			d.expected(n, path, "a list")
-			return
-		}
-		s := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
-		for i, item := range n.Content {
-			d.value(item, s.Index(i), fmt.Sprintf("%s[%d]", path, i))
-		}
-		v.Set(s)
+		d.list(n, v, path)
 	case reflect.Map:
 		d.stringMap(n, v, path)
 	case reflect.String:
@@ -198,37 +181,75 @@ func (d *decoder) fill(n *yaml.Node, v reflect.Value, path string) {
 		}
 		v.SetBool(b)
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		if strings.HasSuffix(path, "Bytes") && n.Kind == yaml.ScalarNode && n.ShortTag() == "!!str" {
-			d.byteCount(n, v, path)
-			return
-		}
-		var i int64
-		// YAML resolves integers too large for 64 bits as floats; those are out of range.
-		tooBig := n.ShortTag() == "!!float" && digits.MatchString(n.Value)
-		if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" && !tooBig {
-			d.expected(n, path, "an integer")
-			return
-		}
-		if n.Decode(&i) != nil || v.OverflowInt(i) {
-			d.errorf(n, path, "integer %s is out of range", n.Value)
-			return
-		}
-		v.SetInt(i)
+		d.integer(n, v, path)
 	case reflect.Float32, reflect.Float64:
-		var f float64
-		if n.Kind != yaml.ScalarNode || (n.ShortTag() != "!!int" && n.ShortTag() != "!!float") || n.Decode(&f) != nil {
-			d.expected(n, path, "a number")
-			return
-		}
-		if math.IsInf(f, 0) || math.IsNaN(f) {
-			d.errorf(n, path, "expected a finite number, got %s", n.Value)
-			return
-		}
-		v.SetFloat(f)
+		d.float(n, v, path)
 	default:
 		// Only a new field of an unsupported type gets here: a programming error.
 		panic(fmt.Sprintf("scenario: cannot decode %s at %s", v.Type(), path))
 	}
+}
+
+// scalar fills a value of a type in scalars with what its parse makes of the text.
+func (d *decoder) scalar(n *yaml.Node, v reflect.Value, path string, sc scalar) {
+	if n.Kind != yaml.ScalarNode {
+		d.expected(n, path, sc.want)
+		return
+	}
+	x, err := sc.parse(n.Value)
+	if err != nil {
+		d.errorf(n, path, "%v", err)
+		return
+	}
+	v.Set(reflect.ValueOf(x))
+}
+
+// list fills a slice from a YAML sequence, each item at path[i].
+func (d *decoder) list(n *yaml.Node, v reflect.Value, path string) {
+	if n.Kind != yaml.SequenceNode {
+		d.expected(n, path, "a list")
+		return
+	}
+	s := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
+	for i, item := range n.Content {
+		d.value(item, s.Index(i), fmt.Sprintf("%s[%d]", path, i))
+	}
+	v.Set(s)
+}
+
+// integer fills an integer of any size; a string in a field named ...Bytes is a byte
+// count with a unit.
+func (d *decoder) integer(n *yaml.Node, v reflect.Value, path string) {
+	if strings.HasSuffix(path, "Bytes") && n.Kind == yaml.ScalarNode && n.ShortTag() == "!!str" {
+		d.byteCount(n, v, path)
+		return
+	}
+	var i int64
+	// YAML resolves integers too large for 64 bits as floats; those are out of range.
+	tooBig := n.ShortTag() == "!!float" && digits.MatchString(n.Value)
+	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" && !tooBig {
+		d.expected(n, path, "an integer")
+		return
+	}
+	if n.Decode(&i) != nil || v.OverflowInt(i) {
+		d.errorf(n, path, "integer %s is out of range", n.Value)
+		return
+	}
+	v.SetInt(i)
+}
+
+// float fills a float with a finite number.
+func (d *decoder) float(n *yaml.Node, v reflect.Value, path string) {
+	var f float64
+	if n.Kind != yaml.ScalarNode || (n.ShortTag() != "!!int" && n.ShortTag() != "!!float") || n.Decode(&f) != nil {
+		d.expected(n, path, "a number")
+		return
+	}
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		d.errorf(n, path, "expected a finite number, got %s", n.Value)
+		return
+	}
+	v.SetFloat(f)
 }
 
 // mapping fills a struct from a YAML mapping, field by field through its yaml tags.

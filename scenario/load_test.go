@@ -669,17 +669,14 @@ func cpuResources(cpu string) corev1.ResourceRequirements {
 	return corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceCPU: q}, Requests: corev1.ResourceList{corev1.ResourceCPU: q}}
 }
 
-func TestLoadFull(t *testing.T) {
-	sc, pos, diags := Load("f.yaml", []byte(full), nil)
-	if len(diags) > 0 {
-		t.Fatal(diags)
-	}
+// fullDecoded is the Scenario full decodes to, its defaults filled in.
+func fullDecoded() *Scenario {
 	ms := func(n float64) metav1.Duration {
 		return metav1.Duration{Duration: time.Duration(n * float64(time.Millisecond))}
 	}
 	q := func(s string) *resource.Quantity { v := resource.MustParse(s); return &v }
 	startup := &Distribution{Distribution: DistConstant, Value: ms(2000)}
-	want := &Scenario{
+	return &Scenario{
 		APIVersion: APIVersion,
 		Kind:       Kind,
 		Metadata:   Metadata{Name: "clusterip-reuse", Description: "uneven load"},
@@ -740,6 +737,14 @@ func TestLoadFull(t *testing.T) {
 			Report: Report{Samples: ptr(10000), SlowThreshold: ptr(ms(500))},
 		},
 	}
+}
+
+func TestLoadFull(t *testing.T) {
+	sc, pos, diags := Load("f.yaml", []byte(full), nil)
+	if len(diags) > 0 {
+		t.Fatal(diags)
+	}
+	want := fullDecoded()
 	if !reflect.DeepEqual(sc, want) {
 		t.Errorf("decoded\n%+v\nwant\n%+v", sc, want)
 	}
@@ -764,141 +769,149 @@ func TestLoadFull(t *testing.T) {
 	}
 }
 
+// secs is n seconds as a scenario duration.
+func secs(n float64) *metav1.Duration {
+	return &metav1.Duration{Duration: time.Duration(n * float64(time.Second))}
+}
+
+// preStopOf is the preStop hook of the first service's pods.
+func preStopOf(sc *Scenario) *LifecycleHandler { return sc.Spec.Services[0].Pod.Lifecycle.PreStop }
+
+// lifecycleAutoscalerPhasesCases are edits of the base scenario that give Kubernetes-shaped
+// fields, each with its check of the decoded Scenario.
+var lifecycleAutoscalerPhasesCases = []struct {
+	name, old, new string
+	check          func(t *testing.T, sc *Scenario)
+}{
+	{"hpa spec", hpaOld, hpa(
+		"maxReplicas: 10",
+		"metrics:",
+		"- type: Resource",
+		"  resource: {name: cpu, target: {type: AverageValue, averageValue: 500m}}",
+		"behavior:",
+		"  scaleUp: {policies: [{type: Percent, value: 200, periodSeconds: 30}], selectPolicy: Min}",
+		"  scaleDown: {stabilizationWindowSeconds: 60, selectPolicy: Disabled}",
+		"controller: {syncPeriod: 10s, tolerance: 0.05}"),
+		func(t *testing.T, sc *Scenario) {
+			a := sc.Spec.Services[0].Autoscaler
+			if *a.MinReplicas != 1 || a.MaxReplicas != 10 {
+				t.Errorf("replicas [%d, %d], want [1, 10]", *a.MinReplicas, a.MaxReplicas)
+			}
+			r := a.Metrics[0].Resource
+			if a.Metrics[0].Type != autoscalingv2.ResourceMetricSourceType || r.Name != corev1.ResourceCPU ||
+				r.Target.Type != autoscalingv2.AverageValueMetricType || r.Target.AverageValue.Cmp(resource.MustParse("500m")) != 0 {
+				t.Errorf("metric %+v, want a Resource cpu metric of average value 500m", a.Metrics[0])
+			}
+			up := a.Behavior.ScaleUp
+			wantUp := []autoscalingv2.HPAScalingPolicy{{Type: autoscalingv2.PercentScalingPolicy, Value: 200, PeriodSeconds: 30}}
+			if !reflect.DeepEqual(up.Policies, wantUp) || *up.SelectPolicy != autoscalingv2.MinChangePolicySelect || up.StabilizationWindowSeconds != nil {
+				t.Errorf("scaleUp %+v, want policies %+v, selectPolicy Min and no window", up, wantUp)
+			}
+			down := a.Behavior.ScaleDown
+			if *down.StabilizationWindowSeconds != 60 || *down.SelectPolicy != autoscalingv2.DisabledPolicySelect || down.Policies != nil {
+				t.Errorf("scaleDown %+v, want window 60, selectPolicy Disabled, no policies (the hpa package's default)", down)
+			}
+			c := a.Controller
+			if c.SyncPeriod.Duration != 10*time.Second || *c.Tolerance != 0.05 || c.MetricResolution.Duration != 15*time.Second ||
+				c.DownscaleStabilization.Duration != 5*time.Minute || c.CPUInitializationPeriod.Duration != 5*time.Minute ||
+				c.InitialReadinessDelay.Duration != 30*time.Second {
+				t.Errorf("controller %+v, want the given sync period and tolerance and the defaults", c)
+			}
+		}},
+	{"hpa default metric", hpaOld, hpa("maxReplicas: 5"),
+		func(t *testing.T, sc *Scenario) {
+			want := []autoscalingv2.MetricSpec{{
+				Type: autoscalingv2.ResourceMetricSourceType,
+				Resource: &autoscalingv2.ResourceMetricSource{Name: corev1.ResourceCPU,
+					Target: autoscalingv2.MetricTarget{Type: autoscalingv2.UtilizationMetricType, AverageUtilization: ptr[int32](80)}},
+			}}
+			if got := sc.Spec.Services[0].Autoscaler.Metrics; !reflect.DeepEqual(got, want) {
+				t.Errorf("metrics %+v, want 80%% CPU utilization", got)
+			}
+			if sc.Spec.Services[0].Autoscaler.Behavior != nil {
+				t.Error("behavior defaulted; the hpa package applies Kubernetes' rules")
+			}
+		}},
+	{"preStop sh -c sleep", "    pod:", "    pod:\n      lifecycle: {preStop: {exec: {command: [sh, -c, \"sleep 10\"]}}}",
+		func(t *testing.T, sc *Scenario) {
+			if d := preStopOf(sc).Exec.Duration; !reflect.DeepEqual(d, secs(10)) {
+				t.Errorf("duration %v, want 10s", d)
+			}
+		}},
+	{"preStop sleep", "    pod:", "    pod:\n      lifecycle: {preStop: {exec: {command: [\"sleep\", \"5\"]}}}",
+		func(t *testing.T, sc *Scenario) {
+			if d := preStopOf(sc).Exec.Duration; !reflect.DeepEqual(d, secs(5)) {
+				t.Errorf("duration %v, want 5s", d)
+			}
+		}},
+	{"preStop bash -c sleep with a unit", "    pod:", "    pod:\n      lifecycle: {preStop: {exec: {command: [/bin/bash, -c, \"sleep 1.5s\"]}}}",
+		func(t *testing.T, sc *Scenario) {
+			if d := preStopOf(sc).Exec.Duration; !reflect.DeepEqual(d, secs(1.5)) {
+				t.Errorf("duration %v, want 1.5s", d)
+			}
+		}},
+	{"preStop exec with its duration", "    pod:", "    pod:\n      lifecycle: {preStop: {exec: {command: [sleep, \"5\"], duration: 3s}}}",
+		func(t *testing.T, sc *Scenario) {
+			if d := preStopOf(sc).Exec.Duration; !reflect.DeepEqual(d, secs(3)) {
+				t.Errorf("duration %v, want the given 3s", d)
+			}
+		}},
+	{"pod lifecycle", "    pod:", "    pod:\n" +
+		"      startupDelay: {distribution: uniform, min: 1s, max: 3s}\n" +
+		"      readinessProbe: {initialDelaySeconds: 2, periodSeconds: 1}\n" +
+		"      lifecycle: {preStop: {sleep: {seconds: 5}}}\n" +
+		"      terminationGracePeriodSeconds: 20\n" +
+		"      onSigterm: {action: drain, drainTimeout: 10s}",
+		func(t *testing.T, sc *Scenario) {
+			p := sc.Spec.Services[0].Pod
+			want := Pod{
+				ServiceTime:                   p.ServiceTime,
+				StartupDelay:                  &Distribution{Distribution: DistUniform, Min: *secs(1), Max: *secs(3)},
+				ReadinessProbe:                &Probe{InitialDelaySeconds: 2, PeriodSeconds: ptr[int32](1), TimeoutSeconds: ptr[int32](1), SuccessThreshold: ptr[int32](1), FailureThreshold: ptr[int32](3)},
+				Lifecycle:                     &Lifecycle{PreStop: &LifecycleHandler{Sleep: &SleepAction{Seconds: 5}}},
+				TerminationGracePeriodSeconds: ptr[int64](20),
+				OnSigterm:                     OnSigterm{Action: SigtermDrain, DrainTimeout: secs(10)},
+				ResponseBytes:                 ptr[int64](200),
+				MaxConcurrentStreams:          ptr(250),
+				HTTP2:                         goServerWindows(),
+			}
+			if !reflect.DeepEqual(p, want) {
+				t.Errorf("pod\n%+v\nwant\n%+v", p, want)
+			}
+		}},
+	{"phases with repeat", "    threads: 2", "    repeat: 3\n    phases:\n" +
+		"    - {name: warm-up, threads: 2, duration: 10s, pause: 1s}\n" +
+		"    - {name: ramp, rate: 10/s, rampTo: 100/s, duration: 30s}\n" +
+		"    - {name: burst, rate: 50/s, requests: 1000}",
+		func(t *testing.T, sc *Scenario) {
+			c := sc.Spec.Clients[0]
+			want := []Phase{
+				{Name: "warm-up", Threads: 2, Duration: secs(10), Pause: secs(1)},
+				{Name: "ramp", Rate: &Rate{PerSecond: 10}, RampTo: &Rate{PerSecond: 100}, Duration: secs(30)},
+				{Name: "burst", Rate: &Rate{PerSecond: 50}, Requests: 1000},
+			}
+			if !reflect.DeepEqual(c.Phases, want) || c.Repeat != 3 {
+				t.Errorf("phases %+v repeated %d, want %+v repeated 3", c.Phases, c.Repeat, want)
+			}
+			// Some phases are open loops, so the arrival process takes its default.
+			if c.Threads != 0 || c.Rate != nil || c.Arrival != ArrivalConstant {
+				t.Errorf("threads %d, rate %v, arrival %q; want none, none, constant", c.Threads, c.Rate, c.Arrival)
+			}
+		}},
+	{"cluster timing", "  services:", "  cluster:\n    endpointPropagation: {latency: 1s, jitter: 0s}\n    minSyncPeriod: 0s\n    podNetworkTeardown: 2s\n  services:",
+		func(t *testing.T, sc *Scenario) {
+			c := sc.Spec.Cluster
+			if !reflect.DeepEqual(c.EndpointPropagation, EndpointPropagation{Latency: secs(1), Jitter: secs(0)}) ||
+				!reflect.DeepEqual(c.MinSyncPeriod, secs(0)) || !reflect.DeepEqual(c.PodNetworkTeardown, secs(2)) {
+				t.Errorf("cluster %+v, want propagation 1s+0s, minSyncPeriod 0s, teardown 2s", c)
+			}
+		}},
+}
+
 // TestLoadLifecycleAutoscalerPhases checks that the Kubernetes-shaped fields decode into
 // their types and take their defaults.
 func TestLoadLifecycleAutoscalerPhases(t *testing.T) {
-	sec := func(n float64) *metav1.Duration {
-		return &metav1.Duration{Duration: time.Duration(n * float64(time.Second))}
-	}
-	preStop := func(sc *Scenario) *LifecycleHandler { return sc.Spec.Services[0].Pod.Lifecycle.PreStop }
-	cases := []struct {
-		name, old, new string
-		check          func(t *testing.T, sc *Scenario)
-	}{
-		{"hpa spec", hpaOld, hpa(
-			"maxReplicas: 10",
-			"metrics:",
-			"- type: Resource",
-			"  resource: {name: cpu, target: {type: AverageValue, averageValue: 500m}}",
-			"behavior:",
-			"  scaleUp: {policies: [{type: Percent, value: 200, periodSeconds: 30}], selectPolicy: Min}",
-			"  scaleDown: {stabilizationWindowSeconds: 60, selectPolicy: Disabled}",
-			"controller: {syncPeriod: 10s, tolerance: 0.05}"),
-			func(t *testing.T, sc *Scenario) {
-				a := sc.Spec.Services[0].Autoscaler
-				if *a.MinReplicas != 1 || a.MaxReplicas != 10 {
-					t.Errorf("replicas [%d, %d], want [1, 10]", *a.MinReplicas, a.MaxReplicas)
-				}
-				r := a.Metrics[0].Resource
-				if a.Metrics[0].Type != autoscalingv2.ResourceMetricSourceType || r.Name != corev1.ResourceCPU ||
-					r.Target.Type != autoscalingv2.AverageValueMetricType || r.Target.AverageValue.Cmp(resource.MustParse("500m")) != 0 {
-					t.Errorf("metric %+v, want a Resource cpu metric of average value 500m", a.Metrics[0])
-				}
-				up := a.Behavior.ScaleUp
-				wantUp := []autoscalingv2.HPAScalingPolicy{{Type: autoscalingv2.PercentScalingPolicy, Value: 200, PeriodSeconds: 30}}
-				if !reflect.DeepEqual(up.Policies, wantUp) || *up.SelectPolicy != autoscalingv2.MinChangePolicySelect || up.StabilizationWindowSeconds != nil {
-					t.Errorf("scaleUp %+v, want policies %+v, selectPolicy Min and no window", up, wantUp)
-				}
-				down := a.Behavior.ScaleDown
-				if *down.StabilizationWindowSeconds != 60 || *down.SelectPolicy != autoscalingv2.DisabledPolicySelect || down.Policies != nil {
-					t.Errorf("scaleDown %+v, want window 60, selectPolicy Disabled, no policies (the hpa package's default)", down)
-				}
-				c := a.Controller
-				if c.SyncPeriod.Duration != 10*time.Second || *c.Tolerance != 0.05 || c.MetricResolution.Duration != 15*time.Second ||
-					c.DownscaleStabilization.Duration != 5*time.Minute || c.CPUInitializationPeriod.Duration != 5*time.Minute ||
-					c.InitialReadinessDelay.Duration != 30*time.Second {
-					t.Errorf("controller %+v, want the given sync period and tolerance and the defaults", c)
-				}
-			}},
-		{"hpa default metric", hpaOld, hpa("maxReplicas: 5"),
-			func(t *testing.T, sc *Scenario) {
-				want := []autoscalingv2.MetricSpec{{
-					Type: autoscalingv2.ResourceMetricSourceType,
-					Resource: &autoscalingv2.ResourceMetricSource{Name: corev1.ResourceCPU,
-						Target: autoscalingv2.MetricTarget{Type: autoscalingv2.UtilizationMetricType, AverageUtilization: ptr[int32](80)}},
-				}}
-				if got := sc.Spec.Services[0].Autoscaler.Metrics; !reflect.DeepEqual(got, want) {
-					t.Errorf("metrics %+v, want 80%% CPU utilization", got)
-				}
-				if sc.Spec.Services[0].Autoscaler.Behavior != nil {
-					t.Error("behavior defaulted; the hpa package applies Kubernetes' rules")
-				}
-			}},
-		{"preStop sh -c sleep", "    pod:", "    pod:\n      lifecycle: {preStop: {exec: {command: [sh, -c, \"sleep 10\"]}}}",
-			func(t *testing.T, sc *Scenario) {
-				if d := preStop(sc).Exec.Duration; !reflect.DeepEqual(d, sec(10)) {
-					t.Errorf("duration %v, want 10s", d)
-				}
-			}},
-		{"preStop sleep", "    pod:", "    pod:\n      lifecycle: {preStop: {exec: {command: [\"sleep\", \"5\"]}}}",
-			func(t *testing.T, sc *Scenario) {
-				if d := preStop(sc).Exec.Duration; !reflect.DeepEqual(d, sec(5)) {
-					t.Errorf("duration %v, want 5s", d)
-				}
-			}},
-		{"preStop bash -c sleep with a unit", "    pod:", "    pod:\n      lifecycle: {preStop: {exec: {command: [/bin/bash, -c, \"sleep 1.5s\"]}}}",
-			func(t *testing.T, sc *Scenario) {
-				if d := preStop(sc).Exec.Duration; !reflect.DeepEqual(d, sec(1.5)) {
-					t.Errorf("duration %v, want 1.5s", d)
-				}
-			}},
-		{"preStop exec with its duration", "    pod:", "    pod:\n      lifecycle: {preStop: {exec: {command: [sleep, \"5\"], duration: 3s}}}",
-			func(t *testing.T, sc *Scenario) {
-				if d := preStop(sc).Exec.Duration; !reflect.DeepEqual(d, sec(3)) {
-					t.Errorf("duration %v, want the given 3s", d)
-				}
-			}},
-		{"pod lifecycle", "    pod:", "    pod:\n" +
-			"      startupDelay: {distribution: uniform, min: 1s, max: 3s}\n" +
-			"      readinessProbe: {initialDelaySeconds: 2, periodSeconds: 1}\n" +
-			"      lifecycle: {preStop: {sleep: {seconds: 5}}}\n" +
-			"      terminationGracePeriodSeconds: 20\n" +
-			"      onSigterm: {action: drain, drainTimeout: 10s}",
-			func(t *testing.T, sc *Scenario) {
-				p := sc.Spec.Services[0].Pod
-				want := Pod{
-					ServiceTime:                   p.ServiceTime,
-					StartupDelay:                  &Distribution{Distribution: DistUniform, Min: *sec(1), Max: *sec(3)},
-					ReadinessProbe:                &Probe{InitialDelaySeconds: 2, PeriodSeconds: ptr[int32](1), TimeoutSeconds: ptr[int32](1), SuccessThreshold: ptr[int32](1), FailureThreshold: ptr[int32](3)},
-					Lifecycle:                     &Lifecycle{PreStop: &LifecycleHandler{Sleep: &SleepAction{Seconds: 5}}},
-					TerminationGracePeriodSeconds: ptr[int64](20),
-					OnSigterm:                     OnSigterm{Action: SigtermDrain, DrainTimeout: sec(10)},
-					ResponseBytes:                 ptr[int64](200),
-					MaxConcurrentStreams:          ptr(250),
-					HTTP2:                         goServerWindows(),
-				}
-				if !reflect.DeepEqual(p, want) {
-					t.Errorf("pod\n%+v\nwant\n%+v", p, want)
-				}
-			}},
-		{"phases with repeat", "    threads: 2", "    repeat: 3\n    phases:\n" +
-			"    - {name: warm-up, threads: 2, duration: 10s, pause: 1s}\n" +
-			"    - {name: ramp, rate: 10/s, rampTo: 100/s, duration: 30s}\n" +
-			"    - {name: burst, rate: 50/s, requests: 1000}",
-			func(t *testing.T, sc *Scenario) {
-				c := sc.Spec.Clients[0]
-				want := []Phase{
-					{Name: "warm-up", Threads: 2, Duration: sec(10), Pause: sec(1)},
-					{Name: "ramp", Rate: &Rate{PerSecond: 10}, RampTo: &Rate{PerSecond: 100}, Duration: sec(30)},
-					{Name: "burst", Rate: &Rate{PerSecond: 50}, Requests: 1000},
-				}
-				if !reflect.DeepEqual(c.Phases, want) || c.Repeat != 3 {
-					t.Errorf("phases %+v repeated %d, want %+v repeated 3", c.Phases, c.Repeat, want)
-				}
-				// Some phases are open loops, so the arrival process takes its default.
-				if c.Threads != 0 || c.Rate != nil || c.Arrival != ArrivalConstant {
-					t.Errorf("threads %d, rate %v, arrival %q; want none, none, constant", c.Threads, c.Rate, c.Arrival)
-				}
-			}},
-		{"cluster timing", "  services:", "  cluster:\n    endpointPropagation: {latency: 1s, jitter: 0s}\n    minSyncPeriod: 0s\n    podNetworkTeardown: 2s\n  services:",
-			func(t *testing.T, sc *Scenario) {
-				c := sc.Spec.Cluster
-				if !reflect.DeepEqual(c.EndpointPropagation, EndpointPropagation{Latency: sec(1), Jitter: sec(0)}) ||
-					!reflect.DeepEqual(c.MinSyncPeriod, sec(0)) || !reflect.DeepEqual(c.PodNetworkTeardown, sec(2)) {
-					t.Errorf("cluster %+v, want propagation 1s+0s, minSyncPeriod 0s, teardown 2s", c)
-				}
-			}},
-	}
+	cases := lifecycleAutoscalerPhasesCases
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			sc, _, diags := Load("f.yaml", []byte(edit(t, tc.old, tc.new)), nil)

@@ -29,7 +29,37 @@ func (e *Engine) Result() *result.Result {
 	r.ThroughputRPS = result.Round(float64(st.ok)/dur, 3)
 	r.RateRPS = result.Round(float64(st.sent)/dur, 3)
 
-	nodeUsed := e.nodeCPU(e.end)
+	r.Pods = e.podResults()
+	r.Nodes = e.nodeResults()
+	e.diagnose(r)
+	r.Background = e.backgroundResult()
+	r.Clients = e.clientResults()
+	r.Timeline = e.timelineResult()
+	r.ScaleEvents = e.scaleEvents
+	r.Rollouts = e.rollouts
+	for _, pp := range e.pending {
+		r.Pending = append(r.Pending, result.PendingPod{Name: pp.name, Service: e.services[pp.svc].name, SinceS: pp.created.Seconds(), Reason: pp.reason})
+	}
+	if len(st.buckets.bounds) > 0 {
+		r.Histogram = st.buckets.result()
+	}
+	r.Samples = st.samples.result()
+	r.LatencySpectrum = result.SpectrumOf(st.latency)
+	r.Ended = st.ended.result()
+	for i := range e.envoys {
+		r.Sidecars = append(r.Sidecars, e.sidecarResult(&e.envoys[i]))
+	}
+	if e.stack != nil {
+		r.TCP = e.tcpResult()
+	}
+	r.Services, r.Faults = e.serviceConfigs(), e.faultsRun()
+	return r
+}
+
+// podResults is every pod the run created, in creation order.
+func (e *Engine) podResults() []result.Pod {
+	dur := e.end.Seconds()
+	var out []result.Pod
 	for i := range e.pods {
 		p := &e.pods[i]
 		used := p.grp.Used(e.end)
@@ -60,8 +90,16 @@ func (e *Engine) Result() *result.Result {
 		if p.ended >= 0 {
 			rp.EndS = seconds(p.ended)
 		}
-		r.Pods = append(r.Pods, rp)
+		out = append(out, rp)
 	}
+	return out
+}
+
+// nodeResults is each node's CPU and network use over the run.
+func (e *Engine) nodeResults() []result.Node {
+	dur := e.end.Seconds()
+	nodeUsed := e.nodeCPU(e.end)
+	var out []result.Node
 	for i, n := range e.nodes {
 		util := 0.0
 		if c := n.cpu.Cores(); c > 0 {
@@ -74,12 +112,16 @@ func (e *Engine) Result() *result.Result {
 			rn.NICRxUtilization = result.Round(min(1, n.nicIn.Busy.Seconds()/dur), 4)
 			rn.NICMaxWaitMS = result.Round(max(n.nicOut.MaxWait, n.nicIn.MaxWait).Seconds()*1e3, 3)
 		}
-		r.Nodes = append(r.Nodes, rn)
+		out = append(out, rn)
 	}
-	e.diagnose(r)
-	r.Background = e.backgroundResult()
-	for i := range e.deps {
-		d := &e.deps[i]
+	return out
+}
+
+// clientResults is each client Deployment's connections, requests and runs.
+func (e *Engine) clientResults() []result.Client {
+	var out []result.Client
+	for di := range e.deps {
+		d := &e.deps[di]
 		c := d.spec
 		rc := result.Client{
 			Name: c.Name, TimeoutS: c.Timeout.Duration.Seconds(), Target: c.Target, Replicas: c.Replicas, Threads: c.Threads,
@@ -118,8 +160,15 @@ func (e *Engine) Result() *result.Result {
 				rc.PodsReached++
 			}
 		}
-		r.Clients = append(r.Clients, rc)
+		out = append(out, rc)
 	}
+	return out
+}
+
+// timelineResult is the run interval by interval.
+func (e *Engine) timelineResult() []result.Point {
+	st := &e.stats
+	var out []result.Point
 	for _, p := range st.timeline {
 		pt := result.Point{
 			TS: p.t.Seconds(), Offered: p.offered, Requests: p.requests, Errors: p.errors.total(),
@@ -147,27 +196,9 @@ func (e *Engine) Result() *result.Result {
 			kinds := errorsOf(p.errors)
 			pt.ErrorsByKind = &kinds
 		}
-		r.Timeline = append(r.Timeline, pt)
+		out = append(out, pt)
 	}
-	r.ScaleEvents = e.scaleEvents
-	r.Rollouts = e.rollouts
-	for _, pp := range e.pending {
-		r.Pending = append(r.Pending, result.PendingPod{Name: pp.name, Service: e.services[pp.svc].name, SinceS: pp.created.Seconds(), Reason: pp.reason})
-	}
-	if len(st.buckets.bounds) > 0 {
-		r.Histogram = st.buckets.result()
-	}
-	r.Samples = st.samples.result()
-	r.LatencySpectrum = result.SpectrumOf(st.latency)
-	r.Ended = st.ended.result()
-	for i := range e.envoys {
-		r.Sidecars = append(r.Sidecars, e.sidecarResult(&e.envoys[i]))
-	}
-	if e.stack != nil {
-		r.TCP = e.tcpResult()
-	}
-	r.Services, r.Faults = e.serviceConfigs(), e.faultsRun()
-	return r
+	return out
 }
 
 // nodeCPU is the core-seconds each node's containers used up to now: its pods,

@@ -27,48 +27,22 @@ func Run(ctx context.Context, axes []Axis, fixed []string, points []Point, seeds
 	}
 	type job struct{ point, repeat int }
 	jobs := make(chan job)
-	runs := make([][]result.SweepRun, len(points))
-	done := make([]int, len(points)) // runs of each point that finished
-	for i := range runs {
-		runs[i] = make([]result.SweepRun, seeds)
-	}
-	var (
-		mu       sync.Mutex
-		firstErr error
-		first    *result.Result // of the first finished run in grid order: names the sweep
-		firstAt  = len(points) * seeds
-		wg       sync.WaitGroup
-	)
-	stopped := func() bool {
-		mu.Lock()
-		defer mu.Unlock()
-		return firstErr != nil || ctx.Err() != nil
-	}
+	o := newOutcomes(points, seeds)
+	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
 				r, err := run(j.point, j.repeat)
-				mu.Lock()
-				if err != nil && firstErr == nil {
-					firstErr = fmt.Errorf("%s: %w", describe(points[j.point]), err)
-				}
-				if err == nil && !r.Interrupted {
-					runs[j.point][j.repeat] = result.SweepRun{Seed: r.Seed, Figures: figures(r)}
-					done[j.point]++
-					if at := j.point*seeds + j.repeat; at < firstAt {
-						first, firstAt = r, at
-					}
-				}
-				mu.Unlock()
+				o.add(j.point, j.repeat, r, err)
 			}
 		}()
 	}
 dispatch:
 	for p := range points {
 		for k := range seeds {
-			if stopped() {
+			if o.failed() || ctx.Err() != nil {
 				break dispatch
 			}
 			select {
@@ -80,28 +54,79 @@ dispatch:
 	}
 	close(jobs)
 	wg.Wait()
-	if firstErr != nil {
-		return nil, firstErr
+	if o.err != nil {
+		return nil, o.err
 	}
-	sw := &result.Sweep{Fixed: fixed, Seeds: seeds}
-	if first != nil {
-		sw.Engine, sw.Scenario, sw.DurationS = first.Engine, first.Scenario, first.DurationS
+	return o.sweep(axes, fixed), nil
+}
+
+// outcomes gathers the runs' figures as the workers finish them.
+type outcomes struct {
+	points  []Point
+	seeds   int
+	mu      sync.Mutex
+	runs    [][]result.SweepRun // by point, then repeat
+	done    []int               // runs of each point that finished
+	first   *result.Result      // of the first finished run in grid order: names the sweep
+	firstAt int
+	err     error // the first run's failure
+}
+
+func newOutcomes(points []Point, seeds int) *outcomes {
+	o := &outcomes{points: points, seeds: seeds, runs: make([][]result.SweepRun, len(points)),
+		done: make([]int, len(points)), firstAt: len(points) * seeds}
+	for i := range o.runs {
+		o.runs[i] = make([]result.SweepRun, seeds)
+	}
+	return o
+}
+
+// add records a run's figures, or its failure when it is the first; an interrupted
+// run counts as neither.
+func (o *outcomes) add(point, repeat int, r *result.Result, err error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if err != nil && o.err == nil {
+		o.err = fmt.Errorf("%s: %w", describe(o.points[point]), err)
+	}
+	if err == nil && !r.Interrupted {
+		o.runs[point][repeat] = result.SweepRun{Seed: r.Seed, Figures: figures(r)}
+		o.done[point]++
+		if at := point*o.seeds + repeat; at < o.firstAt {
+			o.first, o.firstAt = r, at
+		}
+	}
+}
+
+// failed says whether a run has failed, which stops the sweep.
+func (o *outcomes) failed() bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.err != nil
+}
+
+// sweep tabulates the points every seed of which finished; fewer than planned
+// marks the sweep interrupted.
+func (o *outcomes) sweep(axes []Axis, fixed []string) *result.Sweep {
+	sw := &result.Sweep{Fixed: fixed, Seeds: o.seeds}
+	if o.first != nil {
+		sw.Engine, sw.Scenario, sw.DurationS = o.first.Engine, o.first.Scenario, o.first.DurationS
 	}
 	for _, a := range axes {
 		sw.Parameters = append(sw.Parameters, a.Path)
 	}
-	for i, p := range points {
-		if done[i] < seeds {
+	for i, p := range o.points {
+		if o.done[i] < o.seeds {
 			continue // interrupted: a point is kept only with every seed
 		}
-		sp := aggregate(runs[i])
+		sp := aggregate(o.runs[i])
 		sp.Values = p.Values
 		sw.Points = append(sw.Points, sp)
 	}
-	if len(sw.Points) < len(points) {
-		sw.Interrupted, sw.PlannedPoints = true, len(points)
+	if len(sw.Points) < len(o.points) {
+		sw.Interrupted, sw.PlannedPoints = true, len(o.points)
 	}
-	return sw, nil
+	return sw
 }
 
 func describe(p Point) string {

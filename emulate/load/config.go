@@ -159,6 +159,15 @@ func (p Phase) openLoop() bool { return p.Rate > 0 }
 func (c *Config) check() error {
 	var errs []error
 	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
+	c.checkTarget(bad)
+	c.checkLimits(bad)
+	c.checkLoad(bad)
+	c.checkConnections(bad)
+	return errors.Join(errs...)
+}
+
+// checkTarget wants an http:// URL with a host.
+func (c *Config) checkTarget(bad func(format string, a ...any)) {
 	u, err := url.Parse(c.Target)
 	switch {
 	case c.Target == "":
@@ -170,6 +179,10 @@ func (c *Config) check() error {
 	case u.Host == "":
 		bad("target %q: no host", c.Target)
 	}
+}
+
+// checkLimits wants positive durations and no negative counts or sizes.
+func (c *Config) checkLimits(bad func(format string, a ...any)) {
 	if c.Duration <= 0 {
 		bad("duration must be positive, got %v", c.Duration)
 	}
@@ -191,6 +204,11 @@ func (c *Config) check() error {
 	if c.BodyBytes < 0 || c.HeaderBytes < 0 {
 		bad("request sizes must not be negative")
 	}
+}
+
+// checkLoad wants a known arrival process and phases that each give threads or a
+// rate.
+func (c *Config) checkLoad(bad func(format string, a ...any)) {
 	switch c.Arrival {
 	case "", scenario.ArrivalConstant, scenario.ArrivalPoisson:
 	default:
@@ -219,6 +237,11 @@ func (c *Config) check() error {
 			bad("%sduration, pause and requests must not be negative", at)
 		}
 	}
+}
+
+// checkConnections wants a known reuse, protocol, idle pick and HTTP client, and
+// connection limits that are not negative.
+func (c *Config) checkConnections(bad func(format string, a ...any)) {
 	cn := c.Conn
 	switch cn.Reuse {
 	case scenario.ReuseNone, scenario.ReusePerThread, scenario.ReuseShared:
@@ -247,7 +270,6 @@ func (c *Config) check() error {
 	default:
 		bad("HTTP client %q: want %s or %s", c.HTTPClient, ClientTrafficlab, ClientNetHTTP)
 	}
-	return errors.Join(errs...)
 }
 
 // maxRequests is the bound on requests sent.

@@ -34,6 +34,41 @@ var (
 // requests still in flight then are abandoned. The error is for a configuration
 // that cannot run.
 func Run(ctx context.Context, cfg Config) (*Report, error) {
+	r, err := newRunner(cfg)
+	if err != nil {
+		return nil, err
+	}
+	r.clock = newSleeper()
+	defer r.clock.close()
+	r.waitForStart(ctx)
+	r.stats = newStats(r.start, cfg.Duration)
+	r.stats.cfg = &r.cfg
+	r.stats.onInterval = cfg.OnInterval
+	r.issueCtx, r.stopIssue = context.WithCancelCause(ctx)
+	r.flightCtx, r.abandon = context.WithCancel(ctx)
+	deadline := time.AfterFunc(cfg.Duration, func() {
+		r.stopIssue(errDuration)
+		r.abandon()
+	})
+	stop, collected := make(chan struct{}), make(chan struct{})
+	go r.stats.collector(stop, collected)
+
+	r.control()
+	r.wg.Wait()
+	end := time.Now()
+	deadline.Stop()
+	r.release()
+	close(stop)
+	<-collected
+
+	ran := end.Sub(r.start)
+	r.stats.collect(min(int64(ran/r.stats.step)+1, r.stats.intervals()))
+	return r.report(min(ran, cfg.Duration), r.endReason()), nil
+}
+
+// newRunner checks cfg, fills in its defaults and prepares what every request
+// shares: the request itself, the open loop's slot limit and the shared pool.
+func newRunner(cfg Config) (*runner, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
@@ -63,34 +98,27 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if cfg.Conn.Reuse != scenario.ReusePerThread {
 		r.shared = r.newPool()
 	}
-	r.clock = newSleeper()
-	defer r.clock.close()
-	r.start = time.Now()
-	if !cfg.Start.IsZero() {
-		if wait := time.Until(cfg.Start); wait > 0 {
-			select {
-			case <-time.After(wait):
-			case <-ctx.Done():
-			}
-		}
-		r.start = cfg.Start
-	}
-	r.stats = newStats(r.start, cfg.Duration)
-	r.stats.cfg = &r.cfg
-	r.stats.onInterval = cfg.OnInterval
-	r.issueCtx, r.stopIssue = context.WithCancelCause(ctx)
-	r.flightCtx, r.abandon = context.WithCancel(ctx)
-	deadline := time.AfterFunc(cfg.Duration, func() {
-		r.stopIssue(errDuration)
-		r.abandon()
-	})
-	stop, collected := make(chan struct{}), make(chan struct{})
-	go r.stats.collector(stop, collected)
+	return r, nil
+}
 
-	r.control()
-	r.wg.Wait()
-	end := time.Now()
-	deadline.Stop()
+// waitForStart sets the run's start: now, or cfg.Start, waited for unless ctx ends
+// first.
+func (r *runner) waitForStart(ctx context.Context) {
+	r.start = time.Now()
+	if r.cfg.Start.IsZero() {
+		return
+	}
+	if wait := time.Until(r.cfg.Start); wait > 0 {
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+		}
+	}
+	r.start = r.cfg.Start
+}
+
+// release abandons what is still in flight, ends the phases and closes the pools.
+func (r *runner) release() {
 	r.abandon()
 	for _, pr := range r.phases {
 		pr.cancel()
@@ -100,21 +128,20 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		p.close()
 	}
 	r.mu.Unlock()
-	close(stop)
-	<-collected
+}
 
-	reason := "canceled"
+// endReason names what stopped the issuing of requests: the duration, MaxRequests,
+// the phases' end, or else a cancelled ctx.
+func (r *runner) endReason() string {
 	switch cause := context.Cause(r.issueCtx); {
 	case errors.Is(cause, errDuration):
-		reason = errDuration.Error()
+		return errDuration.Error()
 	case errors.Is(cause, errMaxRequests):
-		reason = errMaxRequests.Error()
+		return errMaxRequests.Error()
 	case errors.Is(cause, errPhasesDone):
-		reason = errPhasesDone.Error()
+		return errPhasesDone.Error()
 	}
-	ran := end.Sub(r.start)
-	r.stats.collect(min(int64(ran/r.stats.step)+1, r.stats.intervals()))
-	return r.report(min(ran, cfg.Duration), reason), nil
+	return "canceled"
 }
 
 // template is the request every worker sends (each with its own context), and its

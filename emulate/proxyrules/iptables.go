@@ -117,122 +117,156 @@ func (r Rules) IptablesRestore(existingNAT []string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	mark := masqueradeMark
-	var filterChains, filterRules, natChains, natRules lineBuffer
-	chainLine := func(b *lineBuffer, chain string) { b.line(":" + chain + " - [0:0]") } // utiliptables.MakeChainLine
-
-	// The top-level chains, flushed by their chain lines on every full sync.
-	for _, c := range []string{kubeServicesChain, kubeExternalServicesChain, kubeForwardChain, kubeNodePortsChain, kubeProxyFirewallChain} {
-		chainLine(&filterChains, c)
-	}
-	for _, c := range []string{kubeServicesChain, kubeNodePortsChain, kubePostroutingChain, kubeMarkMasqChain} {
-		chainLine(&natChains, c)
-	}
-
-	// Masquerade what KUBE-MARK-MASQ marked, clearing the mark first.
-	natRules.line("-A", kubePostroutingChain, "-m", "mark", "!", "--mark", mark+"/"+mark, "-j", "RETURN")
-	natRules.line("-A", kubePostroutingChain, "-j", "MARK", "--xor-mark", mark)
-	natRules.line("-A", kubePostroutingChain, "-m", "comment", "--comment", `"kubernetes service traffic requiring SNAT"`, "-j", "MASQUERADE", "--random-fully")
-	natRules.line("-A", kubeMarkMasqChain, "-j", "MARK", "--or-mark", mark)
-
-	// localhostNodePorts (the default) and IPv4: kubelet's anti-martian rule.
-	chainLine(&filterChains, kubeletFirewallChain)
-	filterRules.line("-A", kubeletFirewallChain, "-m", "comment", "--comment", `"block incoming localnet connections"`,
-		"-d", "127.0.0.0/8", "!", "-s", "127.0.0.0/8", "-m", "conntrack", "!", "--ctstate", "RELATED,ESTABLISHED,DNAT", "-j", "DROP")
-
 	total := 0
 	for _, sp := range svcs {
 		total += len(sp.endpoints)
 	}
-	largeCluster := total > largeClusterEndpointsThreshold
-	active := map[string]bool{}
-
+	s := iptablesSync{largeCluster: total > largeClusterEndpointsThreshold, active: map[string]bool{}}
+	s.fixedChains()
 	for _, sp := range svcs {
-		proto, ip, port := sp.protocol, sp.clusterIP.String(), strconv.Itoa(int(sp.port))
-		svcChain := iptablesServiceChain(sp)
-		dest := []string{"-m", proto, "-p", proto, "-d", ip, "--dport", port}
-		clusterIPComment := []string{"-m", "comment", "--comment", `"` + sp.name + ` cluster IP"`}
-
-		if len(sp.endpoints) == 0 {
-			// No endpoints at all: no nat chains, only a filter REJECT (ICMP port
-			// unreachable, so the client is refused at once), reached from
-			// OUTPUT and FORWARD for NEW connections.
-			filterRules.line(slices.Concat([]string{"-A", kubeServicesChain, "-m", "comment", "--comment", `"` + sp.name + ` has no endpoints"`}, dest, []string{"-j", "REJECT"})...)
-			continue
-		}
-
-		// Capture the ClusterIP.
-		natRules.line(slices.Concat([]string{"-A", kubeServicesChain}, clusterIPComment, dest, []string{"-j", svcChain})...)
-
-		// Internal traffic handling: masquerade traffic to the ClusterIP that does not
-		// come from a pod.
-		switch {
-		case r.MasqueradeAll:
-			natRules.line(slices.Concat([]string{"-A", svcChain}, clusterIPComment, dest, []string{"-j", kubeMarkMasqChain})...)
-		case r.ClusterCIDR.IsValid():
-			natRules.line(slices.Concat([]string{"-A", svcChain}, clusterIPComment, dest, []string{"!", "-s", r.ClusterCIDR.String(), "-j", kubeMarkMasqChain})...)
-		}
-
-		// The service chain: writeServiceToEndpointRules. Rule i matches with
-		// probability 1/(n-i); the last one always matches.
-		chainLine(&natChains, svcChain)
-		active[svcChain] = true
-		n := len(sp.endpoints)
-		for i, ep := range sp.endpoints {
-			words := []string{"-A", svcChain}
-			if !largeCluster {
-				words = append(words, "-m", "comment", "--comment", `"`+sp.name+" -> "+ep.String()+`"`)
-			}
-			if i < n-1 {
-				words = append(words, "-m", "statistic", "--mode", "random", "--probability", probability(n-i))
-			}
-			natRules.line(append(words, "-j", iptablesEndpointChain(sp, ep))...)
-		}
-
-		// The endpoint chains: mark hairpin traffic (a pod reaching itself through the
-		// Service) for masquerade, then DNAT.
-		for _, ep := range sp.endpoints {
-			epChain := iptablesEndpointChain(sp, ep)
-			chainLine(&natChains, epChain)
-			active[epChain] = true
-			words := []string{"-A", epChain}
-			if !largeCluster {
-				words = append(words, "-m", "comment", "--comment", sp.name)
-			}
-			natRules.line(slices.Concat(words, []string{"-s", ep.Addr().String(), "-j", kubeMarkMasqChain})...)
-			natRules.line(slices.Concat(words, []string{"-m", proto, "-p", proto, "-j", "DNAT", "--to-destination", ep.String()})...)
-		}
+		s.servicePort(r, sp)
 	}
-
-	// Delete service chains no longer in use: a chain line flushes, then -X deletes.
-	stale := slices.Clone(existingNAT)
-	slices.Sort(stale)
-	for _, c := range slices.Compact(stale) {
-		if isIptablesServiceChain(c) && !active[c] {
-			chainLine(&natChains, c)
-			natRules.line("-X", c)
-		}
-	}
-
-	// The NodePort tail call, last in KUBE-SERVICES (every local address; localhost
-	// NodePorts allowed).
-	natRules.line("-A", kubeServicesChain, "-m", "comment", "--comment", `"kubernetes service nodeports; NOTE: this must be the last rule in this chain"`,
-		"-m", "addrtype", "--dst-type", "LOCAL", "-j", kubeNodePortsChain)
-
-	filterRules.line("-A", kubeForwardChain, "-m", "conntrack", "--ctstate", "INVALID", "-j", "DROP")
-	filterRules.line("-A", kubeForwardChain, "-m", "comment", "--comment", `"kubernetes forwarding rules"`, "-m", "mark", "--mark", mark+"/"+mark, "-j", "ACCEPT")
-	filterRules.line("-A", kubeForwardChain, "-m", "comment", "--comment", `"kubernetes forwarding conntrack rule"`, "-m", "conntrack", "--ctstate", "RELATED,ESTABLISHED", "-j", "ACCEPT")
+	s.deleteStale(existingNAT)
+	s.tailRules()
 
 	var out strings.Builder
 	out.WriteString(r.header("kube-proxy iptables-mode rules for iptables-restore --noflush --counters"))
 	out.WriteString("*filter\n")
-	out.WriteString(filterChains.String())
-	out.WriteString(filterRules.String())
+	out.WriteString(s.filterChains.String())
+	out.WriteString(s.filterRules.String())
 	out.WriteString("COMMIT\n*nat\n")
-	out.WriteString(natChains.String())
-	out.WriteString(natRules.String())
+	out.WriteString(s.natChains.String())
+	out.WriteString(s.natRules.String())
 	out.WriteString("COMMIT\n")
 	return []byte(out.String()), nil
+}
+
+// iptablesSync is the four buffers syncProxyRules fills, and what it knows while
+// filling them.
+type iptablesSync struct {
+	filterChains, filterRules, natChains, natRules lineBuffer
+
+	largeCluster bool            // too many endpoints for per-endpoint comments
+	active       map[string]bool // the nat service chains written
+}
+
+// chainLine declares a chain, which also flushes it (utiliptables.MakeChainLine).
+func chainLine(b *lineBuffer, chain string) { b.line(":" + chain + " - [0:0]") }
+
+// fixedChains declares the top-level chains, flushed by their chain lines on every
+// full sync, and writes the masquerade and anti-martian rules.
+func (s *iptablesSync) fixedChains() {
+	mark := masqueradeMark
+	for _, c := range []string{kubeServicesChain, kubeExternalServicesChain, kubeForwardChain, kubeNodePortsChain, kubeProxyFirewallChain} {
+		chainLine(&s.filterChains, c)
+	}
+	for _, c := range []string{kubeServicesChain, kubeNodePortsChain, kubePostroutingChain, kubeMarkMasqChain} {
+		chainLine(&s.natChains, c)
+	}
+
+	// Masquerade what KUBE-MARK-MASQ marked, clearing the mark first.
+	s.natRules.line("-A", kubePostroutingChain, "-m", "mark", "!", "--mark", mark+"/"+mark, "-j", "RETURN")
+	s.natRules.line("-A", kubePostroutingChain, "-j", "MARK", "--xor-mark", mark)
+	s.natRules.line("-A", kubePostroutingChain, "-m", "comment", "--comment", `"kubernetes service traffic requiring SNAT"`, "-j", "MASQUERADE", "--random-fully")
+	s.natRules.line("-A", kubeMarkMasqChain, "-j", "MARK", "--or-mark", mark)
+
+	// localhostNodePorts (the default) and IPv4: kubelet's anti-martian rule.
+	chainLine(&s.filterChains, kubeletFirewallChain)
+	s.filterRules.line("-A", kubeletFirewallChain, "-m", "comment", "--comment", `"block incoming localnet connections"`,
+		"-d", "127.0.0.0/8", "!", "-s", "127.0.0.0/8", "-m", "conntrack", "!", "--ctstate", "RELATED,ESTABLISHED,DNAT", "-j", "DROP")
+}
+
+// servicePort writes one service port's rules: a filter REJECT if it has no endpoints,
+// else its ClusterIP capture and its service and endpoint chains.
+func (s *iptablesSync) servicePort(r Rules, sp servicePort) {
+	proto, ip, port := sp.protocol, sp.clusterIP.String(), strconv.Itoa(int(sp.port))
+	svcChain := iptablesServiceChain(sp)
+	dest := []string{"-m", proto, "-p", proto, "-d", ip, "--dport", port}
+	clusterIPComment := []string{"-m", "comment", "--comment", `"` + sp.name + ` cluster IP"`}
+
+	if len(sp.endpoints) == 0 {
+		// No endpoints at all: no nat chains, only a filter REJECT (ICMP port
+		// unreachable, so the client is refused at once), reached from
+		// OUTPUT and FORWARD for NEW connections.
+		s.filterRules.line(slices.Concat([]string{"-A", kubeServicesChain, "-m", "comment", "--comment", `"` + sp.name + ` has no endpoints"`}, dest, []string{"-j", "REJECT"})...)
+		return
+	}
+
+	// Capture the ClusterIP.
+	s.natRules.line(slices.Concat([]string{"-A", kubeServicesChain}, clusterIPComment, dest, []string{"-j", svcChain})...)
+
+	// Internal traffic handling: masquerade traffic to the ClusterIP that does not
+	// come from a pod.
+	switch {
+	case r.MasqueradeAll:
+		s.natRules.line(slices.Concat([]string{"-A", svcChain}, clusterIPComment, dest, []string{"-j", kubeMarkMasqChain})...)
+	case r.ClusterCIDR.IsValid():
+		s.natRules.line(slices.Concat([]string{"-A", svcChain}, clusterIPComment, dest, []string{"!", "-s", r.ClusterCIDR.String(), "-j", kubeMarkMasqChain})...)
+	}
+
+	s.serviceChain(sp, svcChain)
+	s.endpointChains(sp)
+}
+
+// serviceChain writes writeServiceToEndpointRules: rule i matches with probability
+// 1/(n-i); the last one always matches.
+func (s *iptablesSync) serviceChain(sp servicePort, svcChain string) {
+	chainLine(&s.natChains, svcChain)
+	s.active[svcChain] = true
+	n := len(sp.endpoints)
+	for i, ep := range sp.endpoints {
+		words := []string{"-A", svcChain}
+		if !s.largeCluster {
+			words = append(words, "-m", "comment", "--comment", `"`+sp.name+" -> "+ep.String()+`"`)
+		}
+		if i < n-1 {
+			words = append(words, "-m", "statistic", "--mode", "random", "--probability", probability(n-i))
+		}
+		s.natRules.line(append(words, "-j", iptablesEndpointChain(sp, ep))...)
+	}
+}
+
+// endpointChains writes one chain per endpoint: mark hairpin traffic (a pod reaching
+// itself through the Service) for masquerade, then DNAT.
+func (s *iptablesSync) endpointChains(sp servicePort) {
+	proto := sp.protocol
+	for _, ep := range sp.endpoints {
+		epChain := iptablesEndpointChain(sp, ep)
+		chainLine(&s.natChains, epChain)
+		s.active[epChain] = true
+		words := []string{"-A", epChain}
+		if !s.largeCluster {
+			words = append(words, "-m", "comment", "--comment", sp.name)
+		}
+		s.natRules.line(slices.Concat(words, []string{"-s", ep.Addr().String(), "-j", kubeMarkMasqChain})...)
+		s.natRules.line(slices.Concat(words, []string{"-m", proto, "-p", proto, "-j", "DNAT", "--to-destination", ep.String()})...)
+	}
+}
+
+// deleteStale deletes the service chains of existingNAT no longer in use: a chain line
+// flushes, then -X deletes.
+func (s *iptablesSync) deleteStale(existingNAT []string) {
+	stale := slices.Clone(existingNAT)
+	slices.Sort(stale)
+	for _, c := range slices.Compact(stale) {
+		if isIptablesServiceChain(c) && !s.active[c] {
+			chainLine(&s.natChains, c)
+			s.natRules.line("-X", c)
+		}
+	}
+}
+
+// tailRules writes the rules that follow every service's: the NodePort tail call,
+// last in KUBE-SERVICES (every local address; localhost NodePorts allowed), and
+// KUBE-FORWARD's.
+func (s *iptablesSync) tailRules() {
+	mark := masqueradeMark
+	s.natRules.line("-A", kubeServicesChain, "-m", "comment", "--comment", `"kubernetes service nodeports; NOTE: this must be the last rule in this chain"`,
+		"-m", "addrtype", "--dst-type", "LOCAL", "-j", kubeNodePortsChain)
+
+	s.filterRules.line("-A", kubeForwardChain, "-m", "conntrack", "--ctstate", "INVALID", "-j", "DROP")
+	s.filterRules.line("-A", kubeForwardChain, "-m", "comment", "--comment", `"kubernetes forwarding rules"`, "-m", "mark", "--mark", mark+"/"+mark, "-j", "ACCEPT")
+	s.filterRules.line("-A", kubeForwardChain, "-m", "comment", "--comment", `"kubernetes forwarding conntrack rule"`, "-m", "conntrack", "--ctstate", "RELATED,ESTABLISHED", "-j", "ACCEPT")
 }
 
 // iptablesCleanup returns the iptables-restore input that flushes and deletes

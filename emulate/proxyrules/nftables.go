@@ -144,141 +144,29 @@ func (r Rules) NftablesScript(existing []string, firstSync bool) ([]byte, error)
 	if err != nil {
 		return nil, err
 	}
-	var b lineBuffer
-	t := "ip " + nftablesTable
-	mark := masqueradeMark
-	b.WriteString(r.header("kube-proxy nftables-mode rules for nft -f"))
+	tx := nftablesTx{created: map[string]bool{}}
+	tx.WriteString(r.header("kube-proxy nftables-mode rules for nft -f"))
 
 	// setupNFTables
-	b.line("add table", t, `{ comment "rules for kube-proxy" ; }`)
-	if firstSync {
-		for _, bc := range nftablesBaseChains {
-			b.line("add chain", t, bc.name)
-			b.line("delete chain", t, bc.name)
-		}
-	}
-	for _, bc := range nftablesBaseChains {
-		b.line("add chain", t, bc.name, fmt.Sprintf("{ type %s hook %s priority %d ; }", bc.typ, bc.hook, bc.priority))
-		b.line("flush chain", t, bc.name)
-	}
-	created := map[string]bool{}
-	ensureChain := func(chain string) { // ensureChain: add and flush, once per transaction
-		if created[chain] {
-			return
-		}
-		created[chain] = true
-		b.line("add chain", t, chain)
-		b.line("flush chain", t, chain)
-	}
-	rule := func(chain string, words ...string) {
-		b.line(append([]string{"add rule", t, chain}, words...)...)
-	}
-	for _, j := range nftablesJumpChains {
-		ensureChain(j.target)
-		if j.cond == "" {
-			rule(j.from, "jump", j.target)
-		} else {
-			rule(j.from, j.cond, "jump", j.target)
-		}
-	}
-	for _, c := range []string{servicesChain, clusterIPsCheckChain, masqueradingChain, markMasqChain} {
-		ensureChain(c)
-	}
-	rule(markMasqChain, "mark set mark or", mark)
-	rule(masqueradingChain, "mark and", mark, "== 0 return")
-	rule(masqueradingChain, "mark set mark xor", mark)
-	rule(masqueradingChain, "masquerade fully-random")
-
-	b.line("add set", t, clusterIPsSet, `{ type ipv4_addr ; comment "Active ClusterIPs" ; }`)
-	rule(clusterIPsCheckChain, "ip daddr @"+clusterIPsSet, "reject", `comment "Reject traffic to invalid ports of ClusterIPs"`)
-	if len(r.ServiceCIDRs) > 0 {
-		cidrs := make([]string, len(r.ServiceCIDRs))
-		for i, c := range r.ServiceCIDRs {
-			cidrs[i] = c.String()
-		}
-		rule(clusterIPsCheckChain, "ip daddr {", strings.Join(cidrs, ","), "} drop", `comment "Drop traffic to unallocated ClusterIPs"`)
-	}
-
-	b.line("add set", t, nodePortIPsSet, `{ type ipv4_addr ; comment "IPs that accept NodePort traffic" ; }`)
+	tx.object("add table", `{ comment "rules for kube-proxy" ; }`)
+	tx.baseChains(firstSync)
+	tx.jumpsAndMasquerading()
+	tx.clusterIPsCheck(r.ServiceCIDRs)
 	nodePortsEverywhere := !r.NodeIP.IsValid() // nodePortAddresses.MatchAll()
-	if nodePortsEverywhere {
-		b.line("delete set", t, nodePortIPsSet)
-	} else {
-		b.line("flush set", t, nodePortIPsSet)
-		if !r.NodeIP.IsLoopback() {
-			b.line("add element", t, nodePortIPsSet, "{", r.NodeIP.String(), "}")
-		}
-	}
-
-	b.line("add map", t, noEndpointServicesMap, `{ type ipv4_addr . inet_proto . inet_service : verdict ; comment "vmap to drop or reject packets to services with no endpoints" ; }`)
-	b.line("add map", t, noEndpointNodePortsMap, `{ type inet_proto . inet_service : verdict ; comment "vmap to drop or reject packets to service nodeports with no endpoints" ; }`)
-	b.line("add chain", t, rejectChain, `{ comment "helper for @no-endpoint-services / @no-endpoint-nodeports" ; }`)
-	b.line("flush chain", t, rejectChain)
-	rule(rejectChain, "reject")
-	rule(serviceEndpointsCheckChain, "ip daddr . meta l4proto . th dport vmap @"+noEndpointServicesMap)
-	if nodePortsEverywhere {
-		rule(nodePortEndpointsCheckChain, "ip daddr != 127.0.0.0/8 meta l4proto . th dport vmap @"+noEndpointNodePortsMap)
-	} else {
-		rule(nodePortEndpointsCheckChain, "ip daddr @"+nodePortIPsSet, "meta l4proto . th dport vmap @"+noEndpointNodePortsMap)
-	}
-
-	b.line("add map", t, firewallIPsMap, `{ type ipv4_addr . inet_proto . inet_service : verdict ; comment "destinations that are subject to LoadBalancerSourceRanges" ; }`)
-	ensureChain(firewallCheckChain)
-	rule(firewallCheckChain, "ip daddr . meta l4proto . th dport vmap @"+firewallIPsMap)
-
-	b.line("add map", t, serviceIPsMap, `{ type ipv4_addr . inet_proto . inet_service : verdict ; comment "ClusterIP, ExternalIP and LoadBalancer IP traffic" ; }`)
-	b.line("add map", t, serviceNodePortsMap, `{ type inet_proto . inet_service : verdict ; comment "NodePort traffic" ; }`)
-	rule(servicesChain, "ip daddr . meta l4proto . th dport vmap @"+serviceIPsMap)
-	if nodePortsEverywhere {
-		rule(servicesChain, "fib daddr type local ip daddr != 127.0.0.0/8 meta l4proto . th dport vmap @"+serviceNodePortsMap)
-	} else {
-		rule(servicesChain, "ip daddr @"+nodePortIPsSet, "meta l4proto . th dport vmap @"+serviceNodePortsMap)
-	}
+	tx.nodePortIPs(r.NodeIP)
+	tx.noEndpointChecks(nodePortsEverywhere)
+	tx.firewallCheck()
+	tx.serviceDispatch(nodePortsEverywhere)
 
 	// A full sync starts the sets and maps over (nftElementStorage.reset).
-	b.line("flush set", t, clusterIPsSet)
+	tx.object("flush set", clusterIPsSet)
 	for _, m := range []string{serviceIPsMap, firewallIPsMap, noEndpointServicesMap, noEndpointNodePortsMap, serviceNodePortsMap} {
-		b.line("flush map", t, m)
+		tx.object("flush map", m)
 	}
 
 	// syncProxyRules, per service port.
 	for _, sp := range svcs {
-		proto, ip, port := sp.protocol, sp.clusterIP.String(), strconv.Itoa(int(sp.port))
-		svcChain := nftablesServiceChain(sp)
-		for _, ep := range sp.endpoints {
-			ensureChain(nftablesEndpointChain(sp, ep))
-		}
-		if len(sp.endpoints) > 0 {
-			ensureChain(svcChain)
-		}
-		b.line("add element", t, clusterIPsSet, "{", ip, "}")
-		key := ip + " . " + proto + " . " + port
-		if len(sp.endpoints) == 0 {
-			// No endpoints: reject in the filter chains, before any DNAT.
-			b.line("add element", t, noEndpointServicesMap, "{", key, "comment", strconv.Quote(sp.name), ": goto", rejectChain, "}")
-			continue
-		}
-		b.line("add element", t, serviceIPsMap, "{", key, ": goto", svcChain, "}")
-
-		switch {
-		case r.MasqueradeAll:
-			rule(svcChain, "ip daddr", ip, proto, "dport", port, "jump", markMasqChain)
-		case r.ClusterCIDR.IsValid():
-			rule(svcChain, "ip daddr", ip, proto, "dport", port, "ip saddr !=", r.ClusterCIDR.String(), "jump", markMasqChain)
-		}
-
-		// writeServiceToEndpointRules: one numgen draw picks the endpoint.
-		elems := make([]string, len(sp.endpoints))
-		for i, ep := range sp.endpoints {
-			elems[i] = strconv.Itoa(i) + " : goto " + nftablesEndpointChain(sp, ep)
-		}
-		rule(svcChain, "numgen random mod", strconv.Itoa(len(sp.endpoints)), "vmap {", strings.Join(elems, " , "), "}")
-
-		for _, ep := range sp.endpoints {
-			epChain := nftablesEndpointChain(sp, ep)
-			rule(epChain, "ip saddr", ep.Addr().String(), "jump", markMasqChain)
-			rule(epChain, "meta l4proto", proto, "dnat to", ep.String())
-		}
+		tx.servicePort(r, sp)
 	}
 
 	// Stale per-service chains: flushed now, deleted by a later sync.
@@ -287,10 +175,177 @@ func (r Rules) NftablesScript(existing []string, firstSync bool) ([]byte, error)
 	slices.Sort(stale)
 	for _, c := range slices.Compact(stale) {
 		if isNftablesServiceChain(c) && !active[c] {
-			b.line("flush chain", t, c)
+			tx.object("flush chain", c)
 		}
 	}
-	return []byte(b.String()), nil
+	return []byte(tx.String()), nil
+}
+
+// nftablesTx is one `nft -f` transaction on kube-proxy's table.
+type nftablesTx struct {
+	lineBuffer
+	created map[string]bool // the regular chains added and flushed so far
+}
+
+// object writes a command on an object of the table: verb, "ip kube-proxy", words.
+func (tx *nftablesTx) object(verb string, words ...string) {
+	tx.line(append([]string{verb, "ip " + nftablesTable}, words...)...)
+}
+
+// rule appends a rule to chain.
+func (tx *nftablesTx) rule(chain string, words ...string) {
+	tx.object("add rule", append([]string{chain}, words...)...)
+}
+
+// ensureChain adds and flushes a regular chain, once per transaction (ensureChain).
+func (tx *nftablesTx) ensureChain(chain string) {
+	if tx.created[chain] {
+		return
+	}
+	tx.created[chain] = true
+	tx.object("add chain", chain)
+	tx.object("flush chain", chain)
+}
+
+// baseChains adds and flushes the base chains; on a first sync each is first added
+// and deleted, so one left with another priority is replaced.
+func (tx *nftablesTx) baseChains(firstSync bool) {
+	if firstSync {
+		for _, bc := range nftablesBaseChains {
+			tx.object("add chain", bc.name)
+			tx.object("delete chain", bc.name)
+		}
+	}
+	for _, bc := range nftablesBaseChains {
+		tx.object("add chain", bc.name, fmt.Sprintf("{ type %s hook %s priority %d ; }", bc.typ, bc.hook, bc.priority))
+		tx.object("flush chain", bc.name)
+	}
+}
+
+// jumpsAndMasquerading writes the base chains' jumps and the chains that mark packets
+// for masquerade and masquerade them.
+func (tx *nftablesTx) jumpsAndMasquerading() {
+	for _, j := range nftablesJumpChains {
+		tx.ensureChain(j.target)
+		if j.cond == "" {
+			tx.rule(j.from, "jump", j.target)
+		} else {
+			tx.rule(j.from, j.cond, "jump", j.target)
+		}
+	}
+	for _, c := range []string{servicesChain, clusterIPsCheckChain, masqueradingChain, markMasqChain} {
+		tx.ensureChain(c)
+	}
+	mark := masqueradeMark
+	tx.rule(markMasqChain, "mark set mark or", mark)
+	tx.rule(masqueradingChain, "mark and", mark, "== 0 return")
+	tx.rule(masqueradingChain, "mark set mark xor", mark)
+	tx.rule(masqueradingChain, "masquerade fully-random")
+}
+
+// clusterIPsCheck rejects traffic to a ClusterIP's unserved ports and drops traffic to
+// unallocated addresses of the service CIDRs.
+func (tx *nftablesTx) clusterIPsCheck(serviceCIDRs []netip.Prefix) {
+	tx.object("add set", clusterIPsSet, `{ type ipv4_addr ; comment "Active ClusterIPs" ; }`)
+	tx.rule(clusterIPsCheckChain, "ip daddr @"+clusterIPsSet, "reject", `comment "Reject traffic to invalid ports of ClusterIPs"`)
+	if len(serviceCIDRs) > 0 {
+		cidrs := make([]string, len(serviceCIDRs))
+		for i, c := range serviceCIDRs {
+			cidrs[i] = c.String()
+		}
+		tx.rule(clusterIPsCheckChain, "ip daddr {", strings.Join(cidrs, ","), "} drop", `comment "Drop traffic to unallocated ClusterIPs"`)
+	}
+}
+
+// nodePortIPs writes the set of addresses that accept NodePort traffic: nodeIP, or
+// none (the set deleted) when every local address does.
+func (tx *nftablesTx) nodePortIPs(nodeIP netip.Addr) {
+	tx.object("add set", nodePortIPsSet, `{ type ipv4_addr ; comment "IPs that accept NodePort traffic" ; }`)
+	if !nodeIP.IsValid() {
+		tx.object("delete set", nodePortIPsSet)
+		return
+	}
+	tx.object("flush set", nodePortIPsSet)
+	if !nodeIP.IsLoopback() {
+		tx.object("add element", nodePortIPsSet, "{", nodeIP.String(), "}")
+	}
+}
+
+// noEndpointChecks writes the maps and chains that reject connections to Services
+// and NodePorts without endpoints.
+func (tx *nftablesTx) noEndpointChecks(nodePortsEverywhere bool) {
+	tx.object("add map", noEndpointServicesMap, `{ type ipv4_addr . inet_proto . inet_service : verdict ; comment "vmap to drop or reject packets to services with no endpoints" ; }`)
+	tx.object("add map", noEndpointNodePortsMap, `{ type inet_proto . inet_service : verdict ; comment "vmap to drop or reject packets to service nodeports with no endpoints" ; }`)
+	tx.object("add chain", rejectChain, `{ comment "helper for @no-endpoint-services / @no-endpoint-nodeports" ; }`)
+	tx.object("flush chain", rejectChain)
+	tx.rule(rejectChain, "reject")
+	tx.rule(serviceEndpointsCheckChain, "ip daddr . meta l4proto . th dport vmap @"+noEndpointServicesMap)
+	if nodePortsEverywhere {
+		tx.rule(nodePortEndpointsCheckChain, "ip daddr != 127.0.0.0/8 meta l4proto . th dport vmap @"+noEndpointNodePortsMap)
+	} else {
+		tx.rule(nodePortEndpointsCheckChain, "ip daddr @"+nodePortIPsSet, "meta l4proto . th dport vmap @"+noEndpointNodePortsMap)
+	}
+}
+
+// firewallCheck writes the LoadBalancerSourceRanges map and its chain.
+func (tx *nftablesTx) firewallCheck() {
+	tx.object("add map", firewallIPsMap, `{ type ipv4_addr . inet_proto . inet_service : verdict ; comment "destinations that are subject to LoadBalancerSourceRanges" ; }`)
+	tx.ensureChain(firewallCheckChain)
+	tx.rule(firewallCheckChain, "ip daddr . meta l4proto . th dport vmap @"+firewallIPsMap)
+}
+
+// serviceDispatch writes the maps that send ClusterIP and NodePort traffic to its
+// service chain, and the services chain's lookups in them.
+func (tx *nftablesTx) serviceDispatch(nodePortsEverywhere bool) {
+	tx.object("add map", serviceIPsMap, `{ type ipv4_addr . inet_proto . inet_service : verdict ; comment "ClusterIP, ExternalIP and LoadBalancer IP traffic" ; }`)
+	tx.object("add map", serviceNodePortsMap, `{ type inet_proto . inet_service : verdict ; comment "NodePort traffic" ; }`)
+	tx.rule(servicesChain, "ip daddr . meta l4proto . th dport vmap @"+serviceIPsMap)
+	if nodePortsEverywhere {
+		tx.rule(servicesChain, "fib daddr type local ip daddr != 127.0.0.0/8 meta l4proto . th dport vmap @"+serviceNodePortsMap)
+	} else {
+		tx.rule(servicesChain, "ip daddr @"+nodePortIPsSet, "meta l4proto . th dport vmap @"+serviceNodePortsMap)
+	}
+}
+
+// servicePort writes one service port's map elements and, if it has endpoints, its
+// service and endpoint chains (syncProxyRules' loop over the service map).
+func (tx *nftablesTx) servicePort(r Rules, sp servicePort) {
+	proto, ip, port := sp.protocol, sp.clusterIP.String(), strconv.Itoa(int(sp.port))
+	svcChain := nftablesServiceChain(sp)
+	for _, ep := range sp.endpoints {
+		tx.ensureChain(nftablesEndpointChain(sp, ep))
+	}
+	if len(sp.endpoints) > 0 {
+		tx.ensureChain(svcChain)
+	}
+	tx.object("add element", clusterIPsSet, "{", ip, "}")
+	key := ip + " . " + proto + " . " + port
+	if len(sp.endpoints) == 0 {
+		// No endpoints: reject in the filter chains, before any DNAT.
+		tx.object("add element", noEndpointServicesMap, "{", key, "comment", strconv.Quote(sp.name), ": goto", rejectChain, "}")
+		return
+	}
+	tx.object("add element", serviceIPsMap, "{", key, ": goto", svcChain, "}")
+
+	switch {
+	case r.MasqueradeAll:
+		tx.rule(svcChain, "ip daddr", ip, proto, "dport", port, "jump", markMasqChain)
+	case r.ClusterCIDR.IsValid():
+		tx.rule(svcChain, "ip daddr", ip, proto, "dport", port, "ip saddr !=", r.ClusterCIDR.String(), "jump", markMasqChain)
+	}
+
+	// writeServiceToEndpointRules: one numgen draw picks the endpoint.
+	elems := make([]string, len(sp.endpoints))
+	for i, ep := range sp.endpoints {
+		elems[i] = strconv.Itoa(i) + " : goto " + nftablesEndpointChain(sp, ep)
+	}
+	tx.rule(svcChain, "numgen random mod", strconv.Itoa(len(sp.endpoints)), "vmap {", strings.Join(elems, " , "), "}")
+
+	for _, ep := range sp.endpoints {
+		epChain := nftablesEndpointChain(sp, ep)
+		tx.rule(epChain, "ip saddr", ep.Addr().String(), "jump", markMasqChain)
+		tx.rule(epChain, "meta l4proto", proto, "dnat to", ep.String())
+	}
 }
 
 // nftablesDeleteStale returns the transaction that deletes per-service chains the rules

@@ -77,54 +77,7 @@ replicas and client pods, keeping the load per pod.`,
   sudo trafficlab emulate --cleanup`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			if f.cleanup {
-				return runCleanup(c, args, stdout)
-			}
-			render, err := renderer(f.output)
-			if err != nil {
-				return err
-			}
-			if c.Flags().Changed("requests") {
-				return badInput{errors.New("--requests: emulate does not record single requests yet; use simulate --requests")}
-			}
-			if c.Flags().Changed("scale") && f.scale <= 0 {
-				return badInput{fmt.Errorf("--scale %g: want a factor above 0, such as 0.5", f.scale)}
-			}
-			src, err := readSource(args)
-			if err != nil {
-				return err
-			}
-			sc, pos, err := f.load(c, src, stderr)
-			if err != nil {
-				return err
-			}
-			if c.Flags().Changed("scale") {
-				for _, change := range emulate.Scale(sc, f.scale) {
-					fmt.Fprintf(stderr, "emulate: --scale %g: %s\n", f.scale, change)
-				}
-			}
-			plan, err := emulate.Check(sc)
-			if err != nil {
-				return emulateInputError(err, pos)
-			}
-			if f.dryRun {
-				printPlan(stdout, plan)
-				return nil
-			}
-			if os.Geteuid() != 0 {
-				return errors.New("emulate needs root: it creates network namespaces, iptables or nftables rules and cgroups (try sudo; --dry-run shows the plan without root)")
-			}
-			ctx, stop := interruptible(c.Context())
-			defer stop()
-			bar := newProgress(stderr, f.quiet)
-			r, err := emulate.Run(ctx, plan, emulate.Options{Log: stderr, Progress: func(done, total time.Duration) {
-				bar.update(done, total, -1, fmt.Sprintf("%s of %s emulated", done.Round(time.Second), total.Round(time.Second)))
-			}})
-			bar.done()
-			if r != nil {
-				r.Origin = f.origin(c, args)
-			}
-			return f.end(ctx, c, stdout, src, r, err, sc.Spec.Duration.Duration, render)
+			return runEmulate(c, args, &f, stdout, stderr)
 		},
 	}
 	f.register(c)
@@ -132,6 +85,59 @@ replicas and client pods, keeping the load per pod.`,
 	c.Flags().BoolVar(&f.cleanup, "cleanup", false, "remove what crashed runs left behind (namespaces, cgroups, processes) and exit")
 	c.Flags().BoolVar(&f.dryRun, "dry-run", false, "check the scenario and print where its pods would run, without root and without running it")
 	return c
+}
+
+// runEmulate checks the scenario, prints its plan for --dry-run, or runs it for real
+// and writes what it measured.
+func runEmulate(c *cobra.Command, args []string, f *emulateFlags, stdout, stderr io.Writer) error {
+	if f.cleanup {
+		return runCleanup(c, args, stdout)
+	}
+	render, err := renderer(f.output)
+	if err != nil {
+		return err
+	}
+	if c.Flags().Changed("requests") {
+		return badInput{errors.New("--requests: emulate does not record single requests yet; use simulate --requests")}
+	}
+	if c.Flags().Changed("scale") && f.scale <= 0 {
+		return badInput{fmt.Errorf("--scale %g: want a factor above 0, such as 0.5", f.scale)}
+	}
+	src, err := readSource(args)
+	if err != nil {
+		return err
+	}
+	sc, pos, err := f.load(c, src, stderr)
+	if err != nil {
+		return err
+	}
+	if c.Flags().Changed("scale") {
+		for _, change := range emulate.Scale(sc, f.scale) {
+			fmt.Fprintf(stderr, "emulate: --scale %g: %s\n", f.scale, change)
+		}
+	}
+	plan, err := emulate.Check(sc)
+	if err != nil {
+		return emulateInputError(err, pos)
+	}
+	if f.dryRun {
+		printPlan(stdout, plan)
+		return nil
+	}
+	if os.Geteuid() != 0 {
+		return errors.New("emulate needs root: it creates network namespaces, iptables or nftables rules and cgroups (try sudo; --dry-run shows the plan without root)")
+	}
+	ctx, stop := interruptible(c.Context())
+	defer stop()
+	bar := newProgress(stderr, f.quiet)
+	r, err := emulate.Run(ctx, plan, emulate.Options{Log: stderr, Progress: func(done, total time.Duration) {
+		bar.update(done, total, -1, fmt.Sprintf("%s of %s emulated", done.Round(time.Second), total.Round(time.Second)))
+	}})
+	bar.done()
+	if r != nil {
+		r.Origin = f.origin(c, args)
+	}
+	return f.end(ctx, c, stdout, src, r, err, sc.Spec.Duration.Duration, render)
 }
 
 // origin is runFlags' origin with --scale.

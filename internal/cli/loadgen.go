@@ -101,25 +101,36 @@ else 10s), when the scenario's phases are done, or after --max-requests.`,
 			return nil
 		},
 		RunE: func(c *cobra.Command, _ []string) error {
-			cfg, err := f.config(c, stderr)
-			if err != nil {
-				return err
-			}
-			if f.output != "text" && f.output != "json" {
-				return badInput{fmt.Errorf("-o %q: want text or json", f.output)}
-			}
-			ctx, stop := interruptible(c.Context())
-			defer stop()
-			if !f.quiet {
-				fmt.Fprintf(stderr, "load: %s → %s for %v (Ctrl-C stops and reports)\n", describeLoad(cfg), cfg.Target, cfg.Duration)
-			}
-			rep, err := load.Run(ctx, cfg)
-			if err != nil {
-				return badInput{err}
-			}
-			return writeLoad(stdout, f.output, rep, cfg, f.scenarioName, f.service)
+			return runLoad(c, &f, stdout, stderr)
 		},
 	}
+	f.register(c)
+	return c
+}
+
+// runLoad sends the load the flags describe and writes its report.
+func runLoad(c *cobra.Command, f *loadFlags, stdout, stderr io.Writer) error {
+	cfg, err := f.config(c, stderr)
+	if err != nil {
+		return err
+	}
+	if f.output != "text" && f.output != "json" {
+		return badInput{fmt.Errorf("-o %q: want text or json", f.output)}
+	}
+	ctx, stop := interruptible(c.Context())
+	defer stop()
+	if !f.quiet {
+		fmt.Fprintf(stderr, "load: %s → %s for %v (Ctrl-C stops and reports)\n", describeLoad(cfg), cfg.Target, cfg.Duration)
+	}
+	rep, err := load.Run(ctx, cfg)
+	if err != nil {
+		return badInput{err}
+	}
+	return writeLoad(stdout, f.output, rep, cfg, f.scenarioName, f.service)
+}
+
+// register defines load's flags.
+func (f *loadFlags) register(c *cobra.Command) {
 	fl := c.Flags()
 	fl.StringVar(&f.target, "target", "", "URL to send requests to: http://HOST:PORT/PATH (required)")
 	fl.IntVar(&f.threads, "threads", 0, "closed loop: this many threads, each waiting for its answer before the next request")
@@ -144,7 +155,6 @@ else 10s), when the scenario's phases are done, or after --max-requests.`,
 	fl.StringVar(&f.httpClient, "http-client", load.ClientTrafficlab, "HTTP/1.1 client: trafficlab (fast, pools as the library profile says)\nor net/http (Go's Transport, Go's own pooling, about half the rate); HTTP/2 always uses net/http")
 	fl.StringVarP(&f.output, "output", "o", "text", "report format: text, or json (the Result every engine writes: report and compare read it)")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no start line on stderr")
-	return c
 }
 
 // config turns the flags into a load.Config; every problem is bad input.

@@ -83,6 +83,36 @@ func TestLoadBadInput(t *testing.T) {
 	}
 }
 
+// checkVegetaJSON checks vegeta's report of the load run saved at path: the same
+// requests q counts, every one answered "ok" (2 bytes) by podsServer, within the
+// run's wall-clock window.
+func checkVegetaJSON(t *testing.T, path string, q result.Requests) {
+	t.Helper()
+	code, vj, errOut := runCLI("report", path, "-o", "vegeta-json")
+	if code != exitOK {
+		t.Fatalf("report -o vegeta-json: exit %d: %s", code, errOut)
+	}
+	var v struct {
+		Requests    int64                            `json:"requests"`
+		StatusCodes map[string]int64                 `json:"status_codes"`
+		BytesIn     struct{ Total int64 }            `json:"bytes_in"`
+		Success     float64                          `json:"success"`
+		Earliest    time.Time                        `json:"earliest"`
+		End         time.Time                        `json:"end"`
+		Latencies   struct{ Min, Max time.Duration } `json:"latencies"`
+	}
+	if err := json.Unmarshal([]byte(vj), &v); err != nil {
+		t.Fatal(err)
+	}
+	if v.Requests != q.Total || v.StatusCodes["200"] != q.OK || len(v.StatusCodes) != 1 ||
+		v.BytesIn.Total != 2*q.OK || v.Success != 1 || v.Latencies.Min <= 0 || v.Latencies.Max < v.Latencies.Min {
+		t.Errorf("vegeta-json %s for requests %+v", vj, q)
+	}
+	if time.Since(v.Earliest) > time.Minute || v.End.Before(v.Earliest) {
+		t.Errorf("vegeta-json window %v to %v is not this run's", v.Earliest, v.End)
+	}
+}
+
 func TestLoadRuns(t *testing.T) {
 	srv := podsServer(t)
 	t.Run("json", func(t *testing.T) {
@@ -116,31 +146,7 @@ func TestLoadRuns(t *testing.T) {
 				t.Errorf("%v: exit %d, want 0 and %q in:\n%s%s", c.args, code, c.want, out, errOut)
 			}
 		}
-		// vegeta's report of the same requests: every one answered "ok" (2 bytes) by
-		// podsServer, within the run's wall-clock window.
-		code, vj, errOut := runCLI("report", saved, "-o", "vegeta-json")
-		if code != exitOK {
-			t.Fatalf("report -o vegeta-json: exit %d: %s", code, errOut)
-		}
-		var v struct {
-			Requests    int64                            `json:"requests"`
-			StatusCodes map[string]int64                 `json:"status_codes"`
-			BytesIn     struct{ Total int64 }            `json:"bytes_in"`
-			Success     float64                          `json:"success"`
-			Earliest    time.Time                        `json:"earliest"`
-			End         time.Time                        `json:"end"`
-			Latencies   struct{ Min, Max time.Duration } `json:"latencies"`
-		}
-		if err := json.Unmarshal([]byte(vj), &v); err != nil {
-			t.Fatal(err)
-		}
-		if v.Requests != r.Requests.Total || v.StatusCodes["200"] != r.Requests.OK || len(v.StatusCodes) != 1 ||
-			v.BytesIn.Total != 2*r.Requests.OK || v.Success != 1 || v.Latencies.Min <= 0 || v.Latencies.Max < v.Latencies.Min {
-			t.Errorf("vegeta-json %s for requests %+v", vj, r.Requests)
-		}
-		if time.Since(v.Earliest) > time.Minute || v.End.Before(v.Earliest) {
-			t.Errorf("vegeta-json window %v to %v is not this run's", v.Earliest, v.End)
-		}
+		checkVegetaJSON(t, saved, r.Requests)
 	})
 	t.Run("text", func(t *testing.T) {
 		code, out, errOut := runLoadCLI("--target", srv.URL+"/", "--rate", "200/s", "--duration", "300ms", "--library", "go-net-http")

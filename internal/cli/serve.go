@@ -83,37 +83,48 @@ nothing per request; with pod.accessLog it writes the log lines on stdout.`,
   trafficlab serve --scenario examples/r2-rapid-scaling.yaml --service web --set spec.services[0].pod.onSigterm.action=drain
   trafficlab serve --pod-spec "$(cat pod.yaml)" --work sleep --ready-after 5s`,
 		Args: cobra.NoArgs,
-		RunE: func(c *cobra.Command, args []string) error {
-			cfg, err := f.config(c, stderr)
-			if err != nil {
-				return err
-			}
-			cfg.AccessLog = stdout
-			s, err := serve.New(cfg)
-			if err != nil {
-				return err
-			}
-			// Go ≥ 1.25 sizes GOMAXPROCS from the cgroup's CPU limit (runtime/
-			// cgroup_linux.go; golang/go#73193), so under a 1-CPU limit one thread
-			// would run the app's work at a time and never spend the quota early.
-			// The app the scenario describes runs its worker threads on every core of
-			// the node and is throttled by CFS (kernel/sched/fair.c, docs/models.md: 4 busy threads under a
-			// 1-CPU limit run 25 ms, stall 75 ms), so use every core unless told.
-			if os.Getenv("GOMAXPROCS") == "" {
-				runtime.GOMAXPROCS(runtime.NumCPU())
-			}
-			ln, err := net.Listen("tcp", f.listen)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(stderr, "serve: pod %s listening on %s (HTTP/1.1 and h2c)\n", cfg.Name, ln.Addr())
-			err = serveUntilExit(c, s, ln)
-			if o := s.Overhead(); o > 0 {
-				fmt.Fprintf(stderr, "serve: pod %s: its HTTP stack spent %v of CPU a request, taken off the service time\n", cfg.Name, o.Round(time.Microsecond))
-			}
-			return err
+		RunE: func(c *cobra.Command, _ []string) error {
+			return serveApp(c, &f, stdout, stderr)
 		},
 	}
+	f.register(c)
+	return c
+}
+
+// serveApp runs the pod's app on --listen until SIGTERM ends it as pod.onSigterm says.
+func serveApp(c *cobra.Command, f *serveFlags, stdout, stderr io.Writer) error {
+	cfg, err := f.config(c, stderr)
+	if err != nil {
+		return err
+	}
+	cfg.AccessLog = stdout
+	s, err := serve.New(cfg)
+	if err != nil {
+		return err
+	}
+	// Go ≥ 1.25 sizes GOMAXPROCS from the cgroup's CPU limit (runtime/
+	// cgroup_linux.go; golang/go#73193), so under a 1-CPU limit one thread
+	// would run the app's work at a time and never spend the quota early.
+	// The app the scenario describes runs its worker threads on every core of
+	// the node and is throttled by CFS (kernel/sched/fair.c, docs/models.md: 4 busy threads under a
+	// 1-CPU limit run 25 ms, stall 75 ms), so use every core unless told.
+	if os.Getenv("GOMAXPROCS") == "" {
+		runtime.GOMAXPROCS(runtime.NumCPU())
+	}
+	ln, err := net.Listen("tcp", f.listen)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "serve: pod %s listening on %s (HTTP/1.1 and h2c)\n", cfg.Name, ln.Addr())
+	err = serveUntilExit(c, s, ln)
+	if o := s.Overhead(); o > 0 {
+		fmt.Fprintf(stderr, "serve: pod %s: its HTTP stack spent %v of CPU a request, taken off the service time\n", cfg.Name, o.Round(time.Microsecond))
+	}
+	return err
+}
+
+// register defines serve's flags.
+func (f *serveFlags) register(c *cobra.Command) {
 	fl := c.Flags()
 	fl.StringVar(&f.podSpec, "pod-spec", "", "the pod spec as YAML, as under spec.services[i].pod of a scenario")
 	fl.StringVar(&f.scenario, "scenario", "", "take the pod spec from this scenario file")
@@ -128,7 +139,6 @@ nothing per request; with pod.accessLog it writes the log lines on stdout.`,
 	fl.StringVar(&f.work, "work", serve.Burn, "how to spend the service time: burn (CPU) or sleep")
 	fl.DurationVar(&f.readyAfter, "ready-after", 0, "answer 503 on /healthz/ready for this long after starting, e.g. 5s")
 	fl.BoolVar(&f.fullBurn, "full-burn", false, "burn the whole service time, on top of what serve's own HTTP stack spends per request")
-	return c
 }
 
 // config checks the flags and loads the pod spec; every problem is bad input.

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"runtime"
@@ -13,6 +14,7 @@ import (
 
 	"trafficlab/report"
 	"trafficlab/result"
+	"trafficlab/scenario"
 	"trafficlab/sim"
 	"trafficlab/simulate"
 	"trafficlab/sweep"
@@ -103,15 +105,8 @@ func runSweep(c *cobra.Command, args []string, f *sweepFlags, stdout, stderr io.
 		return badInput{err}
 	}
 	flags := flagSets(c, f.seed, f.duration)
-	// --seed and --duration are --sets of their own: one on a path a --set also
-	// gives would silently win over it, or lose to it.
-	for _, fl := range flags {
-		path, _, _ := strings.Cut(fl.Set, "=")
-		for _, s := range f.sets {
-			if p, _, _ := strings.Cut(s, "="); p == path {
-				return badInput{fmt.Errorf("%s and --set %s both give %s; give one", fl.Flag, s, path)}
-			}
-		}
+	if err := checkFlagsNotSet(flags, f.sets); err != nil {
+		return err
 	}
 	fixed = append(fixed, sets(flags)...)
 	var query *sweep.Query
@@ -128,73 +123,30 @@ func runSweep(c *cobra.Command, args []string, f *sweepFlags, stdout, stderr io.
 	if err != nil {
 		return err
 	}
-
-	// Every point is checked before any runs, so a bad value fails in a second, not
-	// after an hour of the others. Warnings repeat across points: each is shown once.
-	warnings := &onceLines{w: stderr}
-	plans := make([]sweepPlan, len(points))
-	var total time.Duration
-	offered := 0.0
-	for i, p := range points {
-		sets := append(append([]string(nil), fixed...), p.Sets...)
-		sc, _, err := loadSource(src, sets, warnings)
-		if err != nil {
-			return nameFlags(err, flags)
-		}
-		plans[i] = sweepPlan{sets: sets, name: sc.Metadata.Name, seed: sc.Spec.Seed, duration: sc.Spec.Duration.Duration}
-		total += time.Duration(f.seeds) * plans[i].duration
-		offered += float64(f.seeds) * simulate.Offered(sc)
+	r := &sweepRunner{src: src, runs: len(points) * f.seeds}
+	offered, err := r.plan(points, fixed, flags, f.seeds, stderr)
+	if err != nil {
+		return err
 	}
 	announceLongRun(stderr, "sweep", offered, min(f.parallel, len(points)*f.seeds))
 
-	bar := newProgress(stderr, f.quiet)
-	var (
-		simulated, requests atomic.Int64
-		finished            atomic.Int32
-		runs                = len(points) * f.seeds
-	)
+	r.bar = newProgress(stderr, f.quiet)
 	ctx, stop := interruptible(c.Context())
 	defer stop()
 	started := time.Now()
 	sw, err := sweep.Run(ctx, axes, fixed, points, f.seeds, f.parallel, func(point, repeat int) (*result.Result, error) {
-		plan := plans[point]
-		sets := append(append([]string(nil), plan.sets...), fmt.Sprintf("spec.seed=%d", plan.seed+int64(repeat)))
-		sc, pos, err := loadSource(src, sets, io.Discard)
-		if err != nil {
-			return nil, err
-		}
-		e, err := buildEngine(sc, pos)
-		if err != nil {
-			return nil, err
-		}
-		var lastT sim.Time
-		var lastN int64
-		e.RunContext(ctx, func(now, end sim.Time) {
-			simulated.Add(int64(now - lastT))
-			requests.Add(e.Requests() - lastN)
-			lastT, lastN = now, e.Requests()
-			bar.update(time.Duration(simulated.Load()), total, requests.Load(),
-				fmt.Sprintf("%d/%d runs", finished.Load(), runs))
-		})
-		if stopped, _ := e.Interrupted(); stopped {
-			return &result.Result{Interrupted: true}, nil
-		}
-		finished.Add(1)
-		if err := e.Err(); err != nil {
-			return nil, err
-		}
-		return e.Result(), nil
+		return r.run(ctx, point, repeat)
 	})
-	bar.done()
+	r.bar.done()
 	if err != nil {
 		return err
 	}
 	if sw.Interrupted && sw.Scenario == "" {
 		// No run finished to name the sweep: name it from its first point's plan.
-		sw.Engine, sw.Scenario, sw.DurationS = "simulate", plans[0].name, plans[0].duration.Seconds()
+		sw.Engine, sw.Scenario, sw.DurationS = "simulate", r.plans[0].name, r.plans[0].duration.Seconds()
 	}
 	if !f.quiet {
-		fmt.Fprintln(stderr, sweepTiming(int64(finished.Load()), requests.Load(), time.Since(started), min(f.parallel, runs)))
+		fmt.Fprintln(stderr, sweepTiming(int64(r.finished.Load()), r.requests.Load(), time.Since(started), min(f.parallel, r.runs)))
 	}
 	if len(args) > 0 {
 		sw.File = args[0]
@@ -202,6 +154,26 @@ func runSweep(c *cobra.Command, args []string, f *sweepFlags, stdout, stderr io.
 	if query != nil && !sw.Interrupted {
 		sw.Find = query.Answer(sw, axes)
 	}
+	return writeSweep(sw, f, render, stdout)
+}
+
+// checkFlagsNotSet refuses --seed or --duration on a path a --set also gives: they
+// are --sets of their own, and one would silently win over the other, or lose to it.
+func checkFlagsNotSet(flags []scenario.FlagSet, setArgs []string) error {
+	for _, fl := range flags {
+		path, _, _ := strings.Cut(fl.Set, "=")
+		for _, s := range setArgs {
+			if p, _, _ := strings.Cut(s, "="); p == path {
+				return badInput{fmt.Errorf("%s and --set %s both give %s; give one", fl.Flag, s, path)}
+			}
+		}
+	}
+	return nil
+}
+
+// writeSweep writes the sweep to the --csv and --json files and in the -o format to
+// stdout; an interrupted sweep's error says which points the output covers.
+func writeSweep(sw *result.Sweep, f *sweepFlags, render func(io.Writer, *result.Sweep) error, stdout io.Writer) error {
 	for _, out := range []struct {
 		path   string
 		render func(io.Writer, *result.Sweep) error
@@ -219,6 +191,70 @@ func runSweep(c *cobra.Command, args []string, f *sweepFlags, stdout, stderr io.
 		return interrupted{covered: fmt.Sprintf("the %d of %d points whose every run finished", len(sw.Points), sw.PlannedPoints)}
 	}
 	return nil
+}
+
+// sweepRunner runs a sweep's points, each on its plan, and counts their progress
+// across the workers.
+type sweepRunner struct {
+	src   source
+	plans []sweepPlan
+	total time.Duration // simulated time of every run
+	runs  int
+	bar   *progress
+
+	simulated, requests atomic.Int64
+	finished            atomic.Int32
+}
+
+// plan checks every point before any runs, so a bad value fails in a second, not
+// after an hour of the others, and returns the requests the whole sweep offers.
+// Warnings repeat across points: each is shown once.
+func (r *sweepRunner) plan(points []sweep.Point, fixed []string, flags []scenario.FlagSet, seeds int, stderr io.Writer) (offered float64, err error) {
+	warnings := &onceLines{w: stderr}
+	r.plans = make([]sweepPlan, len(points))
+	for i, p := range points {
+		sets := append(append([]string(nil), fixed...), p.Sets...)
+		sc, _, err := loadSource(r.src, sets, warnings)
+		if err != nil {
+			return 0, nameFlags(err, flags)
+		}
+		r.plans[i] = sweepPlan{sets: sets, name: sc.Metadata.Name, seed: sc.Spec.Seed, duration: sc.Spec.Duration.Duration}
+		r.total += time.Duration(seeds) * r.plans[i].duration
+		offered += float64(seeds) * simulate.Offered(sc)
+	}
+	return offered, nil
+}
+
+// run simulates one repeat of a point, with the point's seed plus repeat; an
+// interrupted run returns a Result that says only that.
+func (r *sweepRunner) run(ctx context.Context, point, repeat int) (*result.Result, error) {
+	plan := r.plans[point]
+	sets := append(append([]string(nil), plan.sets...), fmt.Sprintf("spec.seed=%d", plan.seed+int64(repeat)))
+	sc, pos, err := loadSource(r.src, sets, io.Discard)
+	if err != nil {
+		return nil, err
+	}
+	e, err := buildEngine(sc, pos)
+	if err != nil {
+		return nil, err
+	}
+	var lastT sim.Time
+	var lastN int64
+	e.RunContext(ctx, func(now, end sim.Time) {
+		r.simulated.Add(int64(now - lastT))
+		r.requests.Add(e.Requests() - lastN)
+		lastT, lastN = now, e.Requests()
+		r.bar.update(time.Duration(r.simulated.Load()), r.total, r.requests.Load(),
+			fmt.Sprintf("%d/%d runs", r.finished.Load(), r.runs))
+	})
+	if stopped, _ := e.Interrupted(); stopped {
+		return &result.Result{Interrupted: true}, nil
+	}
+	r.finished.Add(1)
+	if err := e.Err(); err != nil {
+		return nil, err
+	}
+	return e.Result(), nil
 }
 
 // sweepPlan is a point's --set arguments and what its scenario says of its runs.

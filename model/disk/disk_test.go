@@ -22,99 +22,102 @@ type write struct {
 	done   sim.Time // expected
 }
 
+// diskWriteCases are a disk's limits and writes to it, each with when it must be done.
+var diskWriteCases = []struct {
+	name   string
+	lim    Limits
+	writes []write
+}{
+	{
+		name: "no limits: done at once, nothing queues",
+		writes: []write{
+			{at: 0, bytes: 8 * MiB, done: 0},
+			{at: 0, bytes: 4 * KiB, done: 0},
+			{at: 5 * ms, bytes: 1, ioSize: 1, done: 5 * ms},
+		},
+	},
+	{
+		// 8 MiB at 10 MB/s is 8388608/1e7 s; the 4 KiB write issued just after
+		// waits for all of it, then takes 4096/1e7 s = 409.6 µs.
+		name: "a big background write delays a small one by 0.8388608 s",
+		lim:  Limits{Throughput: 10_000_000},
+		writes: []write{
+			{at: 0, writer: 0, bytes: 8 * MiB, done: 838_860_800},
+			{at: 0, writer: 1, bytes: 4 * KiB, done: 838_860_800 + 409_600},
+		},
+	},
+	{
+		// 4 KiB random writes at 1,000 IOPS: 1 ms each, against 40.96 µs of
+		// throughput at 100 MB/s, so the IOPS limit sets the pace.
+		name: "small random writes are IOPS-bound",
+		lim:  Limits{Throughput: 100_000_000, IOPS: 1000},
+		writes: []write{
+			{at: 0, bytes: 4 * KiB, ioSize: 4 * KiB, done: 1 * ms},
+			{at: 0, bytes: 4 * KiB, ioSize: 4 * KiB, done: 2 * ms},
+			{at: 0, bytes: 4 * KiB, ioSize: 4 * KiB, done: 3 * ms},
+			// 64 KiB as 16 I/Os of 4 KiB: 16 ms.
+			{at: 0, bytes: 64 * KiB, ioSize: 4 * KiB, done: 19 * ms},
+			// After the queue drained: no wait.
+			{at: 30 * ms, bytes: 4 * KiB, ioSize: 4 * KiB, done: 31 * ms},
+		},
+	},
+	{
+		// Merged by writeback (ioSize 0): 1 MiB is 4 operations of 256 KiB, 4 ms
+		// at 1,000 IOPS, but 10.48576 ms at 100 MB/s: throughput-bound.
+		name: "merged writes count bytes/unit operations",
+		lim:  Limits{Throughput: 100_000_000, IOPS: 1000},
+		writes: []write{
+			{at: 0, bytes: MiB, done: 10_485_760},
+		},
+	},
+	{
+		// 100 KiB merged is 102400/262144 = 0.390625 operations: 390.625 µs.
+		name: "merged writes may cost a fraction of an operation",
+		lim:  Limits{IOPS: 1000},
+		writes: []write{
+			{at: 0, bytes: 100 * KiB, done: 390_625},
+		},
+	},
+	{
+		// EBS splits an I/O over 256 KiB: a 1 MiB I/O is 4 operations; two I/Os
+		// of 300 KiB are 2 operations each.
+		name: "large I/Os are split into units",
+		lim:  Limits{IOPS: 1000},
+		writes: []write{
+			{at: 0, bytes: MiB, ioSize: MiB, done: 4 * ms},
+			{at: 4 * ms, bytes: 600 * KiB, ioSize: 300 * KiB, done: 8 * ms},
+			// 700 KiB in I/Os of 300 KiB: 2 + 2 + one of 100 KiB = 5.
+			{at: 8 * ms, bytes: 700 * KiB, ioSize: 300 * KiB, done: 13 * ms},
+		},
+	},
+	{
+		// A smaller unit: 64 KiB merged at unit 16 KiB is 4 operations.
+		name: "the I/O unit is configurable",
+		lim:  Limits{IOPS: 1000, IOUnit: 16 * KiB},
+		writes: []write{
+			{at: 0, bytes: 64 * KiB, done: 4 * ms},
+		},
+	},
+	{
+		// 1 byte at 3 B/s is 333,333,333.3 ns: rounded up, never early.
+		name: "service rounds up to the nanosecond",
+		lim:  Limits{Throughput: 3},
+		writes: []write{
+			{at: 0, bytes: 1, done: 333_333_334},
+		},
+	},
+	{
+		// bytes × 1e9 exceeds int64 past 9.2 GB: 20 GB at 1 GB/s is 20 s.
+		name: "large writes do not overflow",
+		lim:  Limits{Throughput: 1_000_000_000},
+		writes: []write{
+			{at: 0, bytes: 20_000_000_000, done: 20 * sec},
+		},
+	},
+}
+
 func TestWrite(t *testing.T) {
-	cases := []struct {
-		name   string
-		lim    Limits
-		writes []write
-	}{
-		{
-			name: "no limits: done at once, nothing queues",
-			writes: []write{
-				{at: 0, bytes: 8 * MiB, done: 0},
-				{at: 0, bytes: 4 * KiB, done: 0},
-				{at: 5 * ms, bytes: 1, ioSize: 1, done: 5 * ms},
-			},
-		},
-		{
-			// 8 MiB at 10 MB/s is 8388608/1e7 s; the 4 KiB write issued just after
-			// waits for all of it, then takes 4096/1e7 s = 409.6 µs.
-			name: "a big background write delays a small one by 0.8388608 s",
-			lim:  Limits{Throughput: 10_000_000},
-			writes: []write{
-				{at: 0, writer: 0, bytes: 8 * MiB, done: 838_860_800},
-				{at: 0, writer: 1, bytes: 4 * KiB, done: 838_860_800 + 409_600},
-			},
-		},
-		{
-			// 4 KiB random writes at 1,000 IOPS: 1 ms each, against 40.96 µs of
-			// throughput at 100 MB/s, so the IOPS limit sets the pace.
-			name: "small random writes are IOPS-bound",
-			lim:  Limits{Throughput: 100_000_000, IOPS: 1000},
-			writes: []write{
-				{at: 0, bytes: 4 * KiB, ioSize: 4 * KiB, done: 1 * ms},
-				{at: 0, bytes: 4 * KiB, ioSize: 4 * KiB, done: 2 * ms},
-				{at: 0, bytes: 4 * KiB, ioSize: 4 * KiB, done: 3 * ms},
-				// 64 KiB as 16 I/Os of 4 KiB: 16 ms.
-				{at: 0, bytes: 64 * KiB, ioSize: 4 * KiB, done: 19 * ms},
-				// After the queue drained: no wait.
-				{at: 30 * ms, bytes: 4 * KiB, ioSize: 4 * KiB, done: 31 * ms},
-			},
-		},
-		{
-			// Merged by writeback (ioSize 0): 1 MiB is 4 operations of 256 KiB, 4 ms
-			// at 1,000 IOPS, but 10.48576 ms at 100 MB/s: throughput-bound.
-			name: "merged writes count bytes/unit operations",
-			lim:  Limits{Throughput: 100_000_000, IOPS: 1000},
-			writes: []write{
-				{at: 0, bytes: MiB, done: 10_485_760},
-			},
-		},
-		{
-			// 100 KiB merged is 102400/262144 = 0.390625 operations: 390.625 µs.
-			name: "merged writes may cost a fraction of an operation",
-			lim:  Limits{IOPS: 1000},
-			writes: []write{
-				{at: 0, bytes: 100 * KiB, done: 390_625},
-			},
-		},
-		{
-			// EBS splits an I/O over 256 KiB: a 1 MiB I/O is 4 operations; two I/Os
-			// of 300 KiB are 2 operations each.
-			name: "large I/Os are split into units",
-			lim:  Limits{IOPS: 1000},
-			writes: []write{
-				{at: 0, bytes: MiB, ioSize: MiB, done: 4 * ms},
-				{at: 4 * ms, bytes: 600 * KiB, ioSize: 300 * KiB, done: 8 * ms},
-				// 700 KiB in I/Os of 300 KiB: 2 + 2 + one of 100 KiB = 5.
-				{at: 8 * ms, bytes: 700 * KiB, ioSize: 300 * KiB, done: 13 * ms},
-			},
-		},
-		{
-			// A smaller unit: 64 KiB merged at unit 16 KiB is 4 operations.
-			name: "the I/O unit is configurable",
-			lim:  Limits{IOPS: 1000, IOUnit: 16 * KiB},
-			writes: []write{
-				{at: 0, bytes: 64 * KiB, done: 4 * ms},
-			},
-		},
-		{
-			// 1 byte at 3 B/s is 333,333,333.3 ns: rounded up, never early.
-			name: "service rounds up to the nanosecond",
-			lim:  Limits{Throughput: 3},
-			writes: []write{
-				{at: 0, bytes: 1, done: 333_333_334},
-			},
-		},
-		{
-			// bytes × 1e9 exceeds int64 past 9.2 GB: 20 GB at 1 GB/s is 20 s.
-			name: "large writes do not overflow",
-			lim:  Limits{Throughput: 1_000_000_000},
-			writes: []write{
-				{at: 0, bytes: 20_000_000_000, done: 20 * sec},
-			},
-		},
-	}
+	cases := diskWriteCases
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			d := New(c.lim)

@@ -34,78 +34,81 @@ func eventsUniform(changes []int32, periodSeconds int) []scaleEvent {
 	return events
 }
 
+// scalingWithRulesCases are horizontal_test.go's TestScalingWithRules cases.
+var scalingWithRulesCases = []struct {
+	name               string
+	up, down           []scaleEvent
+	min, max           int32
+	upRules, downRules *autoscalingv2.HPAScalingRules
+	current, desired   int32
+	want               int32
+	wantReason         string
+}{
+	{name: "prenormalized desired replicas within range", current: 5, desired: 7, min: 3, max: 8, want: 7, wantReason: "DesiredWithinRange"},
+	{name: "prenormalized desired replicas < minReplicas", current: 3, desired: 1, min: 2, max: 8, want: 2, wantReason: "TooFewReplicas"},
+	{name: "prenormalized desired replicas within range when minReplicas is 0", current: 1, desired: 0, min: 0, max: 10, want: 0, wantReason: "DesiredWithinRange"},
+	{name: "maxReplicas is the limit because maxReplicas < scaleUpLimit", current: 20, desired: 1000, min: 1, max: 10, want: 10, wantReason: "TooManyReplicas"},
+	{name: "desired replica count is more than the maximum replica count", current: 100, desired: 1000, min: 100, max: 150, want: 150, wantReason: "TooManyReplicas"},
+	{name: "scaleUpLimit is the limit because scaleUpLimit < maxReplicas with user policies", current: 3, desired: 1000, min: 1, max: 2000,
+		upRules: generateScalingRules(0, 0, 1, 60, 0), want: 4, wantReason: "ScaleUpLimit"},
+	// Skipped upstream (testThis), kept here because its numbers follow from the rules.
+	{name: "scaleDownLimit is the limit because scaleDownLimit > minReplicas with user defined policies", current: 1000, desired: 3, min: 3, max: 2000,
+		downRules: generateScalingRules(20, 60, 0, 0, 0), want: 980, wantReason: "ScaleDownLimit"},
+	{name: "scaleUp with default behavior", min: 1, max: 1000, current: 10, desired: 50, want: 20, wantReason: "ScaleUpLimit"},
+	{name: "scaleUp with pods policy larger than percent policy", min: 1, max: 1000, upRules: generateScalingRules(100, 60, 100, 60, 0),
+		current: 10, desired: 500, want: 110, wantReason: "ScaleUpLimit"},
+	{name: "scaleUp with percent policy larger than pods policy", min: 1, max: 1000, upRules: generateScalingRules(2, 60, 100, 60, 0),
+		current: 10, desired: 500, want: 20, wantReason: "ScaleUpLimit"},
+	{name: "scaleUp with spec MaxReplicas limitation with large pod policy", min: 1, max: 1000, upRules: generateScalingRules(100, 60, 0, 0, 0),
+		current: 10, desired: 50, want: 50, wantReason: "DesiredWithinRange"},
+	{name: "scaleUp with pod policy limitation", min: 1, max: 1000, upRules: generateScalingRules(30, 60, 0, 0, 0),
+		current: 10, desired: 50, want: 40, wantReason: "ScaleUpLimit"},
+	{name: "scaleUp with percent policy limitation", min: 1, max: 1000, upRules: generateScalingRules(0, 0, 200, 60, 0),
+		current: 10, desired: 50, want: 30, wantReason: "ScaleUpLimit"},
+	{name: "scaleDown with percent policy larger than pod policy", min: 1, max: 1000, downRules: generateScalingRules(20, 60, 1, 60, 300),
+		current: 100, desired: 2, want: 80, wantReason: "ScaleDownLimit"},
+	{name: "scaleDown with pod policy larger than percent policy", min: 1, max: 1000, downRules: generateScalingRules(2, 60, 1, 60, 300),
+		current: 100, desired: 2, want: 98, wantReason: "ScaleDownLimit"},
+	{name: "scaleDown with spec MinReplicas limitation with large percent policy", min: 5, max: 1000, downRules: generateScalingRules(0, 0, 100, 60, 300),
+		current: 10, desired: 2, want: 5, wantReason: "TooFewReplicas"},
+	{name: "scaleDown with pod policy limitation", min: 1, max: 1000, downRules: generateScalingRules(5, 60, 0, 0, 300),
+		current: 10, desired: 2, want: 5, wantReason: "ScaleDownLimit"},
+	{name: "scaleDown with percent policy limitation", min: 1, max: 1000, downRules: generateScalingRules(0, 0, 50, 60, 300),
+		current: 10, desired: 5, want: 5, wantReason: "DesiredWithinRange"},
+	{name: "scaleUp with spec MaxReplicas limitation with large pod policy and events", up: eventsUniform([]int32{1, 5, 9}, 120),
+		min: 1, max: 200, upRules: generateScalingRules(300, 60, 0, 0, 0), current: 100, desired: 500, want: 200, wantReason: "TooManyReplicas"},
+	{name: "scaleUp with currentReplicas limitation with rate.PeriodSeconds with a lot of recent scale up events", up: eventsUniform([]int32{1, 5, 9}, 120),
+		min: 1, max: 1000, upRules: generateScalingRules(5, 120, 0, 0, 0), current: 100, desired: 500, want: 100, wantReason: "ScaleUpLimit"},
+	{name: "scaleUp with pod policy and previous scale up events", up: eventsUniform([]int32{1, 5, 9}, 120),
+		min: 1, max: 1000, upRules: generateScalingRules(150, 120, 0, 0, 0), current: 100, desired: 500, want: 235, wantReason: "ScaleUpLimit"},
+	{name: "scaleUp with percent policy and previous scale up events", up: eventsUniform([]int32{1, 5, 9}, 120),
+		min: 1, max: 1000, upRules: generateScalingRules(0, 0, 200, 120, 0), current: 100, desired: 500, want: 255, wantReason: "ScaleUpLimit"},
+	{name: "scaleUp with percent policy and previous scale up and down events", up: eventsUniform([]int32{4}, 120), down: eventsUniform([]int32{2}, 120),
+		min: 1, max: 1000, upRules: generateScalingRules(0, 0, 300, 300, 0), current: 6, desired: 24, want: 16, wantReason: "ScaleUpLimit"},
+	{name: "scaleDown with default policy and previous events", down: eventsUniform([]int32{1, 5, 9}, 120),
+		min: 1, max: 1000, current: 10, desired: 5, want: 5, wantReason: "DesiredWithinRange"},
+	{name: "scaleDown with spec MinReplicas limitation with large pod policy and previous events", down: eventsUniform([]int32{1, 5, 9}, 120),
+		min: 5, max: 1000, downRules: generateScalingRules(130, 120, 0, 0, 300), current: 100, desired: 0, want: 5, wantReason: "TooFewReplicas"},
+	{name: "scaleDown with pod policy limitation and previous events", down: eventsUniform([]int32{1, 5, 9}, 120),
+		min: 1, max: 1000, downRules: generateScalingRules(5, 120, 0, 0, 300), current: 100, desired: 2, want: 100, wantReason: "ScaleDownLimit"},
+	{name: "scaleDown with percent policy limitation and previous events", down: eventsUniform([]int32{2, 4, 6}, 120),
+		min: 1, max: 1000, downRules: generateScalingRules(0, 0, 50, 120, 300), current: 100, desired: 0, want: 56, wantReason: "ScaleDownLimit"},
+	{name: "scaleDown with percent policy and previous scale up and down events", up: eventsUniform([]int32{2}, 120), down: eventsUniform([]int32{4}, 120),
+		min: 1, max: 1000, downRules: generateScalingRules(0, 0, 50, 180, 0), current: 10, desired: 1, want: 6, wantReason: "ScaleDownLimit"},
+	{name: "scaleDown with previous events preventing further scale down", down: eventsUniform([]int32{10, 10, 10}, 120),
+		min: 1, max: 1000, downRules: generateScalingRules(0, 0, 10, 120, 300), current: 100, desired: 0, want: 100, wantReason: "ScaleDownLimit"},
+	{name: "scaleDown with with previous events still allowing more scale down", down: eventsUniform([]int32{10, 10, 10}, 120),
+		min: 1, max: 1000, downRules: generateScalingRules(0, 0, 1000, 120, 300), current: 10, desired: 5, want: 5, wantReason: "DesiredWithinRange"},
+	{name: "check that events were marked 'outdated' for two different policies in the behavior for up", up: eventsUniform([]int32{8, 12, 9, 11}, 120),
+		min: 1, max: 1000, upRules: generateScalingRules(1000, 30, 100, 60, 0), current: 100, desired: 200, want: 200, wantReason: "DesiredWithinRange"},
+	{name: "check that events were marked 'outdated' for two different policies in the behavior for down", down: eventsUniform([]int32{8, 12, 9, 11}, 120),
+		min: 1, max: 1000, downRules: generateScalingRules(1000, 30, 100, 60, 300), current: 100, desired: 5, want: 5, wantReason: "DesiredWithinRange"},
+}
+
 // Cases from horizontal_test.go, TestScalingWithRules: convertDesiredReplicasWithBehaviorRate
 // with rules completed by GenerateHPAScale{Up,Down}Rules.
 func TestScalingWithRules(t *testing.T) {
-	cases := []struct {
-		name               string
-		up, down           []scaleEvent
-		min, max           int32
-		upRules, downRules *autoscalingv2.HPAScalingRules
-		current, desired   int32
-		want               int32
-		wantReason         string
-	}{
-		{name: "prenormalized desired replicas within range", current: 5, desired: 7, min: 3, max: 8, want: 7, wantReason: "DesiredWithinRange"},
-		{name: "prenormalized desired replicas < minReplicas", current: 3, desired: 1, min: 2, max: 8, want: 2, wantReason: "TooFewReplicas"},
-		{name: "prenormalized desired replicas within range when minReplicas is 0", current: 1, desired: 0, min: 0, max: 10, want: 0, wantReason: "DesiredWithinRange"},
-		{name: "maxReplicas is the limit because maxReplicas < scaleUpLimit", current: 20, desired: 1000, min: 1, max: 10, want: 10, wantReason: "TooManyReplicas"},
-		{name: "desired replica count is more than the maximum replica count", current: 100, desired: 1000, min: 100, max: 150, want: 150, wantReason: "TooManyReplicas"},
-		{name: "scaleUpLimit is the limit because scaleUpLimit < maxReplicas with user policies", current: 3, desired: 1000, min: 1, max: 2000,
-			upRules: generateScalingRules(0, 0, 1, 60, 0), want: 4, wantReason: "ScaleUpLimit"},
-		// Skipped upstream (testThis), kept here because its numbers follow from the rules.
-		{name: "scaleDownLimit is the limit because scaleDownLimit > minReplicas with user defined policies", current: 1000, desired: 3, min: 3, max: 2000,
-			downRules: generateScalingRules(20, 60, 0, 0, 0), want: 980, wantReason: "ScaleDownLimit"},
-		{name: "scaleUp with default behavior", min: 1, max: 1000, current: 10, desired: 50, want: 20, wantReason: "ScaleUpLimit"},
-		{name: "scaleUp with pods policy larger than percent policy", min: 1, max: 1000, upRules: generateScalingRules(100, 60, 100, 60, 0),
-			current: 10, desired: 500, want: 110, wantReason: "ScaleUpLimit"},
-		{name: "scaleUp with percent policy larger than pods policy", min: 1, max: 1000, upRules: generateScalingRules(2, 60, 100, 60, 0),
-			current: 10, desired: 500, want: 20, wantReason: "ScaleUpLimit"},
-		{name: "scaleUp with spec MaxReplicas limitation with large pod policy", min: 1, max: 1000, upRules: generateScalingRules(100, 60, 0, 0, 0),
-			current: 10, desired: 50, want: 50, wantReason: "DesiredWithinRange"},
-		{name: "scaleUp with pod policy limitation", min: 1, max: 1000, upRules: generateScalingRules(30, 60, 0, 0, 0),
-			current: 10, desired: 50, want: 40, wantReason: "ScaleUpLimit"},
-		{name: "scaleUp with percent policy limitation", min: 1, max: 1000, upRules: generateScalingRules(0, 0, 200, 60, 0),
-			current: 10, desired: 50, want: 30, wantReason: "ScaleUpLimit"},
-		{name: "scaleDown with percent policy larger than pod policy", min: 1, max: 1000, downRules: generateScalingRules(20, 60, 1, 60, 300),
-			current: 100, desired: 2, want: 80, wantReason: "ScaleDownLimit"},
-		{name: "scaleDown with pod policy larger than percent policy", min: 1, max: 1000, downRules: generateScalingRules(2, 60, 1, 60, 300),
-			current: 100, desired: 2, want: 98, wantReason: "ScaleDownLimit"},
-		{name: "scaleDown with spec MinReplicas limitation with large percent policy", min: 5, max: 1000, downRules: generateScalingRules(0, 0, 100, 60, 300),
-			current: 10, desired: 2, want: 5, wantReason: "TooFewReplicas"},
-		{name: "scaleDown with pod policy limitation", min: 1, max: 1000, downRules: generateScalingRules(5, 60, 0, 0, 300),
-			current: 10, desired: 2, want: 5, wantReason: "ScaleDownLimit"},
-		{name: "scaleDown with percent policy limitation", min: 1, max: 1000, downRules: generateScalingRules(0, 0, 50, 60, 300),
-			current: 10, desired: 5, want: 5, wantReason: "DesiredWithinRange"},
-		{name: "scaleUp with spec MaxReplicas limitation with large pod policy and events", up: eventsUniform([]int32{1, 5, 9}, 120),
-			min: 1, max: 200, upRules: generateScalingRules(300, 60, 0, 0, 0), current: 100, desired: 500, want: 200, wantReason: "TooManyReplicas"},
-		{name: "scaleUp with currentReplicas limitation with rate.PeriodSeconds with a lot of recent scale up events", up: eventsUniform([]int32{1, 5, 9}, 120),
-			min: 1, max: 1000, upRules: generateScalingRules(5, 120, 0, 0, 0), current: 100, desired: 500, want: 100, wantReason: "ScaleUpLimit"},
-		{name: "scaleUp with pod policy and previous scale up events", up: eventsUniform([]int32{1, 5, 9}, 120),
-			min: 1, max: 1000, upRules: generateScalingRules(150, 120, 0, 0, 0), current: 100, desired: 500, want: 235, wantReason: "ScaleUpLimit"},
-		{name: "scaleUp with percent policy and previous scale up events", up: eventsUniform([]int32{1, 5, 9}, 120),
-			min: 1, max: 1000, upRules: generateScalingRules(0, 0, 200, 120, 0), current: 100, desired: 500, want: 255, wantReason: "ScaleUpLimit"},
-		{name: "scaleUp with percent policy and previous scale up and down events", up: eventsUniform([]int32{4}, 120), down: eventsUniform([]int32{2}, 120),
-			min: 1, max: 1000, upRules: generateScalingRules(0, 0, 300, 300, 0), current: 6, desired: 24, want: 16, wantReason: "ScaleUpLimit"},
-		{name: "scaleDown with default policy and previous events", down: eventsUniform([]int32{1, 5, 9}, 120),
-			min: 1, max: 1000, current: 10, desired: 5, want: 5, wantReason: "DesiredWithinRange"},
-		{name: "scaleDown with spec MinReplicas limitation with large pod policy and previous events", down: eventsUniform([]int32{1, 5, 9}, 120),
-			min: 5, max: 1000, downRules: generateScalingRules(130, 120, 0, 0, 300), current: 100, desired: 0, want: 5, wantReason: "TooFewReplicas"},
-		{name: "scaleDown with pod policy limitation and previous events", down: eventsUniform([]int32{1, 5, 9}, 120),
-			min: 1, max: 1000, downRules: generateScalingRules(5, 120, 0, 0, 300), current: 100, desired: 2, want: 100, wantReason: "ScaleDownLimit"},
-		{name: "scaleDown with percent policy limitation and previous events", down: eventsUniform([]int32{2, 4, 6}, 120),
-			min: 1, max: 1000, downRules: generateScalingRules(0, 0, 50, 120, 300), current: 100, desired: 0, want: 56, wantReason: "ScaleDownLimit"},
-		{name: "scaleDown with percent policy and previous scale up and down events", up: eventsUniform([]int32{2}, 120), down: eventsUniform([]int32{4}, 120),
-			min: 1, max: 1000, downRules: generateScalingRules(0, 0, 50, 180, 0), current: 10, desired: 1, want: 6, wantReason: "ScaleDownLimit"},
-		{name: "scaleDown with previous events preventing further scale down", down: eventsUniform([]int32{10, 10, 10}, 120),
-			min: 1, max: 1000, downRules: generateScalingRules(0, 0, 10, 120, 300), current: 100, desired: 0, want: 100, wantReason: "ScaleDownLimit"},
-		{name: "scaleDown with with previous events still allowing more scale down", down: eventsUniform([]int32{10, 10, 10}, 120),
-			min: 1, max: 1000, downRules: generateScalingRules(0, 0, 1000, 120, 300), current: 10, desired: 5, want: 5, wantReason: "DesiredWithinRange"},
-		{name: "check that events were marked 'outdated' for two different policies in the behavior for up", up: eventsUniform([]int32{8, 12, 9, 11}, 120),
-			min: 1, max: 1000, upRules: generateScalingRules(1000, 30, 100, 60, 0), current: 100, desired: 200, want: 200, wantReason: "DesiredWithinRange"},
-		{name: "check that events were marked 'outdated' for two different policies in the behavior for down", down: eventsUniform([]int32{8, 12, 9, 11}, 120),
-			min: 1, max: 1000, downRules: generateScalingRules(1000, 30, 100, 60, 300), current: 100, desired: 5, want: 5, wantReason: "DesiredWithinRange"},
-	}
+	cases := scalingWithRulesCases
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			n := normalization{current: c.current, desired: c.desired, min: c.min, max: c.max,

@@ -75,6 +75,9 @@ func perPod(values ...int64) [][]int64 {
 	return out
 }
 
+// startAt is a start time d after testNow.
+func startAt(d time.Duration) *time.Time { x := testNow.Add(d); return &x }
+
 func reqs(milli int64, n int) []int64 {
 	out := make([]int64, n)
 	for i := range out {
@@ -162,250 +165,253 @@ func (c calcCase) run(t *testing.T) {
 	}
 }
 
+// resourceReplicasCases are replica_calculator_test.go's cases, one per Kubernetes test
+// function (or sub-test).
+var resourceReplicasCases = []calcCase{
+	{
+		name: "TestReplicaCalcDisjointResourcesMetrics", current: 1, targetUtilization: 100,
+		requests: reqs(1000, 1), levels: levels(100), podNames: []string{"an-older-pod-name"},
+		wantErr: "no metrics returned matched known pods",
+	},
+	{
+		name: "TestReplicaCalcScaleUp", current: 3, targetUtilization: 30,
+		requests: reqs(1000, 3), levels: levels(300, 500, 700),
+		want: 5, wantUtil: 50, wantAverage: containersPerPod * 500,
+	},
+	{
+		name: "TestReplicaCalcScaleUpUnreadyLessScale", current: 3, targetUtilization: 30,
+		readiness: []bool{false, true, true},
+		requests:  reqs(1000, 3), levels: levels(300, 500, 700),
+		want: 4, wantUtil: 60, wantAverage: containersPerPod * 600,
+	},
+	{
+		name: "TestReplicaCalcScaleUpHotCpuLessScale", current: 3, targetUtilization: 30,
+		starts:   []time.Time{hot(), cool(), cool()},
+		requests: reqs(1000, 3), levels: levels(300, 500, 700),
+		want: 4, wantUtil: 60, wantAverage: containersPerPod * 600,
+	},
+	{
+		name: "TestReplicaCalcScaleUpUnreadyNoScale", current: 3, targetUtilization: 30,
+		readiness: []bool{true, false, false},
+		requests:  reqs(1000, 3), levels: levels(400, 500, 700),
+		want: 3, wantUtil: 40, wantAverage: containersPerPod * 400,
+	},
+	{
+		name: "TestReplicaCalcScaleHotCpuNoScale", current: 3, targetUtilization: 30,
+		readiness: []bool{true, false, false},
+		starts:    []time.Time{cool(), hot(), hot()},
+		requests:  reqs(1000, 3), levels: levels(400, 500, 700),
+		want: 3, wantUtil: 40, wantAverage: containersPerPod * 400,
+	},
+	{
+		name: "TestReplicaCalcScaleUpIgnoresFailedPods", current: 2, targetUtilization: 30,
+		readiness: []bool{true, true, false, false},
+		phases:    []corev1.PodPhase{corev1.PodRunning, corev1.PodRunning, corev1.PodFailed, corev1.PodFailed},
+		requests:  reqs(1000, 4), levels: levels(500, 700),
+		want: 4, wantUtil: 60, wantAverage: containersPerPod * 600,
+	},
+	{
+		name: "TestReplicaCalcScaleUpIgnoresDeletionPods", current: 2, targetUtilization: 30,
+		readiness: []bool{true, true, false, false},
+		phases:    []corev1.PodPhase{corev1.PodRunning, corev1.PodRunning, corev1.PodRunning, corev1.PodRunning},
+		deleting:  []bool{false, false, true, true},
+		requests:  reqs(1000, 4), levels: levels(500, 700),
+		want: 4, wantUtil: 60, wantAverage: containersPerPod * 600,
+	},
+	{
+		name: "TestReplicaCalcScaleDown", current: 5, targetUtilization: 50,
+		requests: reqs(1000, 5), levels: levels(100, 300, 500, 250, 250),
+		want: 3, wantUtil: 28, wantAverage: containersPerPod * 280,
+	},
+	{
+		name: "TestReplicaCalcScaleDownExcludeUnreadyPods", current: 5, targetUtilization: 50,
+		readiness: []bool{true, true, true, false, false},
+		requests:  reqs(1000, 5), levels: levels(100, 300, 500, 250, 250),
+		want: 2, wantUtil: 30, wantAverage: containersPerPod * 300,
+	},
+	{
+		name: "TestReplicaCalcScaleDownExcludeUnscheduledPods", current: 5, targetUtilization: 50,
+		readiness: []bool{true, false, false, false, false},
+		phases:    []corev1.PodPhase{corev1.PodRunning, corev1.PodPending, corev1.PodPending, corev1.PodPending, corev1.PodPending},
+		requests:  reqs(1000, 5), levels: levels(100),
+		want: 1, wantUtil: 10, wantAverage: containersPerPod * 100,
+	},
+	{
+		name: "TestReplicaCalcScaleDownIgnoreHotCpuPods", current: 5, targetUtilization: 50,
+		starts:   []time.Time{cool(), cool(), cool(), hot(), hot()},
+		requests: reqs(1000, 5), levels: levels(100, 300, 500, 250, 250),
+		want: 2, wantUtil: 30, wantAverage: containersPerPod * 300,
+	},
+	{
+		name: "TestReplicaCalcScaleDownIgnoresFailedPods", current: 5, targetUtilization: 50,
+		readiness: []bool{true, true, true, true, true, false, false},
+		phases:    []corev1.PodPhase{corev1.PodRunning, corev1.PodRunning, corev1.PodRunning, corev1.PodRunning, corev1.PodRunning, corev1.PodFailed, corev1.PodFailed},
+		requests:  reqs(1000, 7), levels: levels(100, 300, 500, 250, 250),
+		want: 3, wantUtil: 28, wantAverage: containersPerPod * 280,
+	},
+	{
+		name: "TestReplicaCalcScaleDownIgnoresDeletionPods", current: 5, targetUtilization: 50,
+		readiness: []bool{true, true, true, true, true, false, false},
+		phases:    []corev1.PodPhase{corev1.PodRunning, corev1.PodRunning, corev1.PodRunning, corev1.PodRunning, corev1.PodRunning, corev1.PodRunning, corev1.PodRunning},
+		deleting:  []bool{false, false, false, false, false, true, true},
+		requests:  reqs(1000, 7), levels: levels(100, 300, 500, 250, 250),
+		want: 3, wantUtil: 28, wantAverage: containersPerPod * 280,
+	},
+	{
+		name: "TestReplicaCalcTolerance", current: 3, targetUtilization: 100,
+		requests: []int64{900, 1000, 1100}, levels: levels(1010, 1030, 1020),
+		want: 3, wantUtil: 102, wantAverage: containersPerPod * 1020,
+	},
+	{
+		name: "TestReplicaCalcConfigurableTolerance/Outside of a 0% tolerance", current: 3, targetUtilization: 100,
+		tol:      &Tolerances{0, 0},
+		requests: []int64{900, 1000, 1100}, levels: levels(909, 1010, 1111),
+		want: 4, wantUtil: 101, wantAverage: containersPerPod * 1010,
+	},
+	{
+		name: "TestReplicaCalcConfigurableTolerance/Within a 200% scale-up tolerance", current: 3, targetUtilization: 100,
+		tol:      &Tolerances{ScaleDown: 0.1, ScaleUp: 2},
+		requests: []int64{900, 1000, 1100}, levels: levels(1890, 1910, 1900),
+		want: 3, wantUtil: 190, wantAverage: containersPerPod * 1900,
+	},
+	{
+		name: "TestReplicaCalcConfigurableTolerance/Outside 8% scale-up tolerance", current: 3, targetUtilization: 100,
+		tol:      &Tolerances{ScaleDown: 2, ScaleUp: 0.08},
+		requests: []int64{900, 1000, 1100}, levels: levels(1100, 1080, 1090),
+		want: 4, wantUtil: 109, wantAverage: containersPerPod * 1090,
+	},
+	{
+		name: "TestReplicaCalcConfigurableTolerance/Within a 36% scale-down tolerance", current: 3, targetUtilization: 100,
+		tol:      &Tolerances{ScaleDown: 0.36, ScaleUp: 0.1},
+		requests: []int64{900, 1000, 1100}, levels: levels(660, 640, 650),
+		want: 3, wantUtil: 65, wantAverage: containersPerPod * 650,
+	},
+	{
+		name: "TestReplicaCalcConfigurableTolerance/Outside a 34% scale-down tolerance", current: 3, targetUtilization: 100,
+		tol:      &Tolerances{ScaleDown: 0.34, ScaleUp: 0.1},
+		requests: []int64{900, 1000, 1100}, levels: levels(660, 640, 650),
+		want: 2, wantUtil: 65, wantAverage: containersPerPod * 650,
+	},
+	{
+		name: "TestReplicaCalcSuperfluousMetrics", current: 4, targetUtilization: 100,
+		requests: reqs(1000, 4), levels: levels(4000, 9500, 3000, 7000, 3200, 2000),
+		want: 24, wantUtil: 587, wantAverage: containersPerPod * 5875,
+	},
+	{
+		name: "TestReplicaCalcMissingMetrics", current: 4, targetUtilization: 100,
+		requests: reqs(1000, 4), levels: levels(400, 95),
+		want: 3, wantUtil: 24, wantAverage: 495,
+	},
+	{
+		name: "TestReplicaCalcEmptyMetrics", current: 4, targetUtilization: 100,
+		requests: reqs(1000, 3), levels: levels(),
+		wantErr: "unable to get metrics for resource cpu: no metrics returned from resource metrics API",
+	},
+	{
+		name: "TestReplicaCalcEmptyCPURequest", current: 1, targetUtilization: 100,
+		requests: []int64{}, levels: levels(200),
+		wantErr: "missing request for",
+	},
+	{
+		name: "TestReplicaCalcMissingMetricsNoChangeEq", current: 2, targetUtilization: 100,
+		requests: reqs(1000, 2), levels: levels(1000),
+		want: 2, wantUtil: 100, wantAverage: containersPerPod * 1000,
+	},
+	{
+		name: "TestReplicaCalcMissingMetricsNoChangeGt", current: 2, targetUtilization: 100,
+		requests: reqs(1000, 2), levels: levels(1900),
+		want: 2, wantUtil: 190, wantAverage: containersPerPod * 1900,
+	},
+	{
+		name: "TestReplicaCalcMissingMetricsNoChangeLt", current: 2, targetUtilization: 100,
+		requests: reqs(1000, 2), levels: levels(600),
+		want: 2, wantUtil: 60, wantAverage: containersPerPod * 600,
+	},
+	{
+		name: "TestReplicaCalcMissingMetricsUnreadyChange", current: 3, targetUtilization: 50,
+		readiness: []bool{false, true, true},
+		requests:  reqs(1000, 3), levels: levels(100, 450),
+		want: 3, wantUtil: 45, wantAverage: containersPerPod * 450,
+	},
+	{
+		name: "TestReplicaCalcMissingMetricsHotCpuNoChange", current: 3, targetUtilization: 50,
+		starts:   []time.Time{hot(), cool(), cool()},
+		requests: reqs(1000, 3), levels: levels(100, 450),
+		want: 3, wantUtil: 45, wantAverage: containersPerPod * 450,
+	},
+	{
+		name: "TestReplicaCalcMissingMetricsUnreadyScaleUp", current: 3, targetUtilization: 50,
+		readiness: []bool{false, true, true},
+		requests:  reqs(1000, 3), levels: levels(100, 2000),
+		want: 4, wantUtil: 200, wantAverage: containersPerPod * 2000,
+	},
+	{
+		name: "TestReplicaCalcMissingMetricsHotCpuScaleUp", current: 3, targetUtilization: 50,
+		readiness: []bool{false, true, true},
+		starts:    []time.Time{hot(), cool(), cool()},
+		requests:  reqs(1000, 3), levels: levels(100, 2000),
+		want: 4, wantUtil: 200, wantAverage: containersPerPod * 2000,
+	},
+	{
+		name: "TestReplicaCalcMissingMetricsUnreadyScaleDown", current: 4, targetUtilization: 50,
+		readiness: []bool{false, true, true, true},
+		requests:  reqs(1000, 4), levels: levels(100, 100, 100),
+		want: 3, wantUtil: 10, wantAverage: containersPerPod * 100,
+	},
+	{
+		name: "TestReplicaCalcMissingMetricsScaleDownTargetOver100", current: 4, targetUtilization: 300,
+		readiness: []bool{false, true, true, true},
+		requests:  []int64{1000, 1000, 2000, 2000}, levels: levels(200, 100, 100),
+		want: 2, wantUtil: 6, wantAverage: containersPerPod * 100,
+	},
+	{
+		name: "TestReplicaCalcDuringRollingUpdateWithMaxSurge", current: 2, targetUtilization: 50,
+		phases:   []corev1.PodPhase{corev1.PodRunning, corev1.PodRunning, corev1.PodRunning},
+		requests: reqs(1000, 3), levels: levels(100, 100),
+		want: 2, wantUtil: 10, wantAverage: containersPerPod * 100,
+	},
+
+	// The custom pod-metric tests run calcPlainMetricReplicas, the same function an
+	// AverageValue cpu target runs; their pods are all ready and long started, so
+	// the CPU readiness rules change nothing.
+	{
+		name: "TestReplicaCalcScaleUpCM", current: 3, targetMilli: 15000,
+		levels: perPod(20000, 10000, 30000),
+		want:   4, wantAverage: 20000,
+	},
+	{
+		name: "TestReplicaCalcScaleDownCM", current: 5, targetMilli: 20000,
+		levels: perPod(12000, 12000, 12000, 12000, 12000),
+		want:   3, wantAverage: 12000,
+	},
+	{
+		name: "TestReplicaCalcToleranceCM", current: 3, targetMilli: 20000,
+		levels: perPod(20000, 21000, 21000),
+		want:   3, wantAverage: 20666,
+	},
+	{
+		name: "TestReplicaCalcConfigurableToleranceCM", current: 3, targetMilli: 20000,
+		tol:    &Tolerances{ScaleDown: 0.1, ScaleUp: 0.01},
+		levels: perPod(20000, 21000, 21000),
+		want:   4, wantAverage: 20666,
+	},
+	{
+		name: "TestPlainMetricReplicaCalcMissingMetricsNoChangeEq", current: 5, targetMilli: 20000,
+		levels: perPod(20000, 19000, 21000),
+		want:   5, wantAverage: 20000,
+	},
+	{
+		name: "TestReplicaCalcDuringRollingUpdateWithMaxSurgeCM", current: 2, targetMilli: 17000,
+		phases: []corev1.PodPhase{corev1.PodRunning, corev1.PodRunning, corev1.PodRunning},
+		levels: perPod(10000, 10000),
+		want:   2, wantAverage: 10000,
+	},
+}
+
 // Cases from replica_calculator_test.go, one per Kubernetes test function (or
 // sub-test), with its expected replicas, utilization and raw average value.
 func TestResourceReplicas(t *testing.T) {
-	r1000 := func(n int) []int64 { return reqs(1000, n) }
-	cases := []calcCase{
-		{
-			name: "TestReplicaCalcDisjointResourcesMetrics", current: 1, targetUtilization: 100,
-			requests: r1000(1), levels: levels(100), podNames: []string{"an-older-pod-name"},
-			wantErr: "no metrics returned matched known pods",
-		},
-		{
-			name: "TestReplicaCalcScaleUp", current: 3, targetUtilization: 30,
-			requests: r1000(3), levels: levels(300, 500, 700),
-			want: 5, wantUtil: 50, wantAverage: containersPerPod * 500,
-		},
-		{
-			name: "TestReplicaCalcScaleUpUnreadyLessScale", current: 3, targetUtilization: 30,
-			readiness: []bool{false, true, true},
-			requests:  r1000(3), levels: levels(300, 500, 700),
-			want: 4, wantUtil: 60, wantAverage: containersPerPod * 600,
-		},
-		{
-			name: "TestReplicaCalcScaleUpHotCpuLessScale", current: 3, targetUtilization: 30,
-			starts:   []time.Time{hot(), cool(), cool()},
-			requests: r1000(3), levels: levels(300, 500, 700),
-			want: 4, wantUtil: 60, wantAverage: containersPerPod * 600,
-		},
-		{
-			name: "TestReplicaCalcScaleUpUnreadyNoScale", current: 3, targetUtilization: 30,
-			readiness: []bool{true, false, false},
-			requests:  r1000(3), levels: levels(400, 500, 700),
-			want: 3, wantUtil: 40, wantAverage: containersPerPod * 400,
-		},
-		{
-			name: "TestReplicaCalcScaleHotCpuNoScale", current: 3, targetUtilization: 30,
-			readiness: []bool{true, false, false},
-			starts:    []time.Time{cool(), hot(), hot()},
-			requests:  r1000(3), levels: levels(400, 500, 700),
-			want: 3, wantUtil: 40, wantAverage: containersPerPod * 400,
-		},
-		{
-			name: "TestReplicaCalcScaleUpIgnoresFailedPods", current: 2, targetUtilization: 30,
-			readiness: []bool{true, true, false, false},
-			phases:    []corev1.PodPhase{corev1.PodRunning, corev1.PodRunning, corev1.PodFailed, corev1.PodFailed},
-			requests:  r1000(4), levels: levels(500, 700),
-			want: 4, wantUtil: 60, wantAverage: containersPerPod * 600,
-		},
-		{
-			name: "TestReplicaCalcScaleUpIgnoresDeletionPods", current: 2, targetUtilization: 30,
-			readiness: []bool{true, true, false, false},
-			phases:    []corev1.PodPhase{corev1.PodRunning, corev1.PodRunning, corev1.PodRunning, corev1.PodRunning},
-			deleting:  []bool{false, false, true, true},
-			requests:  r1000(4), levels: levels(500, 700),
-			want: 4, wantUtil: 60, wantAverage: containersPerPod * 600,
-		},
-		{
-			name: "TestReplicaCalcScaleDown", current: 5, targetUtilization: 50,
-			requests: r1000(5), levels: levels(100, 300, 500, 250, 250),
-			want: 3, wantUtil: 28, wantAverage: containersPerPod * 280,
-		},
-		{
-			name: "TestReplicaCalcScaleDownExcludeUnreadyPods", current: 5, targetUtilization: 50,
-			readiness: []bool{true, true, true, false, false},
-			requests:  r1000(5), levels: levels(100, 300, 500, 250, 250),
-			want: 2, wantUtil: 30, wantAverage: containersPerPod * 300,
-		},
-		{
-			name: "TestReplicaCalcScaleDownExcludeUnscheduledPods", current: 5, targetUtilization: 50,
-			readiness: []bool{true, false, false, false, false},
-			phases:    []corev1.PodPhase{corev1.PodRunning, corev1.PodPending, corev1.PodPending, corev1.PodPending, corev1.PodPending},
-			requests:  r1000(5), levels: levels(100),
-			want: 1, wantUtil: 10, wantAverage: containersPerPod * 100,
-		},
-		{
-			name: "TestReplicaCalcScaleDownIgnoreHotCpuPods", current: 5, targetUtilization: 50,
-			starts:   []time.Time{cool(), cool(), cool(), hot(), hot()},
-			requests: r1000(5), levels: levels(100, 300, 500, 250, 250),
-			want: 2, wantUtil: 30, wantAverage: containersPerPod * 300,
-		},
-		{
-			name: "TestReplicaCalcScaleDownIgnoresFailedPods", current: 5, targetUtilization: 50,
-			readiness: []bool{true, true, true, true, true, false, false},
-			phases:    []corev1.PodPhase{corev1.PodRunning, corev1.PodRunning, corev1.PodRunning, corev1.PodRunning, corev1.PodRunning, corev1.PodFailed, corev1.PodFailed},
-			requests:  r1000(7), levels: levels(100, 300, 500, 250, 250),
-			want: 3, wantUtil: 28, wantAverage: containersPerPod * 280,
-		},
-		{
-			name: "TestReplicaCalcScaleDownIgnoresDeletionPods", current: 5, targetUtilization: 50,
-			readiness: []bool{true, true, true, true, true, false, false},
-			phases:    []corev1.PodPhase{corev1.PodRunning, corev1.PodRunning, corev1.PodRunning, corev1.PodRunning, corev1.PodRunning, corev1.PodRunning, corev1.PodRunning},
-			deleting:  []bool{false, false, false, false, false, true, true},
-			requests:  r1000(7), levels: levels(100, 300, 500, 250, 250),
-			want: 3, wantUtil: 28, wantAverage: containersPerPod * 280,
-		},
-		{
-			name: "TestReplicaCalcTolerance", current: 3, targetUtilization: 100,
-			requests: []int64{900, 1000, 1100}, levels: levels(1010, 1030, 1020),
-			want: 3, wantUtil: 102, wantAverage: containersPerPod * 1020,
-		},
-		{
-			name: "TestReplicaCalcConfigurableTolerance/Outside of a 0% tolerance", current: 3, targetUtilization: 100,
-			tol:      &Tolerances{0, 0},
-			requests: []int64{900, 1000, 1100}, levels: levels(909, 1010, 1111),
-			want: 4, wantUtil: 101, wantAverage: containersPerPod * 1010,
-		},
-		{
-			name: "TestReplicaCalcConfigurableTolerance/Within a 200% scale-up tolerance", current: 3, targetUtilization: 100,
-			tol:      &Tolerances{ScaleDown: 0.1, ScaleUp: 2},
-			requests: []int64{900, 1000, 1100}, levels: levels(1890, 1910, 1900),
-			want: 3, wantUtil: 190, wantAverage: containersPerPod * 1900,
-		},
-		{
-			name: "TestReplicaCalcConfigurableTolerance/Outside 8% scale-up tolerance", current: 3, targetUtilization: 100,
-			tol:      &Tolerances{ScaleDown: 2, ScaleUp: 0.08},
-			requests: []int64{900, 1000, 1100}, levels: levels(1100, 1080, 1090),
-			want: 4, wantUtil: 109, wantAverage: containersPerPod * 1090,
-		},
-		{
-			name: "TestReplicaCalcConfigurableTolerance/Within a 36% scale-down tolerance", current: 3, targetUtilization: 100,
-			tol:      &Tolerances{ScaleDown: 0.36, ScaleUp: 0.1},
-			requests: []int64{900, 1000, 1100}, levels: levels(660, 640, 650),
-			want: 3, wantUtil: 65, wantAverage: containersPerPod * 650,
-		},
-		{
-			name: "TestReplicaCalcConfigurableTolerance/Outside a 34% scale-down tolerance", current: 3, targetUtilization: 100,
-			tol:      &Tolerances{ScaleDown: 0.34, ScaleUp: 0.1},
-			requests: []int64{900, 1000, 1100}, levels: levels(660, 640, 650),
-			want: 2, wantUtil: 65, wantAverage: containersPerPod * 650,
-		},
-		{
-			name: "TestReplicaCalcSuperfluousMetrics", current: 4, targetUtilization: 100,
-			requests: r1000(4), levels: levels(4000, 9500, 3000, 7000, 3200, 2000),
-			want: 24, wantUtil: 587, wantAverage: containersPerPod * 5875,
-		},
-		{
-			name: "TestReplicaCalcMissingMetrics", current: 4, targetUtilization: 100,
-			requests: r1000(4), levels: levels(400, 95),
-			want: 3, wantUtil: 24, wantAverage: 495,
-		},
-		{
-			name: "TestReplicaCalcEmptyMetrics", current: 4, targetUtilization: 100,
-			requests: r1000(3), levels: levels(),
-			wantErr: "unable to get metrics for resource cpu: no metrics returned from resource metrics API",
-		},
-		{
-			name: "TestReplicaCalcEmptyCPURequest", current: 1, targetUtilization: 100,
-			requests: []int64{}, levels: levels(200),
-			wantErr: "missing request for",
-		},
-		{
-			name: "TestReplicaCalcMissingMetricsNoChangeEq", current: 2, targetUtilization: 100,
-			requests: r1000(2), levels: levels(1000),
-			want: 2, wantUtil: 100, wantAverage: containersPerPod * 1000,
-		},
-		{
-			name: "TestReplicaCalcMissingMetricsNoChangeGt", current: 2, targetUtilization: 100,
-			requests: r1000(2), levels: levels(1900),
-			want: 2, wantUtil: 190, wantAverage: containersPerPod * 1900,
-		},
-		{
-			name: "TestReplicaCalcMissingMetricsNoChangeLt", current: 2, targetUtilization: 100,
-			requests: r1000(2), levels: levels(600),
-			want: 2, wantUtil: 60, wantAverage: containersPerPod * 600,
-		},
-		{
-			name: "TestReplicaCalcMissingMetricsUnreadyChange", current: 3, targetUtilization: 50,
-			readiness: []bool{false, true, true},
-			requests:  r1000(3), levels: levels(100, 450),
-			want: 3, wantUtil: 45, wantAverage: containersPerPod * 450,
-		},
-		{
-			name: "TestReplicaCalcMissingMetricsHotCpuNoChange", current: 3, targetUtilization: 50,
-			starts:   []time.Time{hot(), cool(), cool()},
-			requests: r1000(3), levels: levels(100, 450),
-			want: 3, wantUtil: 45, wantAverage: containersPerPod * 450,
-		},
-		{
-			name: "TestReplicaCalcMissingMetricsUnreadyScaleUp", current: 3, targetUtilization: 50,
-			readiness: []bool{false, true, true},
-			requests:  r1000(3), levels: levels(100, 2000),
-			want: 4, wantUtil: 200, wantAverage: containersPerPod * 2000,
-		},
-		{
-			name: "TestReplicaCalcMissingMetricsHotCpuScaleUp", current: 3, targetUtilization: 50,
-			readiness: []bool{false, true, true},
-			starts:    []time.Time{hot(), cool(), cool()},
-			requests:  r1000(3), levels: levels(100, 2000),
-			want: 4, wantUtil: 200, wantAverage: containersPerPod * 2000,
-		},
-		{
-			name: "TestReplicaCalcMissingMetricsUnreadyScaleDown", current: 4, targetUtilization: 50,
-			readiness: []bool{false, true, true, true},
-			requests:  r1000(4), levels: levels(100, 100, 100),
-			want: 3, wantUtil: 10, wantAverage: containersPerPod * 100,
-		},
-		{
-			name: "TestReplicaCalcMissingMetricsScaleDownTargetOver100", current: 4, targetUtilization: 300,
-			readiness: []bool{false, true, true, true},
-			requests:  []int64{1000, 1000, 2000, 2000}, levels: levels(200, 100, 100),
-			want: 2, wantUtil: 6, wantAverage: containersPerPod * 100,
-		},
-		{
-			name: "TestReplicaCalcDuringRollingUpdateWithMaxSurge", current: 2, targetUtilization: 50,
-			phases:   []corev1.PodPhase{corev1.PodRunning, corev1.PodRunning, corev1.PodRunning},
-			requests: r1000(3), levels: levels(100, 100),
-			want: 2, wantUtil: 10, wantAverage: containersPerPod * 100,
-		},
-
-		// The custom pod-metric tests run calcPlainMetricReplicas, the same function an
-		// AverageValue cpu target runs; their pods are all ready and long started, so
-		// the CPU readiness rules change nothing.
-		{
-			name: "TestReplicaCalcScaleUpCM", current: 3, targetMilli: 15000,
-			levels: perPod(20000, 10000, 30000),
-			want:   4, wantAverage: 20000,
-		},
-		{
-			name: "TestReplicaCalcScaleDownCM", current: 5, targetMilli: 20000,
-			levels: perPod(12000, 12000, 12000, 12000, 12000),
-			want:   3, wantAverage: 12000,
-		},
-		{
-			name: "TestReplicaCalcToleranceCM", current: 3, targetMilli: 20000,
-			levels: perPod(20000, 21000, 21000),
-			want:   3, wantAverage: 20666,
-		},
-		{
-			name: "TestReplicaCalcConfigurableToleranceCM", current: 3, targetMilli: 20000,
-			tol:    &Tolerances{ScaleDown: 0.1, ScaleUp: 0.01},
-			levels: perPod(20000, 21000, 21000),
-			want:   4, wantAverage: 20666,
-		},
-		{
-			name: "TestPlainMetricReplicaCalcMissingMetricsNoChangeEq", current: 5, targetMilli: 20000,
-			levels: perPod(20000, 19000, 21000),
-			want:   5, wantAverage: 20000,
-		},
-		{
-			name: "TestReplicaCalcDuringRollingUpdateWithMaxSurgeCM", current: 2, targetMilli: 17000,
-			phases: []corev1.PodPhase{corev1.PodRunning, corev1.PodRunning, corev1.PodRunning},
-			levels: perPod(10000, 10000),
-			want:   2, wantAverage: 10000,
-		},
-	}
+	cases := resourceReplicasCases
 	for _, c := range cases {
 		t.Run(c.name, c.run)
 	}
@@ -442,102 +448,104 @@ func TestReplicaCalcComputedToleranceAlgImplementation(t *testing.T) {
 	t.Run("just inside the tolerance", c.run)
 }
 
+// groupPodsCases are replica_calculator_test.go's TestGroupPods cases.
+var groupPodsCases = []struct {
+	name                      string
+	pods                      []Pod
+	metrics                   map[string]Metric
+	ready                     int
+	unready, missing, ignored []string
+}{
+	{name: "void"},
+	{
+		name:    "unready a pod without ready condition - CPU",
+		pods:    []Pod{{Name: "lucretius", Phase: corev1.PodSucceeded, StartTime: startAt(0)}},
+		metrics: map[string]Metric{"lucretius": {MilliCores: 1}},
+		unready: []string{"lucretius"},
+	},
+	{
+		name: "count in a ready pod with fresh metrics during initialization period - CPU",
+		pods: []Pod{{Name: "bentham", Phase: corev1.PodSucceeded, StartTime: startAt(-time.Minute),
+			HasReadyCondition: true, Ready: true, ReadyTransition: *startAt(-30 * time.Second)}},
+		metrics: map[string]Metric{"bentham": {MilliCores: 1, Timestamp: testNow, Window: 30 * time.Second}},
+		ready:   1,
+	},
+	{
+		name: "unready a ready pod without fresh metrics during initialization period - CPU",
+		pods: []Pod{{Name: "bentham", Phase: corev1.PodSucceeded, StartTime: startAt(-time.Minute),
+			HasReadyCondition: true, Ready: true, ReadyTransition: *startAt(-30 * time.Second)}},
+		metrics: map[string]Metric{"bentham": {MilliCores: 1, Timestamp: testNow, Window: 60 * time.Second}},
+		unready: []string{"bentham"},
+	},
+	{
+		name: "unready an unready pod during initialization period - CPU",
+		pods: []Pod{{Name: "lucretius", Phase: corev1.PodSucceeded, StartTime: startAt(-10 * time.Minute),
+			HasReadyCondition: true, ReadyTransition: *startAt(-9*time.Minute - 54*time.Second)}},
+		metrics: map[string]Metric{"lucretius": {MilliCores: 1}},
+		unready: []string{"lucretius"},
+	},
+	{
+		name: "count in a ready pod without fresh metrics after initialization period - CPU",
+		pods: []Pod{{Name: "bentham", Phase: corev1.PodSucceeded, StartTime: startAt(-3 * time.Minute),
+			HasReadyCondition: true, Ready: true, ReadyTransition: *startAt(-3 * time.Minute)}},
+		metrics: map[string]Metric{"bentham": {MilliCores: 1, Timestamp: testNow.Add(-2 * time.Minute), Window: time.Minute}},
+		ready:   1,
+	},
+	{
+		name: "count in an unready pod that was ready after initialization period - CPU",
+		pods: []Pod{{Name: "lucretius", Phase: corev1.PodSucceeded, StartTime: startAt(-10 * time.Minute),
+			HasReadyCondition: true, ReadyTransition: *startAt(-9 * time.Minute)}},
+		metrics: map[string]Metric{"lucretius": {MilliCores: 1}},
+		ready:   1,
+	},
+	{
+		name: "unready pod that has never been ready after initialization period - CPU",
+		pods: []Pod{{Name: "lucretius", Phase: corev1.PodSucceeded, StartTime: startAt(-10 * time.Minute),
+			HasReadyCondition: true, ReadyTransition: *startAt(-9*time.Minute - 50*time.Second)}},
+		metrics: map[string]Metric{"lucretius": {MilliCores: 1}},
+		ready:   1, // start+10s is not strictly after the transition
+	},
+	{
+		name:    "a missing pod",
+		pods:    []Pod{{Name: "epicurus", Phase: corev1.PodSucceeded, StartTime: startAt(-3 * time.Minute)}},
+		missing: []string{"epicurus"},
+	},
+	{
+		name: "several pods",
+		pods: []Pod{
+			{Name: "lucretius", Phase: corev1.PodSucceeded, StartTime: startAt(0)},
+			{Name: "niccolo", Phase: corev1.PodSucceeded, StartTime: startAt(-3 * time.Minute),
+				HasReadyCondition: true, Ready: true, ReadyTransition: *startAt(-3 * time.Minute)},
+			{Name: "epicurus", Phase: corev1.PodSucceeded, StartTime: startAt(-3 * time.Minute)},
+		},
+		metrics: map[string]Metric{"lucretius": {MilliCores: 1}, "niccolo": {MilliCores: 1}},
+		ready:   1,
+		unready: []string{"lucretius"},
+		missing: []string{"epicurus"},
+	},
+	{
+		name:    "pending pods are unreadied",
+		pods:    []Pod{{Name: "unscheduled", Phase: corev1.PodPending}},
+		unready: []string{"unscheduled"},
+	},
+	{
+		name:    "ignore pods with deletion timestamps",
+		pods:    []Pod{{Name: "deleted", Phase: corev1.PodPending, Deleting: true}},
+		metrics: map[string]Metric{"deleted": {MilliCores: 1}},
+		ignored: []string{"deleted"},
+	},
+	{
+		name:    "ignore pods in a failed state",
+		pods:    []Pod{{Name: "failed", Phase: corev1.PodFailed}},
+		metrics: map[string]Metric{"failed": {MilliCores: 1}},
+		ignored: []string{"failed"},
+	},
+}
+
 // Cases from replica_calculator_test.go, TestGroupPods (its memory case does not apply:
 // only cpu is modelled).
 func TestGroupPods(t *testing.T) {
-	at := func(d time.Duration) *time.Time { x := testNow.Add(d); return &x }
-	cases := []struct {
-		name                      string
-		pods                      []Pod
-		metrics                   map[string]Metric
-		ready                     int
-		unready, missing, ignored []string
-	}{
-		{name: "void"},
-		{
-			name:    "unready a pod without ready condition - CPU",
-			pods:    []Pod{{Name: "lucretius", Phase: corev1.PodSucceeded, StartTime: at(0)}},
-			metrics: map[string]Metric{"lucretius": {MilliCores: 1}},
-			unready: []string{"lucretius"},
-		},
-		{
-			name: "count in a ready pod with fresh metrics during initialization period - CPU",
-			pods: []Pod{{Name: "bentham", Phase: corev1.PodSucceeded, StartTime: at(-time.Minute),
-				HasReadyCondition: true, Ready: true, ReadyTransition: *at(-30 * time.Second)}},
-			metrics: map[string]Metric{"bentham": {MilliCores: 1, Timestamp: testNow, Window: 30 * time.Second}},
-			ready:   1,
-		},
-		{
-			name: "unready a ready pod without fresh metrics during initialization period - CPU",
-			pods: []Pod{{Name: "bentham", Phase: corev1.PodSucceeded, StartTime: at(-time.Minute),
-				HasReadyCondition: true, Ready: true, ReadyTransition: *at(-30 * time.Second)}},
-			metrics: map[string]Metric{"bentham": {MilliCores: 1, Timestamp: testNow, Window: 60 * time.Second}},
-			unready: []string{"bentham"},
-		},
-		{
-			name: "unready an unready pod during initialization period - CPU",
-			pods: []Pod{{Name: "lucretius", Phase: corev1.PodSucceeded, StartTime: at(-10 * time.Minute),
-				HasReadyCondition: true, ReadyTransition: *at(-9*time.Minute - 54*time.Second)}},
-			metrics: map[string]Metric{"lucretius": {MilliCores: 1}},
-			unready: []string{"lucretius"},
-		},
-		{
-			name: "count in a ready pod without fresh metrics after initialization period - CPU",
-			pods: []Pod{{Name: "bentham", Phase: corev1.PodSucceeded, StartTime: at(-3 * time.Minute),
-				HasReadyCondition: true, Ready: true, ReadyTransition: *at(-3 * time.Minute)}},
-			metrics: map[string]Metric{"bentham": {MilliCores: 1, Timestamp: testNow.Add(-2 * time.Minute), Window: time.Minute}},
-			ready:   1,
-		},
-		{
-			name: "count in an unready pod that was ready after initialization period - CPU",
-			pods: []Pod{{Name: "lucretius", Phase: corev1.PodSucceeded, StartTime: at(-10 * time.Minute),
-				HasReadyCondition: true, ReadyTransition: *at(-9 * time.Minute)}},
-			metrics: map[string]Metric{"lucretius": {MilliCores: 1}},
-			ready:   1,
-		},
-		{
-			name: "unready pod that has never been ready after initialization period - CPU",
-			pods: []Pod{{Name: "lucretius", Phase: corev1.PodSucceeded, StartTime: at(-10 * time.Minute),
-				HasReadyCondition: true, ReadyTransition: *at(-9*time.Minute - 50*time.Second)}},
-			metrics: map[string]Metric{"lucretius": {MilliCores: 1}},
-			ready:   1, // start+10s is not strictly after the transition
-		},
-		{
-			name:    "a missing pod",
-			pods:    []Pod{{Name: "epicurus", Phase: corev1.PodSucceeded, StartTime: at(-3 * time.Minute)}},
-			missing: []string{"epicurus"},
-		},
-		{
-			name: "several pods",
-			pods: []Pod{
-				{Name: "lucretius", Phase: corev1.PodSucceeded, StartTime: at(0)},
-				{Name: "niccolo", Phase: corev1.PodSucceeded, StartTime: at(-3 * time.Minute),
-					HasReadyCondition: true, Ready: true, ReadyTransition: *at(-3 * time.Minute)},
-				{Name: "epicurus", Phase: corev1.PodSucceeded, StartTime: at(-3 * time.Minute)},
-			},
-			metrics: map[string]Metric{"lucretius": {MilliCores: 1}, "niccolo": {MilliCores: 1}},
-			ready:   1,
-			unready: []string{"lucretius"},
-			missing: []string{"epicurus"},
-		},
-		{
-			name:    "pending pods are unreadied",
-			pods:    []Pod{{Name: "unscheduled", Phase: corev1.PodPending}},
-			unready: []string{"unscheduled"},
-		},
-		{
-			name:    "ignore pods with deletion timestamps",
-			pods:    []Pod{{Name: "deleted", Phase: corev1.PodPending, Deleting: true}},
-			metrics: map[string]Metric{"deleted": {MilliCores: 1}},
-			ignored: []string{"deleted"},
-		},
-		{
-			name:    "ignore pods in a failed state",
-			pods:    []Pod{{Name: "failed", Phase: corev1.PodFailed}},
-			metrics: map[string]Metric{"failed": {MilliCores: 1}},
-			ignored: []string{"failed"},
-		},
-	}
+	cases := groupPodsCases
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			g := groupPods(c.pods, c.metrics, 2*time.Minute, 10*time.Second, testNow)

@@ -60,165 +60,169 @@ func run(t *testing.T, p *Pipe, script []op) {
 	}
 }
 
+// pipeCases are pipes and scripts of writes and flushes, with what each pipe must hold
+// and keep waiting along the way.
+var pipeCases = []struct {
+	name   string
+	cfg    Config
+	script []op
+}{
+	{
+		name: "lines that fit never block",
+		cfg:  Config{Runtime: 8192, ReadSize: 4096},
+		script: []op{
+			w(0, 1, 4096, true),
+			w(0, 2, 4096, true), // exactly full
+			check(8192, 0),
+			w(0, 3, 1, false),
+		},
+	},
+	{
+		// 4000 + 4000 + 3000 > 10,000: job 3 blocks; jobs 4 and 5 would fit but
+		// wait behind it, as zap's mutex makes them.
+		name: "a full pipe blocks the writer and every later one in order",
+		cfg:  Config{Runtime: 10_000, ReadSize: 4096},
+		script: []op{
+			w(0, 1, 4000, true),
+			w(0, 2, 4000, true),
+			w(1, 3, 3000, false),
+			w(2, 4, 100, false),
+			w(3, 5, 1, false),
+			check(8000, 3),
+		},
+	},
+	{
+		// The writer takes one 4000-byte line (two exceed 4096). When it is
+		// written, 4000 bytes are held: job 3 (8000) and job 4 (10,000) fit, job 5
+		// (10,100) does not and waits for the next write.
+		name: "Written admits exactly the jobs that fit, in order",
+		cfg:  Config{Runtime: 10_000, ReadSize: 4096},
+		script: []op{
+			w(0, 1, 4000, true),
+			w(0, 2, 4000, true),
+			w(1, 3, 4000, false),
+			w(2, 4, 2000, false),
+			w(3, 5, 100, false),
+			take(4000, 1, true),
+			check(8000, 3),
+			done(10, 3, 4),
+			check(10_000, 1),
+			take(4000, 1, true),
+			done(20, 5),
+			check(6100, 0),
+		},
+	},
+	{
+		name: "Take only when the writer is idle and a line is queued",
+		cfg:  Config{},
+		script: []op{
+			take(0, 0, false),
+			w(0, 1, 100, true),
+			take(100, 1, true),
+			w(0, 2, 200, true),
+			take(0, 0, false), // busy
+			done(5),
+			take(200, 1, true),
+			done(6),
+			take(0, 0, false),
+			check(0, 0),
+		},
+	},
+	{
+		// Five 1000-byte lines, read size 4096: four fit in a batch.
+		name: "the writer takes whole lines up to its read size",
+		cfg:  Config{ReadSize: 4096},
+		script: []op{
+			w(0, 1, 1000, true), w(0, 2, 1000, true), w(0, 3, 1000, true),
+			w(0, 4, 1000, true), w(0, 5, 1000, true),
+			take(4000, 4, true),
+			done(1),
+			take(1000, 1, true),
+		},
+	},
+	{
+		// Buffer 8192, path 8192, lines of 4096. Job 3 does not fit the buffer:
+		// zap flushes it, the empty path takes all 8192 bytes, and job 3 goes in.
+		// Job 5 finds the path full: the flush moves nothing and blocks, and job 6
+		// waits behind it. Each completed write lets the flush go on; when it is
+		// over, jobs 5 and 6 go into the empty buffer.
+		name: "buffered: a write that does not fit flushes, and blocks until the flush is done",
+		cfg:  Config{Buffer: 8192, Runtime: 8192, ReadSize: 4096},
+		script: []op{
+			w(0, 1, 4096, true),
+			w(0, 2, 4096, true),
+			take(0, 0, false), // the lines are in the app's buffer, not the pipe
+			w(0, 3, 4096, true),
+			check(12_288, 0),
+			take(4096, 1, true),
+			w(0, 4, 4096, true),
+			w(1, 5, 4096, false),
+			w(2, 6, 1, false),
+			check(16_384, 2),
+			done(10), // the flush moves 4096 of 8192
+			take(4096, 1, true),
+			done(20, 5, 6), // the flush moves the rest: over
+			check(8192+4097, 0),
+		},
+	},
+	{
+		// Lines of 3000 into a 4096-byte path: the flush moves line 1 and 1096 bytes
+		// of line 2. The writer takes only the whole line.
+		name: "buffered: the writer never takes part of a line",
+		cfg:  Config{Buffer: 8192, Runtime: 4096, ReadSize: 4096},
+		script: []op{
+			w(0, 1, 3000, true),
+			w(0, 2, 3000, true),
+			w(0, 3, 3000, false),
+			take(3000, 1, true),
+			done(7, 3),
+			take(3000, 1, true),
+		},
+	},
+	{
+		name: "buffered: the timer's flush makes lines visible to the writer",
+		cfg:  Config{Buffer: 8192, Runtime: 8192},
+		script: []op{
+			w(0, 1, 4000, true),
+			take(0, 0, false),
+			flush(),
+			take(4000, 1, true),
+			flush(), // nothing buffered: no-op
+			take(0, 0, false),
+			done(1),
+			check(0, 0),
+		},
+	},
+	{
+		// The timer's flush finds the path full: it holds the mutex, so a write
+		// that would fit the buffer waits until the flush is over.
+		name: "buffered: writes wait behind a blocked timer flush",
+		cfg:  Config{Buffer: 8192, Runtime: 4096, ReadSize: 4096},
+		script: []op{
+			w(0, 1, 4096, true),
+			flush(),
+			take(4096, 1, true),
+			w(0, 2, 4096, true),
+			flush(), // the path is full: blocked
+			w(1, 3, 10, false),
+			done(5, 3),
+			take(4096, 1, true),
+		},
+	},
+	{
+		name: "synchronous logging: Flush does nothing",
+		cfg:  Config{Runtime: 4096},
+		script: []op{
+			w(0, 1, 4096, true),
+			flush(),
+			w(0, 2, 1, false),
+			check(4096, 1),
+		},
+	},
+}
+
 func TestPipe(t *testing.T) {
-	cases := []struct {
-		name   string
-		cfg    Config
-		script []op
-	}{
-		{
-			name: "lines that fit never block",
-			cfg:  Config{Runtime: 8192, ReadSize: 4096},
-			script: []op{
-				w(0, 1, 4096, true),
-				w(0, 2, 4096, true), // exactly full
-				check(8192, 0),
-				w(0, 3, 1, false),
-			},
-		},
-		{
-			// 4000 + 4000 + 3000 > 10,000: job 3 blocks; jobs 4 and 5 would fit but
-			// wait behind it, as zap's mutex makes them.
-			name: "a full pipe blocks the writer and every later one in order",
-			cfg:  Config{Runtime: 10_000, ReadSize: 4096},
-			script: []op{
-				w(0, 1, 4000, true),
-				w(0, 2, 4000, true),
-				w(1, 3, 3000, false),
-				w(2, 4, 100, false),
-				w(3, 5, 1, false),
-				check(8000, 3),
-			},
-		},
-		{
-			// The writer takes one 4000-byte line (two exceed 4096). When it is
-			// written, 4000 bytes are held: job 3 (8000) and job 4 (10,000) fit, job 5
-			// (10,100) does not and waits for the next write.
-			name: "Written admits exactly the jobs that fit, in order",
-			cfg:  Config{Runtime: 10_000, ReadSize: 4096},
-			script: []op{
-				w(0, 1, 4000, true),
-				w(0, 2, 4000, true),
-				w(1, 3, 4000, false),
-				w(2, 4, 2000, false),
-				w(3, 5, 100, false),
-				take(4000, 1, true),
-				check(8000, 3),
-				done(10, 3, 4),
-				check(10_000, 1),
-				take(4000, 1, true),
-				done(20, 5),
-				check(6100, 0),
-			},
-		},
-		{
-			name: "Take only when the writer is idle and a line is queued",
-			cfg:  Config{},
-			script: []op{
-				take(0, 0, false),
-				w(0, 1, 100, true),
-				take(100, 1, true),
-				w(0, 2, 200, true),
-				take(0, 0, false), // busy
-				done(5),
-				take(200, 1, true),
-				done(6),
-				take(0, 0, false),
-				check(0, 0),
-			},
-		},
-		{
-			// Five 1000-byte lines, read size 4096: four fit in a batch.
-			name: "the writer takes whole lines up to its read size",
-			cfg:  Config{ReadSize: 4096},
-			script: []op{
-				w(0, 1, 1000, true), w(0, 2, 1000, true), w(0, 3, 1000, true),
-				w(0, 4, 1000, true), w(0, 5, 1000, true),
-				take(4000, 4, true),
-				done(1),
-				take(1000, 1, true),
-			},
-		},
-		{
-			// Buffer 8192, path 8192, lines of 4096. Job 3 does not fit the buffer:
-			// zap flushes it, the empty path takes all 8192 bytes, and job 3 goes in.
-			// Job 5 finds the path full: the flush moves nothing and blocks, and job 6
-			// waits behind it. Each completed write lets the flush go on; when it is
-			// over, jobs 5 and 6 go into the empty buffer.
-			name: "buffered: a write that does not fit flushes, and blocks until the flush is done",
-			cfg:  Config{Buffer: 8192, Runtime: 8192, ReadSize: 4096},
-			script: []op{
-				w(0, 1, 4096, true),
-				w(0, 2, 4096, true),
-				take(0, 0, false), // the lines are in the app's buffer, not the pipe
-				w(0, 3, 4096, true),
-				check(12_288, 0),
-				take(4096, 1, true),
-				w(0, 4, 4096, true),
-				w(1, 5, 4096, false),
-				w(2, 6, 1, false),
-				check(16_384, 2),
-				done(10), // the flush moves 4096 of 8192
-				take(4096, 1, true),
-				done(20, 5, 6), // the flush moves the rest: over
-				check(8192+4097, 0),
-			},
-		},
-		{
-			// Lines of 3000 into a 4096-byte path: the flush moves line 1 and 1096 bytes
-			// of line 2. The writer takes only the whole line.
-			name: "buffered: the writer never takes part of a line",
-			cfg:  Config{Buffer: 8192, Runtime: 4096, ReadSize: 4096},
-			script: []op{
-				w(0, 1, 3000, true),
-				w(0, 2, 3000, true),
-				w(0, 3, 3000, false),
-				take(3000, 1, true),
-				done(7, 3),
-				take(3000, 1, true),
-			},
-		},
-		{
-			name: "buffered: the timer's flush makes lines visible to the writer",
-			cfg:  Config{Buffer: 8192, Runtime: 8192},
-			script: []op{
-				w(0, 1, 4000, true),
-				take(0, 0, false),
-				flush(),
-				take(4000, 1, true),
-				flush(), // nothing buffered: no-op
-				take(0, 0, false),
-				done(1),
-				check(0, 0),
-			},
-		},
-		{
-			// The timer's flush finds the path full: it holds the mutex, so a write
-			// that would fit the buffer waits until the flush is over.
-			name: "buffered: writes wait behind a blocked timer flush",
-			cfg:  Config{Buffer: 8192, Runtime: 4096, ReadSize: 4096},
-			script: []op{
-				w(0, 1, 4096, true),
-				flush(),
-				take(4096, 1, true),
-				w(0, 2, 4096, true),
-				flush(), // the path is full: blocked
-				w(1, 3, 10, false),
-				done(5, 3),
-				take(4096, 1, true),
-			},
-		},
-		{
-			name: "synchronous logging: Flush does nothing",
-			cfg:  Config{Runtime: 4096},
-			script: []op{
-				w(0, 1, 4096, true),
-				flush(),
-				w(0, 2, 1, false),
-				check(4096, 1),
-			},
-		},
-	}
+	cases := pipeCases
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { run(t, New(c.cfg), c.script) })
 	}

@@ -8,131 +8,138 @@ import (
 	"trafficlab/sim"
 )
 
+// cfsGroup is a control group of a CFS bandwidth case: its weight and its quota.
+type cfsGroup struct {
+	weight float64
+	q      Quota
+}
+
+// cfsBandwidthCases are cores, control groups under CFS bandwidth control and jobs
+// started in them, with when each job must end, how long it stalls and each group's
+// cpu.stat.
+var cfsBandwidthCases = []struct {
+	name   string
+	cores  float64
+	groups []cfsGroup
+	starts []start
+	tol    sim.Time // completion times exact unless the arithmetic is not
+	want   map[int32]sim.Time
+	stall  map[int32]sim.Time // Throttled(finish) − Throttled(start)
+	stats  []Stat             // per group, at the end
+	events []int              // per group, handled with a current Gen
+}{
+	{
+		// CFS bandwidth control (kernel/sched/fair.c): 4 busy threads under 1 CPU (100 ms per 100 ms) on 4 cores run
+		// 4 cores × 25 ms = 100 ms: the quota runs out just as the 25 ms jobs end.
+		name: "four 25 ms requests under 1 CPU end in one 25 ms burst", cores: 4,
+		groups: []cfsGroup{{1, limit(1000)}},
+		starts: []start{{0, 1, 0, 25 * ms}, {0, 2, 0, 25 * ms}, {0, 3, 0, 25 * ms}, {0, 4, 0, 25 * ms}},
+		want:   map[int32]sim.Time{1: 25 * ms, 2: 25 * ms, 3: 25 * ms, 4: 25 * ms},
+		stall:  map[int32]sim.Time{1: 0, 2: 0, 3: 0, 4: 0},
+		// Spent at 25 ms with nothing left to run: nothing to throttle.
+		stats: []Stat{{NrPeriods: 1}},
+	},
+	{
+		// CFS bandwidth control: run 25 ms (25 of 50 done, quota spent), stall 75 ms until the
+		// boundary at 100 ms, run 25 ms: done at 125 ms, each having stalled 75 ms.
+		// cpu.stat: 2 periods with work, 1 throttled, 4 runqueues × 75 ms = 300 ms.
+		name: "four 50 ms requests under 1 CPU: 25 run, 75 stall, 25 run", cores: 4,
+		groups: []cfsGroup{{1, limit(1000)}},
+		starts: []start{{0, 1, 0, 50 * ms}, {0, 2, 0, 50 * ms}, {0, 3, 0, 50 * ms}, {0, 4, 0, 50 * ms}},
+		want:   map[int32]sim.Time{1: 125 * ms, 2: 125 * ms, 3: 125 * ms, 4: 125 * ms},
+		stall:  map[int32]sim.Time{1: 75 * ms, 2: 75 * ms, 3: 75 * ms, 4: 75 * ms},
+		stats:  []Stat{{NrPeriods: 2, NrThrottled: 1, ThrottledTime: 300 * ms}},
+		events: []int{3}, // out of quota at 25, boundary at 100, done at 125
+	},
+	{
+		// The same on a node without a core count.
+		name:   "four 50 ms requests under 1 CPU, unlimited node",
+		groups: []cfsGroup{{1, limit(1000)}},
+		starts: []start{{0, 1, 0, 50 * ms}, {0, 2, 0, 50 * ms}, {0, 3, 0, 50 * ms}, {0, 4, 0, 50 * ms}},
+		want:   map[int32]sim.Time{1: 125 * ms, 2: 125 * ms, 3: 125 * ms, 4: 125 * ms},
+		stats:  []Stat{{NrPeriods: 2, NrThrottled: 1, ThrottledTime: 300 * ms}},
+	},
+	{
+		// 500m: 50 ms per 100 ms. 80 ms of work: 50 by 50 ms, stall to 100, the last
+		// 30 by 130 ms.
+		name: "one 80 ms request under 500m", cores: 4,
+		groups: []cfsGroup{{1, limit(500)}},
+		starts: []start{{0, 1, 0, 80 * ms}},
+		want:   map[int32]sim.Time{1: 130 * ms},
+		stall:  map[int32]sim.Time{1: 50 * ms},
+		stats:  []Stat{{NrPeriods: 2, NrThrottled: 1, ThrottledTime: 50 * ms}},
+	},
+	{
+		// 70 ms of work under 500m, boundaries at 0, 100: 50 by 50 ms, stall to 100,
+		// 20 more: 120 ms.
+		name: "offset 0", groups: []cfsGroup{{1, limit(500)}},
+		starts: []start{{0, 1, 0, 70 * ms}},
+		want:   map[int32]sim.Time{1: 120 * ms},
+	},
+	{
+		// Boundaries at 30, 130: 30 ms spent by the first boundary, refilled; 40 more
+		// by 70 ms is under 50: never throttled.
+		name: "offset 30 ms", groups: []cfsGroup{{1, Quota{Runtime: 50 * ms, Period: 100 * ms, Offset: 30 * ms}}},
+		starts: []start{{0, 1, 0, 70 * ms}},
+		want:   map[int32]sim.Time{1: 70 * ms},
+		stats:  []Stat{{NrPeriods: 2}},
+	},
+	{
+		// Boundaries at 60, 160: 50 by 50 ms, stall to 60, 20 more: 80 ms.
+		name: "offset 60 ms", groups: []cfsGroup{{1, Quota{Runtime: 50 * ms, Period: 100 * ms, Offset: 60 * ms}}},
+		starts: []start{{0, 1, 0, 70 * ms}},
+		want:   map[int32]sim.Time{1: 80 * ms},
+		stall:  map[int32]sim.Time{1: 10 * ms},
+	},
+	{
+		// −40 and 260 are the same phase as 60.
+		name:   "negative and large offsets",
+		groups: []cfsGroup{{1, Quota{Runtime: 50 * ms, Offset: -40 * ms}}, {1, Quota{Runtime: 50 * ms, Offset: 260 * ms}}},
+		starts: []start{{0, 1, 0, 70 * ms}, {1, 2, 0, 70 * ms}},
+		want:   map[int32]sim.Time{1: 80 * ms, 2: 80 * ms},
+	},
+	{
+		// 2 cores. A (500m, 2 × 40 ms) and B (no limit, 2 × 100 ms) get a core each:
+		// 0.5 per thread. A spends 50 ms by 50 ms (25 done each) and stalls; B takes
+		// both cores, 1 per thread: 25 + 50 = 75 done by 100 ms. From 100 a core each
+		// again: A's 15 left take 30 ms (done 130, spent 30 < 50); B did 15 more by
+		// then and does its last 10 at full speed: 140 ms.
+		name: "a throttled pod's cores go to the other pod", cores: 2,
+		groups: []cfsGroup{{1, limit(500)}, {1, Quota{}}},
+		starts: []start{{0, 1, 0, 40 * ms}, {0, 2, 0, 40 * ms}, {1, 3, 0, 100 * ms}, {1, 4, 0, 100 * ms}},
+		want:   map[int32]sim.Time{1: 130 * ms, 2: 130 * ms, 3: 140 * ms, 4: 140 * ms},
+		stall:  map[int32]sim.Time{1: 50 * ms, 2: 50 * ms, 3: 0, 4: 0},
+		stats:  []Stat{{NrPeriods: 2, NrThrottled: 1, ThrottledTime: 100 * ms}, {}},
+	},
+	{
+		// 1 CPU, 2 × 100 ms from 60 ms: 2 × 40 = 80 ms spent by the boundary at 100,
+		// where nothing happens; the new quota runs out at 150 (90 done each), the
+		// last 10 ms run from 200. Events: out of quota, boundary, completion.
+		name: "the quota runs out in the next period", cores: 4,
+		groups: []cfsGroup{{1, limit(1000)}},
+		starts: []start{{0, 1, 60 * ms, 100 * ms}, {0, 2, 60 * ms, 100 * ms}},
+		want:   map[int32]sim.Time{1: 210 * ms, 2: 210 * ms},
+		stall:  map[int32]sim.Time{1: 50 * ms, 2: 50 * ms},
+		stats:  []Stat{{NrPeriods: 3, NrThrottled: 1, ThrottledTime: 2 * 50 * ms}},
+		events: []int{3},
+	},
+	{
+		// 4 cores, 1 CPU, 4 × 50 ms at 0 and a 10 ms job 5 at 50 ms, during the stall:
+		// it waits to 100. Then 5 threads on 4 cores, 0.8 each: job 5 ends at 112.5
+		// (jobs 1-4 at 35 done); then 1 each; the quota (50 ms spent by 112.5) runs out
+		// 12.5 ms later, jobs 1-4 at 47.5, stalled to 200: 2.5 more, 202.5 ms.
+		name: "a request started during the stall waits for the period's end", cores: 4,
+		groups: []cfsGroup{{1, limit(1000)}}, tol: 1,
+		starts: []start{{0, 1, 0, 50 * ms}, {0, 2, 0, 50 * ms}, {0, 3, 0, 50 * ms}, {0, 4, 0, 50 * ms}, {0, 5, 50 * ms, 10 * ms}},
+		want:   map[int32]sim.Time{1: 202.5e6, 5: 112.5e6},
+		stall:  map[int32]sim.Time{1: 150 * ms, 5: 50 * ms},
+		// Runqueues: 4 × 50 (25-50) + 5 × 50 (50-100, 4 cores: 4) + 4 × 75 (125-200).
+		stats: []Stat{{NrPeriods: 3, NrThrottled: 2, ThrottledTime: 4*25*ms + 4*50*ms + 4*75*ms}},
+	},
+}
+
 func TestCFSBandwidth(t *testing.T) {
-	type group struct {
-		weight float64
-		q      Quota
-	}
-	cases := []struct {
-		name   string
-		cores  float64
-		groups []group
-		starts []start
-		tol    sim.Time // completion times exact unless the arithmetic is not
-		want   map[int32]sim.Time
-		stall  map[int32]sim.Time // Throttled(finish) − Throttled(start)
-		stats  []Stat             // per group, at the end
-		events []int              // per group, handled with a current Gen
-	}{
-		{
-			// CFS bandwidth control (kernel/sched/fair.c): 4 busy threads under 1 CPU (100 ms per 100 ms) on 4 cores run
-			// 4 cores × 25 ms = 100 ms: the quota runs out just as the 25 ms jobs end.
-			name: "four 25 ms requests under 1 CPU end in one 25 ms burst", cores: 4,
-			groups: []group{{1, limit(1000)}},
-			starts: []start{{0, 1, 0, 25 * ms}, {0, 2, 0, 25 * ms}, {0, 3, 0, 25 * ms}, {0, 4, 0, 25 * ms}},
-			want:   map[int32]sim.Time{1: 25 * ms, 2: 25 * ms, 3: 25 * ms, 4: 25 * ms},
-			stall:  map[int32]sim.Time{1: 0, 2: 0, 3: 0, 4: 0},
-			// Spent at 25 ms with nothing left to run: nothing to throttle.
-			stats: []Stat{{NrPeriods: 1}},
-		},
-		{
-			// CFS bandwidth control: run 25 ms (25 of 50 done, quota spent), stall 75 ms until the
-			// boundary at 100 ms, run 25 ms: done at 125 ms, each having stalled 75 ms.
-			// cpu.stat: 2 periods with work, 1 throttled, 4 runqueues × 75 ms = 300 ms.
-			name: "four 50 ms requests under 1 CPU: 25 run, 75 stall, 25 run", cores: 4,
-			groups: []group{{1, limit(1000)}},
-			starts: []start{{0, 1, 0, 50 * ms}, {0, 2, 0, 50 * ms}, {0, 3, 0, 50 * ms}, {0, 4, 0, 50 * ms}},
-			want:   map[int32]sim.Time{1: 125 * ms, 2: 125 * ms, 3: 125 * ms, 4: 125 * ms},
-			stall:  map[int32]sim.Time{1: 75 * ms, 2: 75 * ms, 3: 75 * ms, 4: 75 * ms},
-			stats:  []Stat{{NrPeriods: 2, NrThrottled: 1, ThrottledTime: 300 * ms}},
-			events: []int{3}, // out of quota at 25, boundary at 100, done at 125
-		},
-		{
-			// The same on a node without a core count.
-			name:   "four 50 ms requests under 1 CPU, unlimited node",
-			groups: []group{{1, limit(1000)}},
-			starts: []start{{0, 1, 0, 50 * ms}, {0, 2, 0, 50 * ms}, {0, 3, 0, 50 * ms}, {0, 4, 0, 50 * ms}},
-			want:   map[int32]sim.Time{1: 125 * ms, 2: 125 * ms, 3: 125 * ms, 4: 125 * ms},
-			stats:  []Stat{{NrPeriods: 2, NrThrottled: 1, ThrottledTime: 300 * ms}},
-		},
-		{
-			// 500m: 50 ms per 100 ms. 80 ms of work: 50 by 50 ms, stall to 100, the last
-			// 30 by 130 ms.
-			name: "one 80 ms request under 500m", cores: 4,
-			groups: []group{{1, limit(500)}},
-			starts: []start{{0, 1, 0, 80 * ms}},
-			want:   map[int32]sim.Time{1: 130 * ms},
-			stall:  map[int32]sim.Time{1: 50 * ms},
-			stats:  []Stat{{NrPeriods: 2, NrThrottled: 1, ThrottledTime: 50 * ms}},
-		},
-		{
-			// 70 ms of work under 500m, boundaries at 0, 100: 50 by 50 ms, stall to 100,
-			// 20 more: 120 ms.
-			name: "offset 0", groups: []group{{1, limit(500)}},
-			starts: []start{{0, 1, 0, 70 * ms}},
-			want:   map[int32]sim.Time{1: 120 * ms},
-		},
-		{
-			// Boundaries at 30, 130: 30 ms spent by the first boundary, refilled; 40 more
-			// by 70 ms is under 50: never throttled.
-			name: "offset 30 ms", groups: []group{{1, Quota{Runtime: 50 * ms, Period: 100 * ms, Offset: 30 * ms}}},
-			starts: []start{{0, 1, 0, 70 * ms}},
-			want:   map[int32]sim.Time{1: 70 * ms},
-			stats:  []Stat{{NrPeriods: 2}},
-		},
-		{
-			// Boundaries at 60, 160: 50 by 50 ms, stall to 60, 20 more: 80 ms.
-			name: "offset 60 ms", groups: []group{{1, Quota{Runtime: 50 * ms, Period: 100 * ms, Offset: 60 * ms}}},
-			starts: []start{{0, 1, 0, 70 * ms}},
-			want:   map[int32]sim.Time{1: 80 * ms},
-			stall:  map[int32]sim.Time{1: 10 * ms},
-		},
-		{
-			// −40 and 260 are the same phase as 60.
-			name:   "negative and large offsets",
-			groups: []group{{1, Quota{Runtime: 50 * ms, Offset: -40 * ms}}, {1, Quota{Runtime: 50 * ms, Offset: 260 * ms}}},
-			starts: []start{{0, 1, 0, 70 * ms}, {1, 2, 0, 70 * ms}},
-			want:   map[int32]sim.Time{1: 80 * ms, 2: 80 * ms},
-		},
-		{
-			// 2 cores. A (500m, 2 × 40 ms) and B (no limit, 2 × 100 ms) get a core each:
-			// 0.5 per thread. A spends 50 ms by 50 ms (25 done each) and stalls; B takes
-			// both cores, 1 per thread: 25 + 50 = 75 done by 100 ms. From 100 a core each
-			// again: A's 15 left take 30 ms (done 130, spent 30 < 50); B did 15 more by
-			// then and does its last 10 at full speed: 140 ms.
-			name: "a throttled pod's cores go to the other pod", cores: 2,
-			groups: []group{{1, limit(500)}, {1, Quota{}}},
-			starts: []start{{0, 1, 0, 40 * ms}, {0, 2, 0, 40 * ms}, {1, 3, 0, 100 * ms}, {1, 4, 0, 100 * ms}},
-			want:   map[int32]sim.Time{1: 130 * ms, 2: 130 * ms, 3: 140 * ms, 4: 140 * ms},
-			stall:  map[int32]sim.Time{1: 50 * ms, 2: 50 * ms, 3: 0, 4: 0},
-			stats:  []Stat{{NrPeriods: 2, NrThrottled: 1, ThrottledTime: 100 * ms}, {}},
-		},
-		{
-			// 1 CPU, 2 × 100 ms from 60 ms: 2 × 40 = 80 ms spent by the boundary at 100,
-			// where nothing happens; the new quota runs out at 150 (90 done each), the
-			// last 10 ms run from 200. Events: out of quota, boundary, completion.
-			name: "the quota runs out in the next period", cores: 4,
-			groups: []group{{1, limit(1000)}},
-			starts: []start{{0, 1, 60 * ms, 100 * ms}, {0, 2, 60 * ms, 100 * ms}},
-			want:   map[int32]sim.Time{1: 210 * ms, 2: 210 * ms},
-			stall:  map[int32]sim.Time{1: 50 * ms, 2: 50 * ms},
-			stats:  []Stat{{NrPeriods: 3, NrThrottled: 1, ThrottledTime: 2 * 50 * ms}},
-			events: []int{3},
-		},
-		{
-			// 4 cores, 1 CPU, 4 × 50 ms at 0 and a 10 ms job 5 at 50 ms, during the stall:
-			// it waits to 100. Then 5 threads on 4 cores, 0.8 each: job 5 ends at 112.5
-			// (jobs 1-4 at 35 done); then 1 each; the quota (50 ms spent by 112.5) runs out
-			// 12.5 ms later, jobs 1-4 at 47.5, stalled to 200: 2.5 more, 202.5 ms.
-			name: "a request started during the stall waits for the period's end", cores: 4,
-			groups: []group{{1, limit(1000)}}, tol: 1,
-			starts: []start{{0, 1, 0, 50 * ms}, {0, 2, 0, 50 * ms}, {0, 3, 0, 50 * ms}, {0, 4, 0, 50 * ms}, {0, 5, 50 * ms, 10 * ms}},
-			want:   map[int32]sim.Time{1: 202.5e6, 5: 112.5e6},
-			stall:  map[int32]sim.Time{1: 150 * ms, 5: 50 * ms},
-			// Runqueues: 4 × 50 (25-50) + 5 × 50 (50-100, 4 cores: 4) + 4 × 75 (125-200).
-			stats: []Stat{{NrPeriods: 3, NrThrottled: 2, ThrottledTime: 4*25*ms + 4*50*ms + 4*75*ms}},
-		},
-	}
+	cases := cfsBandwidthCases
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			d := newDriver(c.cores)
@@ -260,7 +267,9 @@ func TestThrottlingEventsStayFew(t *testing.T) {
 	})
 }
 
-func TestBurner(t *testing.T) {
+// A burner (a group's steady CPU demand: a hog, a batch job, node daemons) shares
+// the node's cores with the other groups by weight.
+func TestBurnerShares(t *testing.T) {
 	t.Run("a burner on 1 of 2 cores leaves one thread alone", func(t *testing.T) {
 		d := newDriver(2)
 		burner := d.group(1, Quota{})
@@ -304,6 +313,10 @@ func TestBurner(t *testing.T) {
 			t.Errorf("burner used %v core-s, want 0.05", got)
 		}
 	})
+}
+
+// A burner under a CPU limit is throttled as a pod's threads are.
+func TestBurnerUnderALimit(t *testing.T) {
 	t.Run("a burner under a limit is throttled", func(t *testing.T) {
 		// 2 cores of demand under 1 CPU: 2 cores for 50 ms, stalled 50 ms, each period.
 		d := newDriver(4)

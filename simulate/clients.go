@@ -1,0 +1,237 @@
+package simulate
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"trafficlab/model/client"
+	"trafficlab/model/dist"
+	"trafficlab/model/library"
+	"trafficlab/placement"
+	"trafficlab/scenario"
+	"trafficlab/sim"
+)
+
+// deployment is one client Deployment of the scenario.
+type deployment struct {
+	spec      *scenario.Client
+	svc       int32
+	think     dist.Sampler
+	hasThink  bool
+	overhead  sim.Time
+	timeout   sim.Time
+	limits    client.Limits
+	noReuse   bool
+	perThread bool
+	poisson   bool
+	// What the client library does when a connection fails under a request.
+	retriesStale, abortsRun bool
+	headerBytes, bodyBytes  int64
+	errSeen                 uint8    // error kinds seen on its requests, a bit each (ended.seen)
+	windows                 [2]int64 // HTTP/2 receive windows of its pods: stream, connection
+	http2                   bool
+	phases                  []scenario.Phase
+	curve                   curve // the rate over the run, or nil
+	runs                    int   // phases × repeat
+	runStats                []runStats
+	pods                    []int32
+
+	open, peak, opened int64
+	requests, errors   int64
+	// sent counts requests issued; notSent open-loop arrivals with no free slot.
+	sent, notSent int64
+	// Waits for a pooled connection (diagnosis.go): requests that waited and their
+	// summed wait, those that timed out still waiting (never sent to a pod), and the
+	// summed time successes held their connection.
+	poolWaited, poolTimedOut int64
+	poolWaitNS, heldNS       int64
+	reached                  []bool
+}
+
+type clientPod struct {
+	dep     int32
+	node    int32
+	name    string
+	pool    int32 // shared pool, or -1 when each slot has its own
+	rng     *rand.Rand
+	free    []int32 // idle open-loop slots
+	threads []int32 // the slot of each closed-loop thread, made on first use
+	slots   []int32 // every slot of this pod
+	aborted int64   // runs the client library aborted
+	envoy   int32   // its sidecar, or -1
+
+	// The current phase.
+	phase     int    // index into the phase list repeated; runs when all are done
+	epoch     uint32 // changes at each phase boundary; events of an older one are stale
+	active    bool   // the phase is issuing requests
+	begun     sim.Time
+	issued    int64 // requests issued, answered or failed in this phase
+	done      int64
+	threadsOn int         // closed loop: threads in this phase
+	interval  float64     // open loop without a ramp: ns between arrivals
+	ramp      client.Ramp // open loop with a ramp
+	segment   int         // open loop on a rate curve: the current segment
+	arrivals  int64
+	lambda    float64 // open loop, poisson ramp: expected arrivals up to the next one
+}
+
+// Slot states.
+const (
+	idle uint8 = iota
+	waitingConn
+	dialing
+	inFlight
+)
+
+// slot is a caller: a closed-loop thread or one open-loop request in flight.
+type slot struct {
+	cpod      int32
+	pool      int32
+	thread    int32 // closed-loop thread number; -1 in an open loop
+	gen       uint32
+	epoch     uint32 // the client pod's phase epoch when the request was issued
+	state     uint8
+	attempt   uint8
+	scheduled bool // an evReady is pending
+	fresh     bool // the request went on a connection opened for it
+	conn      client.ConnID
+	connSeq   uint32 // conn's close count when taken: stale once it differs
+	// job is the request's job at the client pod's sidecar, while serial matches.
+	job       int32
+	jobSerial uint32
+	pod       int32  // pod dialled or connected to; -1 when none
+	seq       uint64 // the request's place in sending order
+	sent      sim.Time
+	deadline  sim.Time
+	timerAt   sim.Time // time of the pending timeout event; 0 = none
+	// waitFrom is when the request began waiting for a pooled connection; waited
+	// how long it waited for one.
+	waitFrom, waited sim.Time
+	rng              *rand.Rand
+}
+
+func (e *Engine) addClient(di int32, c *scenario.Client) error {
+	d := deployment{spec: c, svc: e.serviceIndex(c.Target)}
+	if d.svc < 0 {
+		return fieldError(fmt.Sprintf("spec.clients[%d].target", di), fmt.Errorf("no service %q", c.Target))
+	}
+	if c.ThinkTime != nil {
+		var err error
+		if d.think, err = dist.New(c.ThinkTime.Spec()); err != nil {
+			return fieldError(fmt.Sprintf("spec.clients[%d].thinkTime", di), err)
+		}
+		d.hasThink = true
+	}
+	d.overhead = sim.Duration(c.Overhead.Duration)
+	d.timeout = sim.Duration(c.Timeout.Duration)
+	conn := c.Connections
+	d.limits = client.Limits{
+		MaxPerHost:  *conn.MaxPerHost,
+		MaxIdle:     *conn.MaxIdlePerHost,
+		IdleTimeout: sim.Duration(conn.IdleTimeout.Duration),
+		MaxLifetime: sim.Duration(conn.MaxLifetime.Duration),
+	}
+	if p, ok := library.Lookup(c.Library); ok {
+		d.limits.OldestFirst = p.IdlePick == library.PickFIFO
+		d.retriesStale = p.RetriesStaleIdempotent && replayable(c.Request.Method)
+		d.abortsRun = p.AbortsRun
+	}
+	d.noReuse = conn.Reuse == scenario.ReuseNone
+	d.headerBytes, d.bodyBytes = *c.Request.HeaderBytes, c.Request.BodyBytes
+	if w := c.Connections.HTTP2; w != nil {
+		d.windows = [2]int64{*w.StreamWindowBytes, *w.ConnectionWindowBytes}
+	}
+	d.http2 = conn.Protocol == scenario.ProtocolHTTP2 && !d.noReuse
+	if d.http2 {
+		d.limits.Streams = e.services[d.svc].streams
+	}
+	d.perThread = conn.Reuse == scenario.ReusePerThread
+	d.poisson = c.Arrival == scenario.ArrivalPoisson
+	d.phases = c.Phases
+	if len(d.phases) == 0 {
+		// Threads or a rate for the whole run: one phase without end.
+		d.phases = []scenario.Phase{{Threads: c.Threads, Rate: c.Rate}}
+	}
+	if c.RateCurve != nil {
+		d.curve = newCurve(c.RateCurve, e.sc.Spec.Duration.Duration)
+		d.phases = []scenario.Phase{{Rate: &scenario.Rate{PerSecond: d.curve[0].ramp.R0}}}
+	}
+	d.runs = len(d.phases) * max(c.Repeat, 1)
+	if len(c.Phases) > 0 {
+		d.runStats = make([]runStats, d.runs)
+		for i := range d.runStats {
+			d.runStats[i].start, d.runStats[i].end = -1, -1
+		}
+	}
+	e.deps = append(e.deps, d)
+	dep := &e.deps[di]
+	for r := 0; r < c.Replicas; r++ {
+		name := fmt.Sprintf("%s-%d", c.Name, r)
+		node, err := e.sched.Schedule(placement.ClientPod(c.Name, name))
+		if err != nil {
+			return fieldError(fmt.Sprintf("spec.clients[%d].replicas", di), placement.Unschedulable(name, err))
+		}
+		if e.check {
+			continue
+		}
+		cp := clientPod{dep: di, node: int32(node), pool: -1,
+			name: name, rng: sim.Stream(e.sc.Spec.Seed, "client/"+name), envoy: -1}
+		ci := int32(len(e.cpods))
+		if c.Sidecar != nil {
+			cp.envoy = e.addEnvoy(c.Sidecar, false, ci, cp.node, d.svc, name)
+		}
+		if !d.perThread {
+			cp.pool = e.newPool(dep, ci)
+		}
+		e.cpods = append(e.cpods, cp)
+		dep.pods = append(dep.pods, ci)
+		e.startPhase(ci)
+	}
+	return nil
+}
+
+// replayable tells whether a library may resend a request of this method on another
+// connection without the caller knowing. Go's rule (net/http request.go
+// isReplayable: GET, HEAD, OPTIONS, TRACE) is the strictest of the libraries with
+// RetriesStaleIdempotent, and a POST is never resent by any of them.
+func replayable(method string) bool {
+	switch method {
+	case "GET", "HEAD", "OPTIONS":
+		return true
+	}
+	return false
+}
+
+// reach records that the deployment's connections reached pod (of npods so far).
+func (d *deployment) reach(pod int32, npods int) {
+	if int(pod) >= len(d.reached) {
+		d.reached = append(d.reached, make([]bool, npods-len(d.reached))...)
+	}
+	d.reached[pod] = true
+}
+
+func (e *Engine) newPool(d *deployment, ci int32) int32 {
+	e.pools = append(e.pools, client.Pool{Limits: d.limits})
+	e.poolOwner = append(e.poolOwner, ci)
+	e.poolEnvoy = append(e.poolEnvoy, -1)
+	e.sweepAt = append(e.sweepAt, 0)
+	return int32(len(e.pools) - 1)
+}
+
+// newSlot adds a caller to client pod ci: closed-loop thread number thread, or an
+// open-loop slot when thread is -1.
+func (e *Engine) newSlot(ci, thread int32) int32 {
+	cp := &e.cpods[ci]
+	d := &e.deps[cp.dep]
+	s := slot{cpod: ci, pool: cp.pool, thread: thread, pod: -1}
+	if s.pool < 0 {
+		s.pool = e.newPool(d, ci)
+	}
+	if d.hasThink {
+		s.rng = sim.Stream(e.sc.Spec.Seed, fmt.Sprintf("client/%s/thread-%d", cp.name, thread))
+	}
+	si := int32(len(e.slots))
+	e.slots = append(e.slots, s)
+	cp.slots = append(cp.slots, si)
+	return si
+}

@@ -1,0 +1,157 @@
+package simulate
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"trafficlab/model/disk"
+	"trafficlab/model/dist"
+	"trafficlab/model/hpa"
+	"trafficlab/model/kubeproxy"
+	"trafficlab/model/logpipe"
+	"trafficlab/model/netw"
+	"trafficlab/model/node"
+	"trafficlab/scenario"
+	"trafficlab/sim"
+)
+
+// diskWriter is what writes to a node's disk: a pod's logs or a background workload.
+type diskWriter struct {
+	name       string
+	background bool
+}
+
+type nodeState struct {
+	name    string
+	cpu     *node.CPU
+	disk    *disk.Device // nil: nothing writes, or writes never wait
+	writers []diskWriter // by id, for the report
+	pods    int
+	// nicOut and nicIn are its network interface each way; nil when unlimited.
+	nicOut, nicIn *netw.NIC
+	sync          *kubeproxy.SyncRunner // kube-proxy's rate limit on rule syncs
+	syncPending   bool
+}
+
+type service struct {
+	name     string
+	spec     *scenario.Service
+	replicas int     // the Deployment's spec.replicas
+	pods     []int32 // pods not yet gone, in creation order
+	created  int     // pods ever created, for their names
+	work     dist.Sampler
+	wait     dist.Sampler
+	startup  dist.Sampler
+	// respBytes is the size of an answer; streams the app's HTTP/2 stream limit.
+	respBytes int
+	streams   int
+	windows   [2]int64      // the app's HTTP/2 receive windows: stream, connection
+	limit     float64       // CPU limit per pod, cores
+	weight    float64       // CFS weight per pod
+	logCPU    time.Duration // CPU to encode an access-log line
+	// revision is the pod template's: a rollout makes a new one, whose pods form
+	// the Deployment's new ReplicaSet. rolling is set while a rollout is under way.
+	revision int32
+	rolling  bool
+	rollout  int // its rollout in progress, in Engine.rollouts
+	// The EndpointSlice: each change of the endpoints kube-proxy would use is a new
+	// version; history keeps the versions some node has yet to program.
+	version uint32
+	history []endpointVersion
+	dirty   bool // a change is pending in this instant
+
+	autoscaler *autoscaler // nil without an HPA
+}
+
+type pod struct {
+	name        string
+	svc         int32
+	node        int32
+	grp         *node.Group
+	concurrency int
+	busy        int
+	queue       sim.FIFO[int32] // jobs waiting for a worker
+	work, wait  dist.Sampler
+	acceptCost  int64
+	rng         *rand.Rand
+	requests    int64
+	tlRequests  int64 // requests at the end of the last timeline interval
+	connections int64
+	errors      errorCounts // failed requests this pod was the cause of
+	diag        podDiag
+	// Its access-log path to the node's disk, nil when a log write never waits.
+	logs      *logpipe.Pipe
+	logBytes  int64
+	logWriter int32
+	logCPU    int64 // CPU to encode a line, ns
+
+	uid        string
+	revision   int32 // its ReplicaSet, as service.revision
+	phase      uint8
+	deleting   bool     // deletionTimestamp set
+	ready      bool     // the Ready condition
+	readySince sim.Time // last transition of the Ready condition
+	firstReady sim.Time // -1 until first Ready
+	envoy      int32    // its sidecar, or -1
+	probeOK    bool     // result of the last readiness probe
+	probeRun   int32    // results in a row equal to probeOK
+	created    sim.Time
+	scheduled  sim.Time // bound to its node; later than created if it waited Pending
+	started    sim.Time // the app started listening
+	deletedAt  sim.Time
+	ended      sim.Time // the process ended; -1 while it runs
+	// closedAt is when the app closed its idle keep-alive connections (drain or
+	// exit); a client learns of it one trip later. Valid once phase ≥ podDraining.
+	closedAt sim.Time
+
+	// metrics-server's view: the last reading of cumulative CPU (core-seconds) and
+	// the usage it reports.
+	sampled   float64
+	sampledAt sim.Time // -1: none
+	metric    hpa.Metric
+	hasMetric bool
+}
+
+func (e *Engine) addService(si int32, s *scenario.Service) error {
+	svc := service{name: s.Name, spec: s, replicas: s.Replicas}
+	var err error
+	if svc.work, err = dist.New(s.Pod.ServiceTime.Spec()); err != nil {
+		return fieldError(fmt.Sprintf("spec.services[%d].pod.serviceTime", si), err)
+	}
+	if svc.wait, err = dist.New(s.Pod.WaitTime.Spec()); err != nil {
+		return fieldError(fmt.Sprintf("spec.services[%d].pod.waitTime", si), err)
+	}
+	if svc.startup, err = dist.New(s.Pod.StartupDelay.Spec()); err != nil {
+		return fieldError(fmt.Sprintf("spec.services[%d].pod.startupDelay", si), err)
+	}
+	if s.Pod.CPU != nil {
+		svc.limit = s.Pod.CPU.AsApproximateFloat64()
+	}
+	svc.respBytes = int(*s.Pod.ResponseBytes)
+	svc.streams = *s.Pod.MaxConcurrentStreams
+	svc.windows = [2]int64{*s.Pod.HTTP2.StreamWindowBytes, *s.Pod.HTTP2.ConnectionWindowBytes}
+	if a := s.Pod.AccessLog; a != nil {
+		svc.logCPU = a.CPU.Duration
+	}
+	// CFS divides a busy node by cpu.weight, which kubelet derives from the CPU request.
+	svc.weight = cpuWeight(&s.Pod.Resources)
+	e.services = append(e.services, svc)
+	for r := 0; r < s.Replicas; r++ {
+		e.createPod(si) // a pod no node can take stays Pending
+	}
+	e.scheduleRollouts(si)
+	if s.Autoscaler != nil {
+		return e.addAutoscaler(si)
+	}
+	return nil
+}
+
+func (e *Engine) serviceIndex(name string) int32 {
+	for i, s := range e.services {
+		if s.name == name {
+			return int32(i)
+		}
+	}
+	return -1
+}
