@@ -110,3 +110,11 @@ func (k *Kernel) Run(until Time) bool {
 
 // Pending is the number of scheduled events.
 func (k *Kernel) Pending() int { return len(k.queue) }
+
+// epoch is the wall-clock time a run starts at: the algorithms ported from
+// Kubernetes read wall-clock times (pod start, condition transitions, metric
+// timestamps), and a request's sent time is written as one.
+var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// Clock is t as a wall-clock time.
+func (t Time) Clock() time.Time { return epoch.Add(time.Duration(t)) }

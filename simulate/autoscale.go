@@ -2,22 +2,15 @@ package simulate
 
 import (
 	"fmt"
-	"time"
 
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
-	corev1 "k8s.io/api/core/v1"
 
 	"trafficlab/model/hpa"
 	"trafficlab/placement"
 	"trafficlab/result"
 	"trafficlab/sim"
+	"trafficlab/simulate/autoscaler"
 )
-
-// epoch maps simulated time onto the wall-clock times the Kubernetes algorithms
-// read (pod start, condition transitions, metric timestamps).
-var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-
-func clock(t sim.Time) time.Time { return epoch.Add(time.Duration(t)) }
 
 // scaleTo sets service si's Deployment to n replicas: the ReplicaSet controller
 // creates pods, or deletes the ones it ranks first (replicaset.PodsToDelete).
@@ -42,17 +35,9 @@ func (e *Engine) scaleTo(si int32, n int, reason string) {
 	e.scaleEvents = append(e.scaleEvents, ev)
 }
 
-// autoscaler is one service's HorizontalPodAutoscaler and the metrics-server
-// readings it decides from.
-type autoscaler struct {
-	hpa        *hpa.Autoscaler
-	sync       sim.Time // the controller's resync period
-	resolution sim.Time // metrics-server's scrape interval
-}
-
+// addAutoscaler gives service si its HPA.
 func (e *Engine) addAutoscaler(si int32) error {
-	svc := &e.services[si]
-	a := svc.spec.Autoscaler
+	a := e.services[si].spec.Autoscaler
 	ctl := &a.Controller
 	settings := hpa.Settings{
 		SyncPeriod:              ctl.SyncPeriod.Duration,
@@ -68,86 +53,39 @@ func (e *Engine) addAutoscaler(si int32) error {
 	if err != nil {
 		return fieldError(fmt.Sprintf("spec.services[%d].autoscaler", si), err)
 	}
-	svc.autoscaler = &autoscaler{hpa: h, sync: sim.Duration(ctl.SyncPeriod.Duration),
-		resolution: sim.Duration(ctl.MetricResolution.Duration)}
-	// metrics-server scrapes from the start; the controller's first pass comes a
-	// period in, when the pods have a reading.
-	e.k.At(0, e.evScrape, si, 0)
-	e.k.At(svc.autoscaler.sync, e.evHPA, si, 0)
+	e.autoscalers.Add(si, autoscaler.Spec{HPA: h, Sync: sim.Duration(ctl.SyncPeriod.Duration),
+		Resolution: sim.Duration(ctl.MetricResolution.Duration)})
 	return nil
 }
 
-// onScrape: metrics-server reads every running pod's cumulative CPU time from the
-// kubelet; a pod's usage is the rate between its last two readings, stamped with
-// the newer one and the window between them (pkg/storage/types.go resourceUsage).
-func (e *Engine) onScrape(ev sim.Event) {
-	si := ev.Obj
-	svc := &e.services[si]
-	now := e.k.Now()
-	for _, id := range svc.pods {
-		p := &e.pods[id]
-		if p.phase != podRunning && p.phase != podDraining {
-			p.hasMetric, p.sampledAt = false, -1
-			continue
-		}
-		used := p.grp.Used(now)
-		prevAt, prev := p.sampledAt, p.sampled
-		if prevAt < 0 {
-			if age := now - p.started; age >= sim.Duration(hpa.FreshContainerWindow) && age < svc.autoscaler.resolution {
-				prevAt, prev = p.started, 0
-			}
-		}
-		if prevAt >= 0 && now > prevAt {
-			window := now - prevAt
-			p.metric = hpa.Metric{
-				MilliCores: int64((used - prev) * 1000 / window.Seconds()),
-				Timestamp:  clock(now), Window: time.Duration(window),
-			}
-			p.hasMetric = true
-		}
-		p.sampled, p.sampledAt = used, now
-	}
-	e.k.After(svc.autoscaler.resolution, e.evScrape, si, 0)
-}
+// workloads is what the autoscalers see of the cluster: the Engine's services and
+// pods, through autoscaler.Workloads.
+type workloads struct{ e *Engine }
 
-// onHPA: the HPA controller's pass over service si's autoscaler.
-func (e *Engine) onHPA(ev sim.Event) {
-	si := ev.Obj
+func (w workloads) Replicas(si int32) int { return w.e.services[si].replicas }
+
+func (w workloads) Scale(si int32, n int, reason string) { w.e.scaleTo(si, n, reason) }
+
+func (w workloads) CPUUsed(id int32, now sim.Time) float64 { return w.e.pods[id].grp.Used(now) }
+
+func (w workloads) Pods(si int32, now sim.Time, into []autoscaler.Pod) []autoscaler.Pod {
+	e := w.e
 	svc := &e.services[si]
-	a := svc.autoscaler
-	e.k.After(a.sync, e.evHPA, si, 0)
-	now := e.k.Now()
-	var pods []hpa.Pod
-	metrics := map[string]hpa.Metric{}
+	request := milli(placement.CPURequest(&svc.spec.Pod.Resources))
 	for _, id := range svc.pods {
 		p := &e.pods[id]
-		start := clock(p.scheduled)
-		hp := hpa.Pod{
-			Name: p.name, Phase: corev1.PodRunning, Deleting: p.deleting,
-			HasReadyCondition: true, Ready: p.ready, ReadyTransition: clock(p.readySince),
-			StartTime: &start, CPURequestMilli: milli(placement.CPURequest(&svc.spec.Pod.Resources)),
-		}
-		if p.phase == podStarting {
-			hp.Phase = corev1.PodPending
-		}
-		pods = append(pods, hp)
-		if p.hasMetric {
-			metrics[p.name] = p.metric
-		}
+		into = append(into, autoscaler.Pod{
+			ID: id, Name: p.name, Starting: p.phase == podStarting,
+			Running:  p.phase == podRunning || p.phase == podDraining,
+			Deleting: p.deleting, Ready: p.ready,
+			Scheduled: p.scheduled, Started: p.started, ReadySince: p.readySince,
+			CPURequestMilli: request,
+		})
 	}
 	for i := range e.pending {
 		if pp := &e.pending[i]; pp.svc == si {
-			pods = append(pods, hpa.Pod{Name: pp.name, Phase: corev1.PodPending})
+			into = append(into, autoscaler.Pod{ID: -1, Name: pp.name, Pending: true})
 		}
 	}
-	d := a.hpa.Reconcile(clock(now), int32(svc.replicas), pods, metrics)
-	if int(d.Desired) != svc.replicas {
-		e.scaleTo(si, int(d.Desired), d.Explain())
-	}
-}
-
-// registerAutoscalers registers the event kinds of the autoscaler events with the kernel.
-func (e *Engine) registerAutoscalers() {
-	e.evScrape = e.k.Register(e.onScrape)
-	e.evHPA = e.k.Register(e.onHPA)
+	return into
 }

@@ -7,8 +7,6 @@ import (
 
 	"trafficlab/model/disk"
 	"trafficlab/model/dist"
-	"trafficlab/model/hpa"
-	"trafficlab/model/kubeproxy"
 	"trafficlab/model/logpipe"
 	"trafficlab/model/netw"
 	"trafficlab/model/node"
@@ -30,8 +28,6 @@ type nodeState struct {
 	pods    int
 	// nicOut and nicIn are its network interface each way; nil when unlimited.
 	nicOut, nicIn *netw.NIC
-	sync          *kubeproxy.SyncRunner // kube-proxy's rate limit on rule syncs
-	syncPending   bool
 }
 
 type service struct {
@@ -55,13 +51,6 @@ type service struct {
 	revision int32
 	rolling  bool
 	rollout  int // its rollout in progress, in Engine.rollouts
-	// The EndpointSlice: each change of the endpoints kube-proxy would use is a new
-	// version; history keeps the versions some node has yet to program.
-	version uint32
-	history []endpointVersion
-	dirty   bool // a change is pending in this instant
-
-	autoscaler *autoscaler // nil without an HPA
 }
 
 type pod struct {
@@ -104,13 +93,6 @@ type pod struct {
 	// closedAt is when the app closed its idle keep-alive connections (drain or
 	// exit); a client learns of it one trip later. Valid once phase ≥ podDraining.
 	closedAt sim.Time
-
-	// metrics-server's view: the last reading of cumulative CPU (core-seconds) and
-	// the usage it reports.
-	sampled   float64
-	sampledAt sim.Time // -1: none
-	metric    hpa.Metric
-	hasMetric bool
 }
 
 func (e *Engine) addService(si int32, s *scenario.Service) error {

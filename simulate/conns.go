@@ -98,7 +98,8 @@ func (e *Engine) release(d *deployment, pi int32, id client.ConnID, closeAfter b
 func (e *Engine) closeConn(d *deployment, id client.ConnID) {
 	c := e.conns.Get(id)
 	if c.Pod >= 0 {
-		e.balancer(e.poolOwner[c.Pool]).Disconnected(c.Pod)
+		owner := &e.cpods[e.poolOwner[c.Pool]]
+		e.routing.Balancer(owner.node, e.deps[owner.dep].svc).Disconnected(c.Pod)
 	}
 	d.open--
 	e.closeWire(id)

@@ -232,9 +232,9 @@ func (e *Engine) cpuNeighbour(ni int32) string {
 			slow[name] = true
 		}
 	}
-	for _, w := range e.backgrounds {
-		if w.node == ni && w.grp != nil {
-			used[w.spec.Name] += w.grp.Used(e.end)
+	for _, w := range e.backgrounds.All() {
+		if w.Node == ni && w.CPU != nil {
+			used[w.Spec.Name] += w.CPU.Used(e.end)
 		}
 	}
 	best, most := "", 0.0

@@ -5,34 +5,17 @@ import (
 	"trafficlab/sim"
 )
 
-// balancer is the kube-proxy of client pod ci's node for its target Service.
-func (e *Engine) balancer(ci int32) kubeproxy.Balancer {
-	cp := &e.cpods[ci]
-	svc := e.deps[cp.dep].svc
-	i := int(cp.node)*len(e.services) + int(svc)
-	if b := e.balancers[i]; b != nil {
-		return b
-	}
-	rng := sim.Stream(e.sc.Spec.Seed, "kube-proxy/"+e.nodes[cp.node].name+"/"+e.services[svc].name)
-	b, err := kubeproxy.New(e.mode, e.sc.Spec.Cluster.IPVSScheduler, rng)
-	if err != nil {
-		panic(err) // validation admits only known modes
-	}
-	b.SetEndpoints(e.programmed(cp.node, svc))
-	e.balancers[i] = b
-	return b
-}
-
 // dial opens a connection for slot si through its node's kube-proxy.
 func (e *Engine) dial(si int32) {
 	e.gotConn(si)
 	s := &e.slots[si]
 	s.state = dialing
-	if e.cpods[s.cpod].envoy >= 0 {
+	cp := &e.cpods[s.cpod]
+	if cp.envoy >= 0 {
 		e.dialEnvoy(si)
 		return
 	}
-	b := e.balancer(s.cpod)
+	b := e.routing.Balancer(cp.node, e.deps[cp.dep].svc)
 	ep, ok := b.Pick(uint64(s.cpod))
 	if !ok {
 		if e.mode.NoEndpoints() == kubeproxy.AcceptThenClose {

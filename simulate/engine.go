@@ -5,7 +5,6 @@ package simulate
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"time"
 
 	"trafficlab/model/client"
@@ -17,6 +16,10 @@ import (
 	"trafficlab/result"
 	"trafficlab/scenario"
 	"trafficlab/sim"
+	"trafficlab/simulate/autoscaler"
+	"trafficlab/simulate/background"
+	"trafficlab/simulate/endpoints"
+	"trafficlab/simulate/faults"
 )
 
 // Engine is one simulation run.
@@ -35,13 +38,10 @@ type Engine struct {
 	// (local in userspace mode, else 0): the client talks to it, it talks to the pod.
 	relay sim.Time
 
-	nodes     []nodeState
-	services  []service
-	pods      []pod
-	sched     *scheduler.Scheduler
-	balancers []kubeproxy.Balancer // per client node × service, nil until used
-	views     []proxyView          // per node × service: what its kube-proxy knows
-	spread    *rand.Rand           // endpoint propagation delays
+	nodes    []nodeState
+	services []service
+	pods     []pod
+	sched    *scheduler.Scheduler
 	// started is false while New builds the initial cluster, which is settled: its
 	// pods run and every node's rules list them.
 	started   bool
@@ -61,6 +61,10 @@ type Engine struct {
 	done      []int32 // scratch for finished CPU work
 	expired   []client.ConnID
 	live      func(client.Waiter) bool
+
+	routing     *endpoints.Routing
+	autoscalers *autoscaler.Controllers
+	faults      *faults.Faults
 
 	stats       stats
 	onRequest   func(*result.Request) // StreamRequests' function, or nil
@@ -88,7 +92,7 @@ type Engine struct {
 	doneProxy   []int32
 	serial      uint32
 	resumed     []int32 // scratch: jobs a log pipe hands back
-	backgrounds []background
+	backgrounds *background.Workloads
 	slowAfter   sim.Time  // latency over which a request is slow
 	nodeUsedAt  []float64 // per node: core-seconds used up to the last timeline interval
 	// pending are service pods waiting for a node, in the order they were queued;
@@ -97,10 +101,10 @@ type Engine struct {
 	retryAt sim.Time
 
 	evReady, evArrive, evCPU, evWait, evResponse, evTimeout, evRefused, evReset, evClosed, evRedial, evArrival, evTick, evSweep,
-	evPodStart, evProbe, evSigterm, evKill, evNetGone, evSlice, evDeliver, evSync,
-	evPhaseEnd, evPhaseStart, evScrape, evHPA, evFault,
+	evPodStart, evProbe, evSigterm, evKill, evNetGone,
+	evPhaseEnd, evPhaseStart,
 	evProxyIn, evProxyCPU, evLocalIn, evLocalOut, evUpFail, evProxyRetry, evUnavailable, evRefusedStream, evPerTry, evConnectTimeout, evWindowUpdate,
-	evLogWritten, evLogFlush, evBackgroundCPU, evBackgroundWrite, evBackgroundQuota, evSchedule, evRollout uint8
+	evLogWritten, evLogFlush, evSchedule, evRollout uint8
 }
 
 // New builds the cluster twin. The scenario must have been validated.
@@ -126,7 +130,6 @@ func newEngine(sc *scenario.Scenario, check bool) (*Engine, error) {
 		e.relay = e.local
 	}
 	e.live = e.waiterLive
-	e.spread = sim.Stream(spec.Seed, "endpoint-propagation")
 	e.paths = map[pathKey]*netw.Path{}
 	if needsSegments(sc) {
 		cfg := netw.DefaultConfig()
@@ -137,18 +140,18 @@ func newEngine(sc *scenario.Scenario, check bool) (*Engine, error) {
 	e.registerCallers()
 	e.registerServers()
 	e.registerLifecycle()
-	e.registerEndpoints()
 	e.registerPhases()
-	e.registerAutoscalers()
-	e.registerFaults()
+	e.autoscalers = autoscaler.New(e.k, workloads{e})
+	e.faults = faults.New(e.k, faultTargets{e})
 	e.registerSidecars()
 	e.registerFlow()
 	e.registerLogging()
-	e.registerBackground()
+	e.backgrounds = background.New(e.k, e.end)
 	e.registerRollouts()
 	e.registerTimeline()
 
 	e.addNodes(spec)
+	e.routing = endpoints.New(e.k, e.routingConfig(spec), e)
 	e.nodeUsedAt = make([]float64, len(e.nodes))
 	e.sched = placement.NewScheduler(spec)
 	// Workloads already on the nodes go first, so pods' affinity rules see them.
@@ -162,9 +165,11 @@ func newEngine(sc *scenario.Scenario, check bool) (*Engine, error) {
 			return nil, err
 		}
 	}
-	e.balancers = make([]kubeproxy.Balancer, len(e.nodes)*len(e.services))
-	e.views = make([]proxyView, len(e.nodes)*len(e.services))
-	e.settleEndpoints()
+	names := make([]string, len(e.services))
+	for i := range e.services {
+		names[i] = e.services[i].name
+	}
+	e.routing.Start(names)
 	for di := range spec.Clients {
 		if err := e.addClient(int32(di), &spec.Clients[di]); err != nil {
 			return nil, err
@@ -173,7 +178,7 @@ func newEngine(sc *scenario.Scenario, check bool) (*Engine, error) {
 	if check {
 		return e, nil // every pod is placed; nothing further can fail
 	}
-	e.scheduleFaults()
+	e.faults.Start(spec.Faults, e.end)
 	e.started = true
 	e.stats.init(e.end, &spec.Report, spec.Seed)
 	if e.stats.step < e.end {
@@ -246,12 +251,23 @@ func (e *Engine) addNodes(spec *scenario.Spec) {
 		for i := 0; i < pool.Count; i++ {
 			cpu := node.NewCPU(cores)
 			cpu.Changed = e.cpuChanged
-			n := nodeState{name: fmt.Sprintf("%s-%d", pool.Name, i), cpu: cpu, disk: newDisk(pool.Disk),
-				sync: kubeproxy.NewSyncRunner(spec.Cluster.MinSyncPeriod.Duration)}
+			n := nodeState{name: fmt.Sprintf("%s-%d", pool.Name, i), cpu: cpu, disk: newDisk(pool.Disk)}
 			if pool.Bandwidth != nil {
 				n.nicOut, n.nicIn = &netw.NIC{BitsPerSecond: pool.Bandwidth.BitsPerSecond}, &netw.NIC{BitsPerSecond: pool.Bandwidth.BitsPerSecond}
 			}
 			e.nodes = append(e.nodes, n)
 		}
 	}
+}
+
+// routingConfig is the cluster's routing set-up for the endpoints subsystem.
+func (e *Engine) routingConfig(spec *scenario.Spec) endpoints.Config {
+	prop := &spec.Cluster.EndpointPropagation
+	cfg := endpoints.Config{Mode: e.mode, IPVSScheduler: spec.Cluster.IPVSScheduler,
+		MinSyncPeriod: spec.Cluster.MinSyncPeriod.Duration, Seed: spec.Seed,
+		Latency: sim.Duration(prop.Latency.Duration), Jitter: sim.Duration(prop.Jitter.Duration)}
+	for i := range e.nodes {
+		cfg.Nodes = append(cfg.Nodes, e.nodes[i].name)
+	}
+	return cfg
 }

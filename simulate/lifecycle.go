@@ -79,7 +79,7 @@ func (e *Engine) bind(pp *pendingPod) (int32, bool) {
 	p := pod{
 		name: pp.name, uid: pp.uid, svc: si, revision: pp.revision, node: n, concurrency: svc.spec.Pod.Concurrency,
 		work: svc.work, wait: svc.wait, acceptCost: int64(svc.spec.Pod.AcceptCost.Duration),
-		rng: pp.rng, created: pp.created, scheduled: now, ended: -1, firstReady: -1, sampledAt: -1,
+		rng: pp.rng, created: pp.created, scheduled: now, ended: -1, firstReady: -1,
 	}
 	p.envoy = -1
 	p.logCPU = int64(svc.logCPU)
@@ -231,7 +231,7 @@ func (e *Engine) setReady(id int32, ready bool) {
 	if ready && p.firstReady < 0 {
 		p.firstReady = p.readySince
 	}
-	e.endpointsChanged(p.svc)
+	e.routing.Changed(p.svc)
 	if ready {
 		e.rolloutChanged(p.svc, e.minReady(p.svc))
 	}
@@ -249,7 +249,7 @@ func (e *Engine) deletePod(id int32) {
 	}
 	p.deleting = true
 	p.deletedAt = e.k.Now()
-	e.endpointsChanged(p.svc)
+	e.routing.Changed(p.svc)
 	if p.phase == podStarting {
 		e.exit(id)
 		return
@@ -368,7 +368,7 @@ func (e *Engine) onNetGone(ev sim.Event) {
 			break
 		}
 	}
-	e.endpointsChanged(p.svc)
+	e.routing.Changed(p.svc)
 	e.roomFreed()
 	e.rolloutChanged(p.svc, 0)
 }

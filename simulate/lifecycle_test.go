@@ -234,7 +234,7 @@ func TestEndpointPropagation(t *testing.T) {
 	}
 	for _, st := range steps {
 		e.k.Run(st.at)
-		if got := e.programmed(0, 0); !slices.Equal(got, st.programmed) {
+		if got := e.routing.Programmed(0, 0); !slices.Equal(got, st.programmed) {
 			t.Errorf("at %v: node 0 programs %v, want %v", time.Duration(st.at), got, st.programmed)
 		}
 		if st.delete >= 0 {

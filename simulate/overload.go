@@ -257,9 +257,8 @@ func (e *Engine) podsFit(si int32) (fit int, each float64, perNode int) {
 			others[p.node] += milli(placement.CPURequest(&e.services[p.svc].spec.Pod.Resources))
 		}
 	}
-	for i := range e.backgrounds {
-		w := &e.backgrounds[i]
-		others[w.node] += milli(placement.CPURequest(&w.spec.Resources))
+	for _, w := range e.backgrounds.All() {
+		others[w.Node] += milli(placement.CPURequest(&w.Spec.Resources))
 	}
 	for i := range e.nodes {
 		cores := e.nodes[i].cpu.Cores()

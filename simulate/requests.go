@@ -21,7 +21,7 @@ func (e *Engine) streamRequest(si int32, kind int, pod int32) {
 	d := &e.deps[e.cpods[s.cpod].dep]
 	svc := &e.services[d.svc]
 	r := &e.request
-	*r = result.Request{Seq: s.seq, Sent: clock(s.sent), LatencyNS: int64(e.k.Now() - s.sent),
+	*r = result.Request{Seq: s.seq, Sent: s.sent.Clock(), LatencyNS: int64(e.k.Now() - s.sent),
 		Client: d.spec.Name, Service: svc.name, Method: d.spec.Request.Method}
 	if pod >= 0 {
 		r.Pod = e.pods[pod].name

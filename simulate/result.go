@@ -3,6 +3,7 @@ package simulate
 import (
 	"trafficlab/result"
 	"trafficlab/sim"
+	"trafficlab/simulate/faults"
 )
 
 // Result summarises the run. Call it after Run.
@@ -32,7 +33,7 @@ func (e *Engine) Result() *result.Result {
 	r.Pods = e.podResults()
 	r.Nodes = e.nodeResults()
 	e.diagnose(r)
-	r.Background = e.backgroundResult()
+	r.Background = e.backgrounds.Result(e.end, func(n int32) string { return e.nodes[n].name })
 	r.Clients = e.clientResults()
 	r.Timeline = e.timelineResult()
 	r.ScaleEvents = e.scaleEvents
@@ -52,7 +53,7 @@ func (e *Engine) Result() *result.Result {
 	if e.stack != nil {
 		r.TCP = e.tcpResult()
 	}
-	r.Services, r.Faults = e.serviceConfigs(), e.faultsRun()
+	r.Services, r.Faults = e.serviceConfigs(), faults.Result(e.sc.Spec.Faults, e.end)
 	return r
 }
 
@@ -208,9 +209,9 @@ func (e *Engine) nodeCPU(now sim.Time) []float64 {
 	for i := range e.envoys {
 		used[e.envoys[i].node] += e.envoys[i].grp.Used(now)
 	}
-	for _, w := range e.backgrounds {
-		if w.grp != nil {
-			used[w.node] += w.grp.Used(now)
+	for _, w := range e.backgrounds.All() {
+		if w.CPU != nil {
+			used[w.Node] += w.CPU.Used(now)
 		}
 	}
 	for i := range e.pods {

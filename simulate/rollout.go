@@ -96,7 +96,7 @@ func (e *Engine) deleteReplicas(si int32, rs []replica, n int) []string {
 	}
 	var names []string
 	var pending []int
-	for _, i := range replicaset.PodsToDeleteWithRelated(ranked, related, n, clock(e.k.Now())) {
+	for _, i := range replicaset.PodsToDeleteWithRelated(ranked, related, n, (e.k.Now()).Clock()) {
 		names = append(names, ranked[i].Name)
 		if rs[i].pod >= 0 {
 			e.deletePod(rs[i].pod)
@@ -116,18 +116,18 @@ func (e *Engine) deleteReplicas(si int32, rs []replica, n int) []string {
 func (e *Engine) rsPod(r replica) replicaset.Pod {
 	if r.pod < 0 {
 		pp := &e.pending[r.pending]
-		return replicaset.Pod{Name: pp.name, UID: pp.uid, Phase: replicaset.PhasePending, Created: clock(pp.created)}
+		return replicaset.Pod{Name: pp.name, UID: pp.uid, Phase: replicaset.PhasePending, Created: pp.created.Clock()}
 	}
 	p := &e.pods[r.pod]
 	rp := replicaset.Pod{
 		Name: p.name, UID: p.uid, Node: e.nodes[p.node].name, Phase: replicaset.PhaseRunning,
-		Ready: p.ready, Created: clock(p.created),
+		Ready: p.ready, Created: p.created.Clock(),
 	}
 	if p.phase == podStarting {
 		rp.Phase = replicaset.PhasePending
 	}
 	if p.ready {
-		rp.ReadySince = clock(p.readySince)
+		rp.ReadySince = (p.readySince).Clock()
 	}
 	return rp
 }

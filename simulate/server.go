@@ -190,8 +190,7 @@ func (e *Engine) start(ji int32) {
 // completion after its rate changed.
 func (e *Engine) cpuChanged(g *node.Group) {
 	if at, ok := g.Next(); ok {
-		if bi := g.ID - backgroundGroup(0); bi >= 0 && bi < int32(len(e.sc.Spec.Background)) {
-			e.k.At(at, e.evBackgroundQuota, bi, g.Gen)
+		if e.backgrounds.CPUChanged(g, at) {
 			return
 		}
 		if g.ID < 0 {

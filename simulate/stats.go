@@ -171,3 +171,16 @@ func (e *Engine) onTick(ev sim.Event) {
 func (e *Engine) registerTimeline() {
 	e.evTick = e.k.Register(e.onTick)
 }
+
+// replicaCounts is service si's Deployment spec.replicas, its pods that are not
+// terminating (Pending ones included), and its ready endpoints in the EndpointSlice.
+func (e *Engine) replicaCounts(si int32) serviceSample {
+	svc := &e.services[si]
+	s := serviceSample{desired: svc.replicas, current: len(e.replicas(si, anyRevision))}
+	for _, id := range svc.pods {
+		if p := &e.pods[id]; p.ready && !p.deleting {
+			s.ready++
+		}
+	}
+	return s
+}

@@ -10,6 +10,7 @@ import (
 	"trafficlab/result"
 	"trafficlab/scenario"
 	"trafficlab/sim"
+	"trafficlab/simulate/faults"
 )
 
 // Transport: how a request and its answer cross the network.
@@ -147,8 +148,7 @@ func (e *Engine) configure(p *netw.Path, from, to endpoint) {
 	now := e.k.Now()
 	for i := range e.sc.Spec.Faults {
 		f := &e.sc.Spec.Faults[i]
-		if f.Kind == scenario.FaultPodKill || now < sim.Duration(f.Start.Duration) || now >= sim.Duration(f.End.Duration) ||
-			!e.applies(&f.Target, f.Peer, f.Direction, from, to) {
+		if !faults.ActiveOnNetwork(f, now) || !e.applies(&f.Target, f.Peer, f.Direction, from, to) {
 			continue
 		}
 		addFault(p, f)
@@ -205,18 +205,23 @@ func addFault(p *netw.Path, f *scenario.Fault) {
 	}
 }
 
-// onFault: a network fault starts or ends (Obj is its index; Gen 1 at the start, 0 at
-// the end), or a pod-kill fires.
-func (e *Engine) onFault(ev sim.Event) {
-	f := &e.sc.Spec.Faults[ev.Obj]
-	if f.Kind == scenario.FaultPodKill {
-		for i := range e.pods {
-			if e.matches(&f.Target, int32(i)) && e.pods[i].phase < podExited {
-				e.killPod(int32(i))
-			}
+// faultTargets is what the faults subsystem acts on: the Engine's pods and paths,
+// through faults.Cluster.
+type faultTargets struct{ e *Engine }
+
+// KillPods: a pod-kill fault fires.
+func (c faultTargets) KillPods(target *scenario.Selector) {
+	e := c.e
+	for i := range e.pods {
+		if e.matches(target, int32(i)) && e.pods[i].phase < podExited {
+			e.killPod(int32(i))
 		}
-		return
 	}
+}
+
+// Reconfigure: a network fault starts or ends.
+func (c faultTargets) Reconfigure() {
+	e := c.e
 	for _, k := range e.pathKeys {
 		e.configure(e.paths[k], k.from, k.to)
 	}
@@ -230,7 +235,7 @@ func (e *Engine) killPod(id int32) {
 	if !p.deleting {
 		p.deleting = true
 		p.deletedAt = e.k.Now()
-		e.endpointsChanged(p.svc)
+		e.routing.Changed(p.svc)
 		// The pod object is gone at once: pods waiting for room, then its
 		// replacement, may take its place.
 		e.sched.Remove("service/" + p.name)
@@ -238,16 +243,6 @@ func (e *Engine) killPod(id int32) {
 		e.createPod(p.svc)
 	}
 	e.exit(id)
-}
-
-func (e *Engine) scheduleFaults() {
-	for i := range e.sc.Spec.Faults {
-		f := &e.sc.Spec.Faults[i]
-		e.k.At(sim.Duration(f.Start.Duration), e.evFault, int32(i), 1)
-		if f.Kind != scenario.FaultPodKill && sim.Duration(f.End.Duration) < e.end {
-			e.k.At(sim.Duration(f.End.Duration), e.evFault, int32(i), 0)
-		}
-	}
 }
 
 // openWire starts the TCP connection under connection id, from endpoint from (a client
@@ -390,9 +385,4 @@ func (e *Engine) tcpResult() *result.TCP {
 		RTOEvents: st.RTOs, TLPEvents: st.TLPs, SynRetransmits: st.SynRetransmits,
 		Connections: e.wires, WorstConnections: e.worst,
 	}
-}
-
-// registerFaults registers the event kinds of timed faults events with the kernel.
-func (e *Engine) registerFaults() {
-	e.evFault = e.k.Register(e.onFault)
 }

@@ -37,7 +37,7 @@ func (e *Engine) route(di int32) {
 	}
 	d.upConn, d.failing = -1, false
 	x.hosts = x.hosts[:0]
-	for _, pod := range e.programmedView(x.node, x.svc) {
+	for _, pod := range e.routing.Programmed(x.node, x.svc) {
 		x.hosts = append(x.hosts, sidecar.Host{ID: pod, Active: x.active[pod]})
 	}
 	if len(x.hosts) == 0 {
