@@ -7,43 +7,6 @@ import (
 	"trafficlab/sim"
 )
 
-// onArrival: an open-loop client pod's next request is due. Requests that find every
-// slot busy are counted as not sent: the schedule is kept, nothing is hidden.
-func (e *Engine) onArrival(ev sim.Event) {
-	ci := ev.Obj
-	cp := &e.cpods[ci]
-	if ev.Gen != cp.epoch || !cp.active {
-		return
-	}
-	d := &e.deps[cp.dep]
-	cp.arrivals++
-	e.nextArrival(ci)
-	var si int32
-	if n := len(cp.free); n > 0 {
-		si = cp.free[n-1]
-		cp.free = cp.free[:n-1]
-	} else if max := d.spec.MaxInFlight; max == 0 || len(cp.slots) < max {
-		if e.openSlots >= e.liveLimit {
-			e.stop(e.outstanding())
-			return
-		}
-		e.openSlots++
-		si = e.newSlot(ci, -1)
-	} else {
-		e.stats.notSent++
-		e.stats.tlOffered++
-		d.notSent++
-		return
-	}
-	if d.overhead > 0 {
-		s := &e.slots[si]
-		s.scheduled = true
-		e.k.After(d.overhead, e.evReady, si, s.gen)
-		return
-	}
-	e.issue(si)
-}
-
 // onReady: a slot's overhead or think time is over.
 func (e *Engine) onReady(ev sim.Event) {
 	si := ev.Obj
@@ -63,9 +26,7 @@ func (e *Engine) issue(si int32) {
 	s := &e.slots[si]
 	d := &e.deps[e.cpods[s.cpod].dep]
 	now := e.k.Now()
-	cp := &e.cpods[s.cpod]
-	cp.issued++
-	s.epoch = cp.epoch
+	s.epoch = e.load.Issued(s.cpod)
 	s.sent = now
 	s.deadline = now + d.timeout
 	s.seq = uint64(e.stats.sent)
@@ -349,14 +310,14 @@ func (e *Engine) fail(si int32, kind uint8, cause int32) {
 	if cause >= 0 && e.pods[cause].phase >= podDraining {
 		e.pods[cause].errors.add(kind)
 	}
-	r := d.run(cp)
-	current := s.epoch == cp.epoch && cp.active
+	r := e.load.RunOf(s.cpod)
+	current := e.load.Current(s.cpod, s.epoch)
 	if r != nil && current {
-		r.errors++
+		r.Errors++
 	}
 	if d.abortsRun && kind != errClosed && current {
 		if r != nil {
-			r.requests++
+			r.Requests++
 		}
 		e.abortRun(s.cpod)
 		return
@@ -397,7 +358,6 @@ func (e *Engine) next(si int32) {
 
 // registerCallers registers the event kinds of the caller's events with the kernel.
 func (e *Engine) registerCallers() {
-	e.evArrival = e.k.Register(e.onArrival)
 	e.evReady = e.k.Register(e.onReady)
 	e.evResponse = e.k.Register(e.onResponse)
 	e.evTimeout = e.k.Register(e.onTimeout)

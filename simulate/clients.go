@@ -23,17 +23,12 @@ type deployment struct {
 	limits    client.Limits
 	noReuse   bool
 	perThread bool
-	poisson   bool
 	// What the client library does when a connection fails under a request.
 	retriesStale, abortsRun bool
 	headerBytes, bodyBytes  int64
 	errSeen                 uint8    // error kinds seen on its requests, a bit each (ended.seen)
 	windows                 [2]int64 // HTTP/2 receive windows of its pods: stream, connection
 	http2                   bool
-	phases                  []scenario.Phase
-	curve                   curve // the rate over the run, or nil
-	runs                    int   // phases × repeat
-	runStats                []runStats
 	pods                    []int32
 
 	open, peak, opened int64
@@ -52,27 +47,12 @@ type clientPod struct {
 	dep     int32
 	node    int32
 	name    string
-	pool    int32 // shared pool, or -1 when each slot has its own
-	rng     *rand.Rand
+	pool    int32   // shared pool, or -1 when each slot has its own
 	free    []int32 // idle open-loop slots
 	threads []int32 // the slot of each closed-loop thread, made on first use
 	slots   []int32 // every slot of this pod
 	aborted int64   // runs the client library aborted
 	envoy   int32   // its sidecar, or -1
-
-	// The current phase.
-	phase     int    // index into the phase list repeated; runs when all are done
-	epoch     uint32 // changes at each phase boundary; events of an older one are stale
-	active    bool   // the phase is issuing requests
-	begun     sim.Time
-	issued    int64 // requests issued, answered or failed in this phase
-	done      int64
-	threadsOn int         // closed loop: threads in this phase
-	interval  float64     // open loop without a ramp: ns between arrivals
-	ramp      client.Ramp // open loop with a ramp
-	segment   int         // open loop on a rate curve: the current segment
-	arrivals  int64
-	lambda    float64 // open loop, poisson ramp: expected arrivals up to the next one
 }
 
 // Slot states.
@@ -146,23 +126,7 @@ func (e *Engine) addClient(di int32, c *scenario.Client) error {
 		d.limits.Streams = e.services[d.svc].streams
 	}
 	d.perThread = conn.Reuse == scenario.ReusePerThread
-	d.poisson = c.Arrival == scenario.ArrivalPoisson
-	d.phases = c.Phases
-	if len(d.phases) == 0 {
-		// Threads or a rate for the whole run: one phase without end.
-		d.phases = []scenario.Phase{{Threads: c.Threads, Rate: c.Rate}}
-	}
-	if c.RateCurve != nil {
-		d.curve = newCurve(c.RateCurve, e.sc.Spec.Duration.Duration)
-		d.phases = []scenario.Phase{{Rate: &scenario.Rate{PerSecond: d.curve[0].ramp.R0}}}
-	}
-	d.runs = len(d.phases) * max(c.Repeat, 1)
-	if len(c.Phases) > 0 {
-		d.runStats = make([]runStats, d.runs)
-		for i := range d.runStats {
-			d.runStats[i].start, d.runStats[i].end = -1, -1
-		}
-	}
+	e.load.AddPlan(c, e.sc.Spec.Duration.Duration)
 	e.deps = append(e.deps, d)
 	dep := &e.deps[di]
 	for r := 0; r < c.Replicas; r++ {
@@ -174,8 +138,8 @@ func (e *Engine) addClient(di int32, c *scenario.Client) error {
 		if e.check {
 			continue
 		}
-		cp := clientPod{dep: di, node: int32(node), pool: -1,
-			name: name, rng: sim.Stream(e.sc.Spec.Seed, "client/"+name), envoy: -1}
+		cp := clientPod{dep: di, node: int32(node), pool: -1, name: name, envoy: -1}
+		e.load.AddPod(di, sim.Stream(e.sc.Spec.Seed, "client/"+name))
 		ci := int32(len(e.cpods))
 		if c.Sidecar != nil {
 			cp.envoy = e.addEnvoy(c.Sidecar, false, ci, cp.node, d.svc, name)
@@ -185,7 +149,7 @@ func (e *Engine) addClient(di int32, c *scenario.Client) error {
 		}
 		e.cpods = append(e.cpods, cp)
 		dep.pods = append(dep.pods, ci)
-		e.startPhase(ci)
+		e.load.Start(ci)
 	}
 	return nil
 }

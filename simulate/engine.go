@@ -20,6 +20,7 @@ import (
 	"trafficlab/simulate/background"
 	"trafficlab/simulate/endpoints"
 	"trafficlab/simulate/faults"
+	"trafficlab/simulate/loadgen"
 )
 
 // Engine is one simulation run.
@@ -63,6 +64,7 @@ type Engine struct {
 	live      func(client.Waiter) bool
 
 	routing     *endpoints.Routing
+	load        *loadgen.Generator
 	autoscalers *autoscaler.Controllers
 	faults      *faults.Faults
 
@@ -100,9 +102,8 @@ type Engine struct {
 	pending []pendingPod
 	retryAt sim.Time
 
-	evReady, evArrive, evCPU, evWait, evResponse, evTimeout, evRefused, evReset, evClosed, evRedial, evArrival, evTick, evSweep,
+	evReady, evArrive, evCPU, evWait, evResponse, evTimeout, evRefused, evReset, evClosed, evRedial, evTick, evSweep,
 	evPodStart, evProbe, evSigterm, evKill, evNetGone,
-	evPhaseEnd, evPhaseStart,
 	evProxyIn, evProxyCPU, evLocalIn, evLocalOut, evUpFail, evProxyRetry, evUnavailable, evRefusedStream, evPerTry, evConnectTimeout, evWindowUpdate,
 	evLogWritten, evLogFlush, evSchedule, evRollout uint8
 }
@@ -140,7 +141,7 @@ func newEngine(sc *scenario.Scenario, check bool) (*Engine, error) {
 	e.registerCallers()
 	e.registerServers()
 	e.registerLifecycle()
-	e.registerPhases()
+	e.load = loadgen.New(e.k, loadCallers{e})
 	e.autoscalers = autoscaler.New(e.k, workloads{e})
 	e.faults = faults.New(e.k, faultTargets{e})
 	e.registerSidecars()

@@ -6,6 +6,7 @@ import (
 
 	"trafficlab/model/dist"
 	"trafficlab/scenario"
+	"trafficlab/simulate/loadgen"
 )
 
 // RequestsPerWallSecond is about how many simulated requests the engine runs per
@@ -29,7 +30,7 @@ func Offered(sc *scenario.Scenario) float64 {
 		n := 0.0
 		switch {
 		case c.RateCurve != nil:
-			n = curveCount(newCurve(c.RateCurve, sc.Spec.Duration.Duration), run)
+			n = loadgen.NewCurve(c.RateCurve, sc.Spec.Duration.Duration).Count(run)
 		case len(c.Phases) > 0:
 			n = phasesCount(c, closed, run)
 		case c.Rate != nil:
@@ -71,23 +72,6 @@ func phasesCount(c *scenario.Client, closed func(int) float64, run float64) floa
 				t += p.Pause.Seconds()
 			}
 		}
-	}
-	return n
-}
-
-// curveCount is a rate curve's expected arrivals in the first run seconds.
-func curveCount(c curve, run float64) float64 {
-	n := 0.0
-	for _, s := range c {
-		if s.start >= run {
-			break
-		}
-		span := run - s.start
-		if !math.IsInf(s.arrives, 1) {
-			span = min(span, s.ramp.Span)
-		}
-		slope := (s.ramp.R1 - s.ramp.R0) / s.ramp.Span
-		n += s.ramp.R0*span + slope*span*span/2
 	}
 	return n
 }

@@ -135,20 +135,7 @@ func (e *Engine) clientResults() []result.Client {
 		for _, ci := range d.pods {
 			rc.RunsAborted += e.cpods[ci].aborted
 		}
-		for i, rs := range d.runStats {
-			if rs.start < 0 {
-				break
-			}
-			end := rs.end
-			if end < 0 {
-				end = e.end
-			}
-			ph := d.phase(i)
-			rc.Runs = append(rc.Runs, result.Run{
-				Phase: i % len(d.phases), Name: ph.Name, StartS: rs.start.Seconds(), EndS: end.Seconds(),
-				Requests: rs.requests, Errors: rs.errors, Aborted: rs.aborted,
-			})
-		}
+		rc.Runs = e.load.Runs(int32(di), e.end)
 		if c.Rate != nil {
 			rc.RatePerPod = c.Rate.PerSecond
 		}

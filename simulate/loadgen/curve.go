@@ -1,4 +1,4 @@
-package simulate
+package loadgen
 
 import (
 	"math"
@@ -8,15 +8,11 @@ import (
 	"trafficlab/scenario"
 )
 
-// diurnalSteps is how many straight segments trace one period of a diurnal curve:
-// validation bounds the segments and steps of a run by it.
-const diurnalSteps = scenario.DiurnalSteps
-
-// curve is an open loop's rate over the whole run as straight segments, the last one
+// Curve is an open loop's rate over the whole run as straight segments, the last one
 // holding its rate for ever. Arrivals come where the expected count Λ(t), summed
 // segment by segment, reaches the next whole number (constant) or the next sum of
 // unit exponentials (poisson), as in a ramp.
-type curve []segment
+type Curve []segment
 
 type segment struct {
 	start   float64 // seconds from the start of the run
@@ -25,14 +21,14 @@ type segment struct {
 	arrives float64 // expected arrivals in the segment; +Inf for the last
 }
 
-// newCurve builds the segments of a rate curve over a run of the given length.
-func newCurve(rc *scenario.RateCurve, run time.Duration) curve {
+// NewCurve builds the segments of a rate Curve over a run of the given length.
+func NewCurve(rc *scenario.RateCurve, run time.Duration) Curve {
 	type point struct{ t, rate float64 }
 	var pts []point
 	if d := rc.Diurnal; d != nil {
 		period, peak := d.Period.Seconds(), d.PeakAt.Seconds()
 		lo, hi := d.Min.PerSecond, d.Max.PerSecond
-		h := period / diurnalSteps
+		h := period / scenario.DiurnalSteps
 		for t := 0.0; ; t += h {
 			rate := lo + (hi-lo)*(1+math.Cos(2*math.Pi*(t-peak)/period))/2
 			pts = append(pts, point{t, rate})
@@ -48,7 +44,7 @@ func newCurve(rc *scenario.RateCurve, run time.Duration) curve {
 			pts = append(pts, point{p.At.Seconds(), p.Rate.PerSecond})
 		}
 	}
-	c := make(curve, 0, len(pts))
+	c := make(Curve, 0, len(pts))
 	before := 0.0
 	for i, p := range pts {
 		s := segment{start: p.t, before: before, arrives: math.Inf(1)}
@@ -65,14 +61,31 @@ func newCurve(rc *scenario.RateCurve, run time.Duration) curve {
 	return c
 }
 
-// at is when, in seconds from the start, the expected arrival count reaches x;
+// At is when, in seconds from the start, the expected arrival count reaches x;
 // cursor is the caller's segment, moved forward (x only grows). ok=false when the
 // rate is zero from there on.
-func (c curve) at(x float64, cursor *int) (float64, bool) {
+func (c Curve) At(x float64, cursor *int) (float64, bool) {
 	for *cursor+1 < len(c) && x >= c[*cursor].before+c[*cursor].arrives {
 		*cursor++
 	}
 	s := &c[*cursor]
 	t, ok := s.ramp.At(x - s.before)
 	return s.start + t, ok
+}
+
+// Count is the curve's expected arrivals in the first run seconds.
+func (c Curve) Count(run float64) float64 {
+	n := 0.0
+	for _, s := range c {
+		if s.start >= run {
+			break
+		}
+		span := run - s.start
+		if !math.IsInf(s.arrives, 1) {
+			span = min(span, s.ramp.Span)
+		}
+		slope := (s.ramp.R1 - s.ramp.R0) / s.ramp.Span
+		n += s.ramp.R0*span + slope*span*span/2
+	}
+	return n
 }
