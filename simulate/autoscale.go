@@ -7,33 +7,9 @@ import (
 
 	"trafficlab/model/hpa"
 	"trafficlab/placement"
-	"trafficlab/result"
 	"trafficlab/sim"
 	"trafficlab/simulate/autoscaler"
 )
-
-// scaleTo sets service si's Deployment to n replicas: the ReplicaSet controller
-// creates pods, or deletes the ones it ranks first (replicaset.PodsToDelete).
-// During a rollout, old ReplicaSets give up pods first and the rollout creates
-// the new ones: Kubernetes' proportional scaling across ReplicaSets
-// (sync.go scale) is not modelled.
-func (e *Engine) scaleTo(si int32, n int, reason string) {
-	svc := &e.services[si]
-	ev := result.ScaleEvent{TS: e.k.Now().Seconds(), Service: svc.name, From: svc.replicas, To: n, Reason: reason}
-	svc.replicas = n
-	active := len(e.replicas(si, anyRevision))
-	switch {
-	case n < active:
-		oldRS := e.replicas(si, e.old(si))
-		ev.Deleted = e.deleteReplicas(si, oldRS, min(active-n, len(oldRS)))
-		ev.Deleted = append(ev.Deleted, e.deleteReplicas(si, e.replicas(si, e.current(si)), active-n-len(ev.Deleted))...)
-	case svc.rolling:
-		e.syncRollout(si)
-	default:
-		ev.Created, ev.Unschedulable = e.createReplicas(si, n-active)
-	}
-	e.scaleEvents = append(e.scaleEvents, ev)
-}
 
 // addAutoscaler gives service si its HPA.
 func (e *Engine) addAutoscaler(si int32) error {
@@ -62,9 +38,9 @@ func (e *Engine) addAutoscaler(si int32) error {
 // pods, through autoscaler.Workloads.
 type workloads struct{ e *Engine }
 
-func (w workloads) Replicas(si int32) int { return w.e.services[si].replicas }
+func (w workloads) Replicas(si int32) int { return w.e.deployments.Replicas(si) }
 
-func (w workloads) Scale(si int32, n int, reason string) { w.e.scaleTo(si, n, reason) }
+func (w workloads) Scale(si int32, n int, reason string) { w.e.deployments.Scale(si, n, reason) }
 
 func (w workloads) CPUUsed(id int32, now sim.Time) float64 { return w.e.pods[id].grp.Used(now) }
 

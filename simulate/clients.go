@@ -12,8 +12,8 @@ import (
 	"trafficlab/sim"
 )
 
-// deployment is one client Deployment of the scenario.
-type deployment struct {
+// clientDeployment is one client Deployment of the scenario.
+type clientDeployment struct {
 	spec      *scenario.Client
 	svc       int32
 	think     dist.Sampler
@@ -91,7 +91,7 @@ type slot struct {
 }
 
 func (e *Engine) addClient(di int32, c *scenario.Client) error {
-	d := deployment{spec: c, svc: e.serviceIndex(c.Target)}
+	d := clientDeployment{spec: c, svc: e.serviceIndex(c.Target)}
 	if d.svc < 0 {
 		return fieldError(fmt.Sprintf("spec.clients[%d].target", di), fmt.Errorf("no service %q", c.Target))
 	}
@@ -167,14 +167,14 @@ func replayable(method string) bool {
 }
 
 // reach records that the deployment's connections reached pod (of npods so far).
-func (d *deployment) reach(pod int32, npods int) {
+func (d *clientDeployment) reach(pod int32, npods int) {
 	if int(pod) >= len(d.reached) {
 		d.reached = append(d.reached, make([]bool, npods-len(d.reached))...)
 	}
 	d.reached[pod] = true
 }
 
-func (e *Engine) newPool(d *deployment, ci int32) int32 {
+func (e *Engine) newPool(d *clientDeployment, ci int32) int32 {
 	e.pools = append(e.pools, client.Pool{Limits: d.limits})
 	e.poolOwner = append(e.poolOwner, ci)
 	e.poolEnvoy = append(e.poolEnvoy, -1)

@@ -31,14 +31,13 @@ type nodeState struct {
 }
 
 type service struct {
-	name     string
-	spec     *scenario.Service
-	replicas int     // the Deployment's spec.replicas
-	pods     []int32 // pods not yet gone, in creation order
-	created  int     // pods ever created, for their names
-	work     dist.Sampler
-	wait     dist.Sampler
-	startup  dist.Sampler
+	name    string
+	spec    *scenario.Service
+	pods    []int32 // pods not yet gone, in creation order
+	created int     // pods ever created, for their names
+	work    dist.Sampler
+	wait    dist.Sampler
+	startup dist.Sampler
 	// respBytes is the size of an answer; streams the app's HTTP/2 stream limit.
 	respBytes int
 	streams   int
@@ -46,11 +45,6 @@ type service struct {
 	limit     float64       // CPU limit per pod, cores
 	weight    float64       // CFS weight per pod
 	logCPU    time.Duration // CPU to encode an access-log line
-	// revision is the pod template's: a rollout makes a new one, whose pods form
-	// the Deployment's new ReplicaSet. rolling is set while a rollout is under way.
-	revision int32
-	rolling  bool
-	rollout  int // its rollout in progress, in Engine.rollouts
 }
 
 type pod struct {
@@ -96,7 +90,7 @@ type pod struct {
 }
 
 func (e *Engine) addService(si int32, s *scenario.Service) error {
-	svc := service{name: s.Name, spec: s, replicas: s.Replicas}
+	svc := service{name: s.Name, spec: s}
 	var err error
 	if svc.work, err = dist.New(s.Pod.ServiceTime.Spec()); err != nil {
 		return fieldError(fmt.Sprintf("spec.services[%d].pod.serviceTime", si), err)
@@ -119,10 +113,11 @@ func (e *Engine) addService(si int32, s *scenario.Service) error {
 	// CFS divides a busy node by cpu.weight, which kubelet derives from the CPU request.
 	svc.weight = cpuWeight(&s.Pod.Resources)
 	e.services = append(e.services, svc)
+	e.deployments.Add(s)
 	for r := 0; r < s.Replicas; r++ {
 		e.createPod(si) // a pod no node can take stays Pending
 	}
-	e.scheduleRollouts(si)
+	e.deployments.QueueRollouts(si, e.end)
 	if s.Autoscaler != nil {
 		return e.addAutoscaler(si)
 	}

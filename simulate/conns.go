@@ -55,7 +55,7 @@ func (e *Engine) serverClosed(id client.ConnID) bool {
 
 // endStream ends a stream on HTTP/2 connection id: a waiter takes it, or the
 // connection closes if it was retired and this was its last stream.
-func (e *Engine) endStream(d *deployment, pi int32, id client.ConnID) {
+func (e *Engine) endStream(d *clientDeployment, pi int32, id client.ConnID) {
 	out, w := e.pools[pi].EndStream(e.k.Now(), &e.conns, id, e.live)
 	switch out {
 	case client.Handed:
@@ -68,7 +68,7 @@ func (e *Engine) endStream(d *deployment, pi int32, id client.ConnID) {
 
 // release returns a connection to its pool after a request, or closes it when the
 // client does not reuse connections or the answer said Connection: close.
-func (e *Engine) release(d *deployment, pi int32, id client.ConnID, closeAfter bool) {
+func (e *Engine) release(d *clientDeployment, pi int32, id client.ConnID, closeAfter bool) {
 	p := &e.pools[pi]
 	if d.http2 {
 		// An answer from a draining server comes after its GOAWAY: acquire retires
@@ -95,7 +95,7 @@ func (e *Engine) release(d *deployment, pi int32, id client.ConnID, closeAfter b
 }
 
 // closeConn tears down a connection the pool has already let go of.
-func (e *Engine) closeConn(d *deployment, id client.ConnID) {
+func (e *Engine) closeConn(d *clientDeployment, id client.ConnID) {
 	c := e.conns.Get(id)
 	if c.Pod >= 0 {
 		owner := &e.cpods[e.poolOwner[c.Pool]]

@@ -3,17 +3,10 @@ package simulate
 import (
 	"math"
 	"testing"
-	"time"
-
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"trafficlab/result"
 	"trafficlab/scenario"
 )
-
-func rate(r float64) *scenario.Rate { return &scenario.Rate{PerSecond: r} }
-
-func dur(d time.Duration) metav1.Duration { return metav1.Duration{Duration: d} }
 
 // A diurnal open loop sends (min+max)/2 per second over whole periods, and at each
 // moment the local rate; per-minute counts follow the cosine within Poisson noise.

@@ -18,6 +18,7 @@ import (
 	"trafficlab/sim"
 	"trafficlab/simulate/autoscaler"
 	"trafficlab/simulate/background"
+	"trafficlab/simulate/deployment"
 	"trafficlab/simulate/endpoints"
 	"trafficlab/simulate/faults"
 	"trafficlab/simulate/loadgen"
@@ -46,7 +47,7 @@ type Engine struct {
 	// started is false while New builds the initial cluster, which is settled: its
 	// pods run and every node's rules list them.
 	started   bool
-	deps      []deployment
+	deps      []clientDeployment
 	cpods     []clientPod
 	slots     []slot
 	pools     []client.Pool
@@ -65,14 +66,13 @@ type Engine struct {
 
 	routing     *endpoints.Routing
 	load        *loadgen.Generator
+	deployments *deployment.Controllers
 	autoscalers *autoscaler.Controllers
 	faults      *faults.Faults
 
-	stats       stats
-	onRequest   func(*result.Request) // StreamRequests' function, or nil
-	request     result.Request        // reused for each call of onRequest
-	scaleEvents []result.ScaleEvent
-	rollouts    []result.Rollout
+	stats     stats
+	onRequest func(*result.Request) // StreamRequests' function, or nil
+	request   result.Request        // reused for each call of onRequest
 
 	// The network beyond constant delays (transport.go): nil stack on the fast path.
 	stack      *netw.Stack
@@ -105,7 +105,7 @@ type Engine struct {
 	evReady, evArrive, evCPU, evWait, evResponse, evTimeout, evRefused, evReset, evClosed, evRedial, evTick, evSweep,
 	evPodStart, evProbe, evSigterm, evKill, evNetGone,
 	evProxyIn, evProxyCPU, evLocalIn, evLocalOut, evUpFail, evProxyRetry, evUnavailable, evRefusedStream, evPerTry, evConnectTimeout, evWindowUpdate,
-	evLogWritten, evLogFlush, evSchedule, evRollout uint8
+	evLogWritten, evLogFlush, evSchedule uint8
 }
 
 // New builds the cluster twin. The scenario must have been validated.
@@ -148,7 +148,7 @@ func newEngine(sc *scenario.Scenario, check bool) (*Engine, error) {
 	e.registerFlow()
 	e.registerLogging()
 	e.backgrounds = background.New(e.k, e.end)
-	e.registerRollouts()
+	e.deployments = deployment.New(e.k, deploymentPods{e})
 	e.registerTimeline()
 
 	e.addNodes(spec)

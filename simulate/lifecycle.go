@@ -50,7 +50,7 @@ func (e *Engine) createPod(si int32) (id int32, reason string) {
 	svc := &e.services[si]
 	name := fmt.Sprintf("%s-%d", svc.name, svc.created)
 	svc.created++
-	pp := pendingPod{name: name, svc: si, revision: svc.revision, rng: sim.Stream(e.sc.Spec.Seed, "pod/"+name), created: e.k.Now()}
+	pp := pendingPod{name: name, svc: si, revision: e.deployments.Revision(si), rng: sim.Stream(e.sc.Spec.Seed, "pod/"+name), created: e.k.Now()}
 	// metadata.uid is random, as the API server makes it, so that ties the ReplicaSet
 	// controller breaks by UID fall by chance, reproducibly.
 	pp.uid = fmt.Sprintf("%016x", pp.rng.Uint64())
@@ -233,7 +233,7 @@ func (e *Engine) setReady(id int32, ready bool) {
 	}
 	e.routing.Changed(p.svc)
 	if ready {
-		e.rolloutChanged(p.svc, e.minReady(p.svc))
+		e.deployments.Changed(p.svc, e.deployments.MinReady(p.svc))
 	}
 }
 
@@ -370,7 +370,7 @@ func (e *Engine) onNetGone(ev sim.Event) {
 	}
 	e.routing.Changed(p.svc)
 	e.roomFreed()
-	e.rolloutChanged(p.svc, 0)
+	e.deployments.Changed(p.svc, 0)
 }
 
 // registerLifecycle registers the event kinds of pod lifecycle events with the kernel.

@@ -14,7 +14,7 @@ const sec = sim.Time(time.Second)
 // runScaling runs e to at, scales the service to replicas, and runs to the end.
 func runScaling(e *Engine, at sim.Time, replicas int) *result.Result {
 	e.k.Run(at)
-	e.scaleTo(0, replicas, "test")
+	e.deployments.Scale(0, replicas, "test")
 	e.Run(nil)
 	return e.Result()
 }

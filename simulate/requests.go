@@ -61,7 +61,7 @@ func (x *ended) add(sent, now sim.Time, kind int, out, in int64) {
 }
 
 // seen notes a failure of kind on d's requests, once per kind and deployment.
-func (x *ended) seen(kind uint8, d *deployment, service string) {
+func (x *ended) seen(kind uint8, d *clientDeployment, service string) {
 	if d.errSeen&(1<<kind) != 0 {
 		return
 	}

@@ -36,8 +36,8 @@ func (e *Engine) Result() *result.Result {
 	r.Background = e.backgrounds.Result(e.end, func(n int32) string { return e.nodes[n].name })
 	r.Clients = e.clientResults()
 	r.Timeline = e.timelineResult()
-	r.ScaleEvents = e.scaleEvents
-	r.Rollouts = e.rollouts
+	r.ScaleEvents = e.deployments.ScaleEvents()
+	r.Rollouts = e.deployments.Rollouts()
 	for _, pp := range e.pending {
 		r.Pending = append(r.Pending, result.PendingPod{Name: pp.name, Service: e.services[pp.svc].name, SinceS: pp.created.Seconds(), Reason: pp.reason})
 	}

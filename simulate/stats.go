@@ -176,7 +176,7 @@ func (e *Engine) registerTimeline() {
 // terminating (Pending ones included), and its ready endpoints in the EndpointSlice.
 func (e *Engine) replicaCounts(si int32) serviceSample {
 	svc := &e.services[si]
-	s := serviceSample{desired: svc.replicas, current: len(e.replicas(si, anyRevision))}
+	s := serviceSample{desired: e.deployments.Replicas(si), current: e.deployments.Active(si)}
 	for _, id := range svc.pods {
 		if p := &e.pods[id]; p.ready && !p.deleting {
 			s.ready++
