@@ -12,10 +12,10 @@ import (
 	"trafficlab/model/hpa"
 	"trafficlab/model/replicaset"
 	"trafficlab/model/scheduler"
+	"trafficlab/placement"
 	"trafficlab/result"
 	"trafficlab/scenario"
 	"trafficlab/sim"
-	"trafficlab/simulate"
 )
 
 // A service with an autoscaler is scaled for real: metrics-server reads its pods'
@@ -48,7 +48,7 @@ type cpuSample struct {
 
 // newAutoscalers makes the HPA of every service that has one, and the scheduler
 // bound to the pods the run starts with, for the pods they create.
-func newAutoscalers(sc *scenario.Scenario, l *simulate.Layout) (map[int]*autoscaled, *scheduler.Scheduler, error) {
+func newAutoscalers(sc *scenario.Scenario, l *placement.Layout) (map[int]*autoscaled, *scheduler.Scheduler, error) {
 	out := map[int]*autoscaled{}
 	for i := range sc.Spec.Services {
 		svc := &sc.Spec.Services[i]
@@ -61,26 +61,26 @@ func newAutoscalers(sc *scenario.Scenario, l *simulate.Layout) (map[int]*autosca
 			hpa.Settings{SyncPeriod: ctl.SyncPeriod.Duration, Tolerance: *ctl.Tolerance, DownscaleStabilization: ctl.DownscaleStabilization.Duration,
 				CPUInitializationPeriod: ctl.CPUInitializationPeriod.Duration, InitialReadinessDelay: ctl.InitialReadinessDelay.Duration})
 		if err != nil {
-			return nil, nil, &simulate.FieldError{Path: fmt.Sprintf("spec.services[%d].autoscaler", i), Err: err}
+			return nil, nil, &scenario.FieldError{Path: fmt.Sprintf("spec.services[%d].autoscaler", i), Err: err}
 		}
 		startup, err := dist.New(svc.Pod.StartupDelay.Spec())
 		if err != nil {
-			return nil, nil, &simulate.FieldError{Path: fmt.Sprintf("spec.services[%d].pod.startupDelay", i), Err: err}
+			return nil, nil, &scenario.FieldError{Path: fmt.Sprintf("spec.services[%d].pod.startupDelay", i), Err: err}
 		}
 		out[i] = &autoscaled{index: i, spec: svc, hpa: h, replicas: svc.Replicas, created: svc.Replicas,
 			sync: ctl.SyncPeriod.Duration, resolution: ctl.MetricResolution.Duration, startup: startup,
 			samples: map[string]cpuSample{}, metrics: map[string]hpa.Metric{}}
 	}
-	sched := simulate.NewScheduler(sc)
+	sched := placement.NewScheduler(&sc.Spec)
 	for _, p := range l.Pods {
-		sp := simulate.ServicePod(&sc.Spec.Services[p.Index], p.Name)
+		sp := placement.ServicePod(&sc.Spec.Services[p.Index], p.Name)
 		sp.NodeName = p.Node
 		if _, err := sched.Schedule(sp); err != nil {
 			return nil, nil, err
 		}
 	}
 	for _, p := range l.Clients {
-		cp := simulate.ClientPod(p.Owner, p.Name)
+		cp := placement.ClientPod(p.Owner, p.Name)
 		cp.NodeName = p.Node
 		if _, err := sched.Schedule(cp); err != nil {
 			return nil, nil, err
@@ -218,9 +218,9 @@ func (c *cluster) scaleTo(ctx context.Context, a *autoscaled, n int, reason stri
 		for range n - have {
 			name := fmt.Sprintf("%s-%d", a.spec.Name, a.created)
 			a.created++
-			node, err := c.sched.Schedule(simulate.ServicePod(a.spec, name))
+			node, err := c.sched.Schedule(placement.ServicePod(a.spec, name))
 			if err != nil {
-				ev.Unschedulable = append(ev.Unschedulable, fmt.Sprintf("pod %s cannot be scheduled: %v", name, err))
+				ev.Unschedulable = append(ev.Unschedulable, placement.Unschedulable(name, err).Error())
 				continue
 			}
 			ev.Created = append(ev.Created, name)

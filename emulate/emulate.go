@@ -5,7 +5,7 @@
 // every client pod a load generator dialling from inside its namespace
 // (emulate/load), and the scenario's packet loss and delay on the pods' veths
 // (emulate/faults, emulate/delay). Pods are placed where a simulation of the scenario places them
-// (simulate.InitialLayout). The run fills the same result.Result as simulate, with
+// (its Engine.Layout), and the pod changes of that simulation are replayed. The run fills the same result.Result as simulate, with
 // engine "emulate", so every report and compare read it.
 //
 // It needs root, iproute2, and iptables or nft, and refuses, pointing at the
@@ -32,6 +32,7 @@ import (
 	"trafficlab/emulate/load"
 	"trafficlab/emulate/topo"
 	"trafficlab/model/scheduler"
+	"trafficlab/placement"
 	"trafficlab/result"
 	"trafficlab/scenario"
 	"trafficlab/simulate"
@@ -54,7 +55,7 @@ type Options struct {
 // a run replays, and what the run would warn of. Check makes it; Run runs it.
 type Plan struct {
 	Scenario *scenario.Scenario
-	Layout   *simulate.Layout
+	Layout   *placement.Layout
 	// Warnings are the differences between what the scenario asks for and what
 	// emulate runs that do not stop a run but change what it measures.
 	Warnings []string
@@ -62,26 +63,27 @@ type Plan struct {
 }
 
 // Check tells whether sc can be emulated on this machine, without building anything:
-// a *simulate.FieldError for a part emulate does not run, a *SizeError for a
+// a *scenario.FieldError for a part emulate does not run, a *SizeError for a
 // scenario too large.
 func Check(sc *scenario.Scenario) (*Plan, error) {
 	if err := unsupported(sc); err != nil {
 		return nil, err
 	}
-	l, err := simulate.InitialLayout(sc)
+	// The reference simulation: the placement the run starts from and the pod
+	// changes it replays.
+	e, err := simulate.New(sc)
 	if err != nil {
 		return nil, err
 	}
+	l := e.Layout()
 	if len(l.Pending) > 0 {
-		return nil, &simulate.FieldError{Path: "spec.services", Err: fmt.Errorf(
+		return nil, &scenario.FieldError{Path: "spec.services", Err: fmt.Errorf(
 			"pods %v cannot be scheduled at the start; emulate starts from a settled cluster", l.Pending)}
 	}
-	rp, err := simulatePods(sc, l)
-	if err != nil {
-		return nil, err
-	}
+	e.Run(nil)
+	rp := replayOf(sc, e.Result(), l)
 	if len(rp.events) > 0 && delays(sc) {
-		return nil, &simulate.FieldError{Path: "spec.cluster.network", Err: errors.New(
+		return nil, &scenario.FieldError{Path: "spec.cluster.network", Err: errors.New(
 			"delay together with pods created or deleted during the run is not emulated yet; `trafficlab simulate` runs it")}
 	}
 	if err := checkSize(sc, l, rp.peakPods); err != nil {
@@ -133,7 +135,7 @@ func Run(ctx context.Context, p *Plan, opt Options) (res *result.Result, err err
 type cluster struct {
 	sc      *scenario.Scenario
 	opt     Options
-	layout  *simulate.Layout
+	layout  *placement.Layout
 	net     *topo.Topology
 	servers []*server
 	proxy   *kubeProxy
@@ -172,7 +174,7 @@ type cluster struct {
 // clientPod is one pod of a client Deployment: its namespace, the dialer that opens
 // its connections from inside it, and its load.
 type clientPod struct {
-	placed simulate.PlacedPod
+	placed placement.PlacedPod
 	net    *topo.Pod
 	dialer *topo.Dialer
 	cfg    load.Config
@@ -225,7 +227,7 @@ func (c *cluster) build(ctx context.Context) (err error) {
 		svc := services[serviceIndex(c.sc, client.Target)]
 		target := fmt.Sprintf("http://%s:%d/", svc.ClusterIP, svc.Port)
 		if cp.cfg, err = load.FromClient(client, target, spec.Duration.Duration, spec.Seed); err != nil {
-			return &simulate.FieldError{Path: fmt.Sprintf("spec.clients[%d]", p.Index), Err: err}
+			return &scenario.FieldError{Path: fmt.Sprintf("spec.clients[%d]", p.Index), Err: err}
 		}
 		cp.cfg.Name = p.Name
 		cp.cfg.Dial = cp.dialer.DialContext

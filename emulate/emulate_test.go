@@ -12,7 +12,6 @@ import (
 	"trafficlab/examples"
 	"trafficlab/model/kubeproxy"
 	"trafficlab/scenario"
-	"trafficlab/simulate"
 )
 
 func example(t *testing.T, name string, sets ...string) *scenario.Scenario {
@@ -54,7 +53,7 @@ func TestUnsupportedNamesThePath(t *testing.T) {
 			sc = example(t, tc.name, tc.sets...)
 		}
 		_, err := Check(sc)
-		var fe *simulate.FieldError
+		var fe *scenario.FieldError
 		if !errors.As(err, &fe) || fe.Path != tc.path || !strings.Contains(fe.Err.Error(), "simulate") {
 			t.Errorf("%s %v: %v, want a refusal at %s pointing to simulate", tc.name, tc.sets, err, tc.path)
 		}

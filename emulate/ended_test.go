@@ -31,7 +31,7 @@ func TestMergeEnded(t *testing.T) {
 		return h
 	}
 	const start = int64(1_700_000_000_000_000_000)
-	timeout := result.EndedError{Kind: load.ErrTimeout, Method: "GET", Message: `Get "http://web/": i/o timeout`}
+	timeout := result.EndedError{Kind: result.ErrorTimeout.String(), Method: "GET", Message: `Get "http://web/": i/o timeout`}
 	status := result.EndedError{Method: "GET", Message: "500 Internal Server Error"}
 	// report is a client pod's Report of its requests (latency, sent, end, bytes out,
 	// bytes in), with the codes and errors load gives them.

@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"trafficlab/model/kubelet"
+	"trafficlab/placement"
 	"trafficlab/result"
 	"trafficlab/scenario"
-	"trafficlab/simulate"
 )
 
 // Pods created, made ready and deleted during a run come from a simulation of the
@@ -54,15 +54,9 @@ type replay struct {
 	peakPods int
 }
 
-// simulatePods simulates sc and returns the pod changes emulate replays on top of
-// layout, the pods it starts with.
-func simulatePods(sc *scenario.Scenario, layout *simulate.Layout) (*replay, error) {
-	e, err := simulate.New(sc)
-	if err != nil {
-		return nil, err
-	}
-	e.Run(nil)
-	r := e.Result()
+// replayOf is the pod changes of r, the simulation of sc, that emulate replays on
+// top of layout, the pods it starts with.
+func replayOf(sc *scenario.Scenario, r *result.Result, layout *placement.Layout) *replay {
 	rp := &replay{rollouts: r.Rollouts} // scale events are the live HPAs' (autoscale.go)
 	at := func(s float64) time.Duration { return time.Duration(math.Round(s * 1e9)) }
 	initial := map[string]bool{}
@@ -122,7 +116,7 @@ func simulatePods(sc *scenario.Scenario, layout *simulate.Layout) (*replay, erro
 		n += ch.delta
 		rp.peakPods = max(rp.peakPods, n)
 	}
-	return rp, nil
+	return rp
 }
 
 // killedAt is when a pod-kill fault killed the pod (simulate's killPod: a pod

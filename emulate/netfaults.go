@@ -11,7 +11,6 @@ import (
 	"trafficlab/emulate/faults"
 	"trafficlab/emulate/topo"
 	"trafficlab/scenario"
-	"trafficlab/simulate"
 )
 
 // Timed network faults (spec.faults of kind loss, partition and delay) act on the
@@ -26,7 +25,7 @@ func unsupportedFaults(sc *scenario.Scenario) error {
 	for i, f := range sc.Spec.Faults {
 		path := fmt.Sprintf("spec.faults[%d]", i)
 		not := func(field, what string) error {
-			return &simulate.FieldError{Path: path + field, Err: fmt.Errorf("%s not emulated yet; `trafficlab simulate` runs it", what)}
+			return &scenario.FieldError{Path: path + field, Err: fmt.Errorf("%s not emulated yet; `trafficlab simulate` runs it", what)}
 		}
 		switch {
 		case f.Kind == scenario.FaultPodKill:

@@ -35,7 +35,7 @@ func (c *cluster) result() *result.Result {
 		}
 		reps = append(reps, rep)
 		addRequests(&r.Requests, rep.Requests)
-		addErrors(&r.Errors, rep.Errors)
+		r.Errors.AddAll(rep.Errors)
 		if rep.Latency != nil {
 			all.Merge(rep.Latency)
 		}
@@ -107,14 +107,6 @@ func addRequests(sum *result.Requests, r result.Requests) {
 	sum.InFlight += r.InFlight
 	sum.NotSent += r.NotSent
 	sum.Retried += r.Retried
-}
-
-func addErrors(sum *result.Errors, e result.Errors) {
-	sum.Timeout += e.Timeout
-	sum.ConnectionRefused += e.ConnectionRefused
-	sum.ConnectionReset += e.ConnectionReset
-	sum.ConnectionClosed += e.ConnectionClosed
-	sum.HTTP503 += e.HTTP503
 }
 
 // slowCount is how many recorded latencies exceed threshold (0: none counted), to
@@ -283,7 +275,9 @@ func (c *cluster) timelineResult(step float64) []result.Point {
 				if pt.ErrorsByKind == nil {
 					pt.ErrorsByKind = &result.Errors{}
 				}
-				addErrors(pt.ErrorsByKind, errorsNamed(kind, n))
+				if k, ok := result.ErrorKindNamed(kind); ok { // "other" counts in the totals only
+					pt.ErrorsByKind.Add(k, n)
+				}
 			}
 			for pod, n := range lp.PodRequests {
 				if pt.PodRequests == nil {
@@ -337,23 +331,6 @@ func (c *cluster) replicasAt(t time.Duration) (replicas, ready map[string]int) {
 		}
 	}
 	return replicas, ready
-}
-
-// errorsNamed is n errors of the kind load names so.
-func errorsNamed(kind string, n int64) result.Errors {
-	switch kind {
-	case load.ErrTimeout:
-		return result.Errors{Timeout: n}
-	case load.ErrConnectionRefused:
-		return result.Errors{ConnectionRefused: n}
-	case load.ErrConnectionReset:
-		return result.Errors{ConnectionReset: n}
-	case load.ErrConnectionClosed:
-		return result.Errors{ConnectionClosed: n}
-	case load.ErrHTTP503:
-		return result.Errors{HTTP503: n}
-	}
-	return result.Errors{} // "other": counted in the totals only
 }
 
 // timeline merges the client pods' per-interval latency histograms as their loads

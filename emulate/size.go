@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 
+	"trafficlab/placement"
 	"trafficlab/scenario"
 	"trafficlab/simulate"
 )
@@ -39,7 +40,7 @@ func num(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
 // checkSize refuses a scenario too large to run here; peakPods is the most service
 // pods it has at once.
-func checkSize(sc *scenario.Scenario, l *simulate.Layout, peakPods int) error {
+func checkSize(sc *scenario.Scenario, l *placement.Layout, peakPods int) error {
 	pods := float64(peakPods + len(l.Clients))
 	rate, threads := 0.0, 0.0
 	for i := range sc.Spec.Clients {
@@ -70,8 +71,12 @@ func fits(sc *scenario.Scenario, scale float64) bool {
 	scaled := *sc
 	scaled.Spec = cloneSpec(&sc.Spec)
 	Scale(&scaled, scale)
-	l, err := simulate.InitialLayout(&scaled)
-	return err == nil && checkSize(&scaled, l, len(l.Pods)) == nil
+	e, err := simulate.New(&scaled)
+	if err != nil {
+		return false
+	}
+	l := e.Layout()
+	return checkSize(&scaled, l, len(l.Pods)) == nil
 }
 
 // cloneSpec copies what Scale changes: node pools, services with their

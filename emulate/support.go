@@ -18,10 +18,10 @@ import (
 func unsupported(sc *scenario.Scenario) error {
 	spec := &sc.Spec
 	not := func(path, what string) error {
-		return &simulate.FieldError{Path: path, Err: fmt.Errorf("%s not emulated yet; `trafficlab simulate` runs it", what)}
+		return &scenario.FieldError{Path: path, Err: fmt.Errorf("%s not emulated yet; `trafficlab simulate` runs it", what)}
 	}
 	if err := unemulated(spec.Cluster.ProxyMode); err != nil {
-		return &simulate.FieldError{Path: "spec.cluster.proxyMode", Err: err}
+		return &scenario.FieldError{Path: "spec.cluster.proxyMode", Err: err}
 	}
 	for i := range spec.Cluster.Nodes {
 		pool := &spec.Cluster.Nodes[i]
@@ -68,7 +68,7 @@ func unsupported(sc *scenario.Scenario) error {
 // (emulate/faults); delay is left to the veths' own (a warning says so).
 func unsupportedNetwork(n *scenario.Network) error {
 	not := func(path, what string) error {
-		return &simulate.FieldError{Path: "spec.cluster.network." + path, Err: fmt.Errorf("%s not emulated yet; `trafficlab simulate` runs it", what)}
+		return &scenario.FieldError{Path: "spec.cluster.network." + path, Err: fmt.Errorf("%s not emulated yet; `trafficlab simulate` runs it", what)}
 	}
 	if err := unsupportedLink(n.Bandwidth, n.Correlation, n.GilbertElliott, "", not); err != nil {
 		return err

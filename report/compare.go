@@ -289,11 +289,11 @@ func compareRows(rs []*result.Result) []compareRow {
 			return float64(failed(r)), count(failed(r)), true
 		}},
 	}
-	for _, k := range errorKinds {
+	for k := range result.ErrorKinds {
 		for _, r := range rs {
-			if k.of(r.Errors) > 0 {
-				rows = append(rows, compareRow{"  " + k.name, countRule, lower, func(r *result.Result) (float64, string, bool) {
-					n := k.of(r.Errors)
+			if r.Errors.Of(k) > 0 {
+				rows = append(rows, compareRow{"  " + k.String(), countRule, lower, func(r *result.Result) (float64, string, bool) {
+					n := r.Errors.Of(k)
 					return float64(n), count(n), true
 				}})
 				break
@@ -344,18 +344,6 @@ func latencyRow(label string, of func(result.Latency) float64) compareRow {
 
 // noSuccesses is the cell of a figure over successful requests in a run with none.
 const noSuccesses = "— (no successes)"
-
-// errorKinds are the error kinds in the order, and with the names, of the JSON result.
-var errorKinds = []struct {
-	name string
-	of   func(result.Errors) int64
-}{
-	{"timeout", func(e result.Errors) int64 { return e.Timeout }},
-	{"connection_refused", func(e result.Errors) int64 { return e.ConnectionRefused }},
-	{"connection_reset", func(e result.Errors) int64 { return e.ConnectionReset }},
-	{"connection_closed", func(e result.Errors) int64 { return e.ConnectionClosed }},
-	{"http_503", func(e result.Errors) int64 { return e.HTTP503 }},
-}
 
 // slowShare is the result's slow share, derived from the counts by results that
 // carry only those (as writeSlow does).

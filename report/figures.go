@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"trafficlab/result"
 )
@@ -26,8 +27,9 @@ type Figure struct {
 	Of   func(*result.Result) float64
 }
 
-// Figures lists every figure in the order sweep tables and CSV columns use.
-var Figures = []Figure{
+// Figures lists every figure in the order sweep tables and CSV columns use: the
+// error kinds after errors, in result's order.
+var Figures = slices.Concat([]Figure{
 	{"requests", Count, func(r *result.Result) float64 { return float64(r.Requests.Total) }},
 	{"throughput_rps", PerSec, func(r *result.Result) float64 { return r.ThroughputRPS }},
 	{"p50_ms", Millis, func(r *result.Result) float64 { return r.LatencyMS.P50 }},
@@ -36,18 +38,14 @@ var Figures = []Figure{
 	{"p999_ms", Millis, func(r *result.Result) float64 { return r.LatencyMS.P999 }},
 	{"max_ms", Millis, func(r *result.Result) float64 { return r.LatencyMS.Max }},
 	{"errors", Count, func(r *result.Result) float64 { return float64(r.Errors.Total()) }},
-	{"timeout", Count, errorFigure("timeout")},
-	{"connection_refused", Count, errorFigure("connection_refused")},
-	{"connection_reset", Count, errorFigure("connection_reset")},
-	{"connection_closed", Count, errorFigure("connection_closed")},
-	{"http_503", Count, errorFigure("http_503")},
+}, errorFigures(), []Figure{
 	{"slow_share", Share, slowShare},
 	{"idle_pods", Count, func(r *result.Result) float64 { return float64(idlePods(r.Pods)) }},
 	// The pod shares are the most uneven of any service: the busiest pod's largest
 	// share and the quietest pod's smallest, each of its own service's requests.
 	{"max_pod_share", Share, func(r *result.Result) float64 { return podShare(r, func(a, b float64) bool { return b > a }) }},
 	{"min_pod_share", Share, func(r *result.Result) float64 { return podShare(r, func(a, b float64) bool { return b < a }) }},
-}
+})
 
 // FigureNamed finds a figure by its name.
 func FigureNamed(name string) (Figure, bool) {
@@ -59,13 +57,13 @@ func FigureNamed(name string) (Figure, bool) {
 	return Figure{}, false
 }
 
-func errorFigure(kind string) func(*result.Result) float64 {
-	for _, k := range errorKinds {
-		if k.name == kind {
-			return func(r *result.Result) float64 { return float64(k.of(r.Errors)) }
-		}
+// errorFigures count each error kind, named as the JSON result names it.
+func errorFigures() []Figure {
+	var out []Figure
+	for k := range result.ErrorKinds {
+		out = append(out, Figure{k.String(), Count, func(r *result.Result) float64 { return float64(r.Errors.Of(k)) }})
 	}
-	panic("report: no error kind " + kind)
+	return out
 }
 
 // podShare picks, with better, among every service's busiest (or quietest) pod share;

@@ -317,15 +317,15 @@ func latency(buckets [][]result.Point) []line {
 func errorSeries(buckets [][]result.Point, interval float64) []line {
 	var out []line
 	split := false
-	for _, kind := range errorKinds {
-		l := line{Name: kind.name, Values: make(series, len(buckets))}
+	for kind := range result.ErrorKinds {
+		l := line{Name: kind.String(), Values: make(series, len(buckets))}
 		total := int64(0)
 		for i, b := range buckets {
 			n := int64(0)
 			for _, p := range b {
 				if p.ErrorsByKind != nil {
 					split = true
-					n += kind.of(*p.ErrorsByKind)
+					n += p.ErrorsByKind.Of(kind)
 				}
 			}
 			total += n

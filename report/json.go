@@ -24,7 +24,10 @@ func JSON(w io.Writer, r *result.Result) error {
 // has no latency, and a 0 there would pull down every average taken over the column.
 func TimelineCSV(w io.Writer, r *result.Result) error {
 	svcs := services(r)
-	head := []string{"t_s", "interval_s", "requests", "errors", "p99_ms", "timeout", "connection_refused", "connection_reset", "connection_closed", "http_503"}
+	head := []string{"t_s", "interval_s", "requests", "errors", "p99_ms"}
+	for k := range result.ErrorKinds {
+		head = append(head, k.String())
+	}
 	for _, s := range svcs {
 		head = append(head, "replicas_"+s, "desired_replicas_"+s, "ready_endpoints_"+s)
 	}
@@ -44,8 +47,10 @@ func TimelineCSV(w io.Writer, r *result.Result) error {
 		if p.Succeeded() > 0 {
 			p99 = fmt.Sprintf("%g", p.P99MS)
 		}
-		fmt.Fprintf(b, "%g,%g,%d,%d,%s,%d,%d,%d,%d,%d", p.TS, length, p.Requests, p.Errors, p99,
-			k.Timeout, k.ConnectionRefused, k.ConnectionReset, k.ConnectionClosed, k.HTTP503)
+		fmt.Fprintf(b, "%g,%g,%d,%d,%s", p.TS, length, p.Requests, p.Errors, p99)
+		for kind := range result.ErrorKinds {
+			fmt.Fprintf(b, ",%d", k.Of(kind))
+		}
 		for _, s := range svcs {
 			fmt.Fprintf(b, ",%d,%d,%d", p.Replicas[s], p.DesiredReplicas[s], p.ReadyEndpoints[s])
 		}

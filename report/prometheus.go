@@ -141,8 +141,8 @@ func interruptedGauge(r *result.Result) int64 {
 func runFamilies(r *result.Result) []*promFamily {
 	info := runInfo(r)
 	errs := promFam("trafficlab_errors_total", "counter", "Failed requests by error kind, as the client saw them.")
-	for _, k := range errorKinds {
-		errs.add(promInt(k.of(r.Errors)), "kind", k.name)
+	for k := range result.ErrorKinds {
+		errs.add(promInt(r.Errors.Of(k)), "kind", k.String())
 	}
 	return []*promFamily{
 		promFam("trafficlab_run_info", "gauge", "The run: engine, scenario, seed and kube-proxy mode, those the engine knows; always 1.").add("1", info...),
@@ -264,9 +264,9 @@ func podFamilies(r *result.Result) []*promFamily {
 	}
 	podErrs := promFam("trafficlab_pod_errors_total", "counter", "Failed requests caused by the pod's removal, by error kind; kinds with none are left out.")
 	for _, p := range r.Pods {
-		for _, k := range errorKinds {
-			if n := k.of(p.Errors); n > 0 {
-				podErrs.add(promInt(n), "pod", p.Name, "service", p.Service, "node", p.Node, "kind", k.name)
+		for k := range result.ErrorKinds {
+			if n := p.Errors.Of(k); n > 0 {
+				podErrs.add(promInt(n), "pod", p.Name, "service", p.Service, "node", p.Node, "kind", k.String())
 			}
 		}
 	}

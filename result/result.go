@@ -552,11 +552,6 @@ type Errors struct {
 	HTTP503 int64 `json:"http_503"`
 }
 
-// Total is the sum of all kinds.
-func (e Errors) Total() int64 {
-	return e.Timeout + e.ConnectionRefused + e.ConnectionReset + e.ConnectionClosed + e.HTTP503
-}
-
 // Latency percentiles and extremes in milliseconds.
 type Latency struct {
 	// Min is the fastest.

@@ -93,11 +93,9 @@ func (c *checker) latencyMS(field string, ms float64) {
 }
 
 func (c *checker) errors(field string, e result.Errors) {
-	c.count(field+".timeout", e.Timeout)
-	c.count(field+".connection_refused", e.ConnectionRefused)
-	c.count(field+".connection_reset", e.ConnectionReset)
-	c.count(field+".connection_closed", e.ConnectionClosed)
-	c.count(field+".http_503", e.HTTP503)
+	for k := range result.ErrorKinds {
+		c.count(field+"."+k.String(), e.Of(k))
+	}
 }
 
 func (c *checker) check(r *result.Result) {

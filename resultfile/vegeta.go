@@ -101,17 +101,8 @@ func (s *vegetaSum) add(v *vegeta.Result) error {
 		s.okMax = max(s.okMax, lat)
 	}
 	kind := vegetaKind(v.Code, v.Error)
-	switch kind {
-	case "timeout":
-		s.errs.Timeout++
-	case "connection_refused":
-		s.errs.ConnectionRefused++
-	case "connection_reset":
-		s.errs.ConnectionReset++
-	case "connection_closed":
-		s.errs.ConnectionClosed++
-	case "http_503":
-		s.errs.HTTP503++
+	if k, ok := result.ErrorKindNamed(kind); ok {
+		s.errs.Add(k, 1)
 	}
 	if v.Error != "" && !s.seen[v.Error] {
 		s.seen[v.Error] = true

@@ -97,3 +97,14 @@ func (ds Diagnostics) sort() {
 		return a.Col - b.Col
 	})
 }
+
+// FieldError is a scenario value an engine cannot use, found after loading (a
+// distribution the models reject, a pod no node fits), at Path (e.g.
+// spec.services[0].pod.serviceTime), so the CLI can point at its line and column
+// with Positions.Diag.
+type FieldError struct {
+	Path string
+	Err  error
+}
+
+func (e *FieldError) Error() string { return e.Path + ": " + e.Err.Error() }

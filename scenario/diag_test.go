@@ -1,6 +1,10 @@
 package scenario
 
-import "testing"
+import (
+	"errors"
+	"fmt"
+	"testing"
+)
 
 func TestDiagnosticFormat(t *testing.T) {
 	cases := []struct {
@@ -52,4 +56,26 @@ func TestNameFlags(t *testing.T) {
 	_, _, diags = Load("f.yaml", []byte(base), []string{"spec.services[0].replicas=-1"})
 	diags.NameFlags([]FlagSet{{Flag: "--duration -1s", Set: "spec.duration=-1s"}})
 	checkLines(t, diags, []string{"f.yaml: --set spec.services[0].replicas=-1: spec.services[0].replicas: must not be negative"})
+}
+
+// An engine's FieldError, however wrapped, points at its field's line, or its
+// nearest written parent's; any other error is not located.
+func TestLocate(t *testing.T) {
+	pos := Positions{file: "s.yaml", at: map[string]position{"spec.clients[0]": {Line: 7, Col: 5}, "spec.clients[0].target": {Line: 8, Col: 13}}}
+	for _, tc := range []struct {
+		name string
+		err  error
+		want string // "" when not located
+	}{
+		{"at its field", &FieldError{Path: "spec.clients[0].target", Err: errors.New(`no service "db"`)}, `s.yaml:8:13: spec.clients[0].target: no service "db"`},
+		{"wrapped, at its parent", fmt.Errorf("emulate: %w", &FieldError{Path: "spec.clients[0].replicas", Err: errors.New("pod x cannot be scheduled")}),
+			"s.yaml:7:5: spec.clients[0].replicas: pod x cannot be scheduled"},
+		{"not a field's", errors.New("out of memory"), ""},
+		{"none", nil, ""},
+	} {
+		d, ok := pos.Locate(tc.err)
+		if got := map[bool]string{true: d.Error()}[ok]; got != tc.want {
+			t.Errorf("%s: located %q, want %q", tc.name, got, tc.want)
+		}
+	}
 }

@@ -56,6 +56,16 @@ func (p Positions) Diag(sev Severity, path, msg string) Diagnostic {
 	}
 }
 
+// Locate is the diagnostic of the FieldError that err is or wraps, at its field as
+// Diag points; false when err holds none.
+func (p Positions) Locate(err error) (Diagnostic, bool) {
+	var fe *FieldError
+	if !errors.As(err, &fe) {
+		return Diagnostic{}, false
+	}
+	return p.Diag(Error, fe.Path, fe.Err.Error()), true
+}
+
 // parentPath strips the last key or index from a path: a.b[0].c → a.b[0] → a.b → a → "".
 func parentPath(path string) string {
 	if i := strings.LastIndexAny(path, ".["); i >= 0 {

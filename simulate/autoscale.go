@@ -6,6 +6,7 @@ import (
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 
 	"trafficlab/model/hpa"
+	"trafficlab/placement"
 	"trafficlab/sim"
 	"trafficlab/simulate/autoscaler"
 )
@@ -46,7 +47,7 @@ func (w workloads) CPUUsed(id int32, now sim.Time) float64 { return w.e.pods[id]
 func (w workloads) Pods(si int32, now sim.Time, into []autoscaler.Pod) []autoscaler.Pod {
 	e := w.e
 	svc := &e.services[si]
-	request := milli(cpuRequest(&svc.spec.Pod.Resources))
+	request := milli(placement.CPURequest(&svc.spec.Pod.Resources))
 	for _, id := range svc.pods {
 		p := &e.pods[id]
 		into = append(into, autoscaler.Pod{

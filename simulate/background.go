@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"trafficlab/model/disk"
+	"trafficlab/placement"
 	"trafficlab/scenario"
 	"trafficlab/simulate/background"
 )
@@ -11,15 +12,9 @@ import (
 // addBackground places workload bi and hands it, with its node's CPU group and
 // disk, to the background subsystem.
 func (e *Engine) addBackground(bi int32, b *scenario.Background) error {
-	p := schedulerPod("background/"+b.Name, "background/"+b.Name, withApp(b.Name, b.Labels), &b.Resources)
-	if b.Node != "" {
-		p.NodeName = b.Node
-	} else if pl := b.Placement; pl != nil {
-		p.NodeSelector, p.Affinity, p.Tolerations = pl.NodeSelector, pl.Affinity, pl.Tolerations
-	}
-	n, err := e.sched.Schedule(p)
+	n, err := e.sched.Schedule(placement.BackgroundPod(b))
 	if err != nil {
-		return fieldError(fmt.Sprintf("spec.background[%d]", bi), unschedulable(b.Name, err))
+		return fieldError(fmt.Sprintf("spec.background[%d]", bi), placement.Unschedulable(b.Name, err))
 	}
 	w := background.Workload{Spec: b, Node: int32(n), Writer: -1}
 	if b.CPU != nil {

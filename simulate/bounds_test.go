@@ -180,7 +180,7 @@ func TestCheckPlacesPodsWithoutCallers(t *testing.T) {
 		if tc.err == "" && (checkErr != nil || len(e.slots) != 0 || len(e.cpods) != 0) {
 			t.Errorf("%v: Check: %v, with %d callers in %d client pods", tc.sets, checkErr, len(e.slots), len(e.cpods))
 		}
-		var fe *FieldError
+		var fe *scenario.FieldError
 		if tc.err != "" && (!errors.As(checkErr, &fe) || !strings.HasPrefix(fe.Path, tc.err)) {
 			t.Errorf("%v: Check: %v; want an error at %s", tc.sets, checkErr, tc.err)
 		}

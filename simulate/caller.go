@@ -3,6 +3,7 @@ package simulate
 import (
 	"trafficlab/model/client"
 	"trafficlab/model/netw"
+	"trafficlab/result"
 	"trafficlab/sim"
 )
 
@@ -92,14 +93,14 @@ func (e *Engine) acquire(si int32) {
 	e.dial(si)
 }
 
-// Error kinds, as the client sees them.
+// Error kinds, as the client sees them: result's, as bytes.
 const (
-	errTimeout uint8 = iota
-	errRefused
-	errReset
-	errClosed      // EOF before any answer: the server closed the connection
-	errUnavailable // a 503 from a sidecar: no upstream, overflow, or retries spent
-	errKinds
+	errTimeout     = uint8(result.ErrorTimeout)
+	errRefused     = uint8(result.ErrorConnectionRefused)
+	errReset       = uint8(result.ErrorConnectionReset)
+	errClosed      = uint8(result.ErrorConnectionClosed) // EOF before any answer: the server closed the connection
+	errUnavailable = uint8(result.ErrorHTTP503)          // a 503 from a sidecar: no upstream, overflow, or retries spent
+	errKinds       = uint8(result.ErrorKinds)
 	// errRefusedStream is not an error the client sees: an HTTP/2 stream the server
 	// refused after GOAWAY, which the client resends.
 	errRefusedStream = errKinds

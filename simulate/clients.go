@@ -7,6 +7,7 @@ import (
 	"trafficlab/model/client"
 	"trafficlab/model/dist"
 	"trafficlab/model/library"
+	"trafficlab/placement"
 	"trafficlab/scenario"
 	"trafficlab/sim"
 )
@@ -130,9 +131,9 @@ func (e *Engine) addClient(di int32, c *scenario.Client) error {
 	dep := &e.deps[di]
 	for r := 0; r < c.Replicas; r++ {
 		name := fmt.Sprintf("%s-%d", c.Name, r)
-		node, err := e.sched.Schedule(ClientPod(c.Name, name))
+		node, err := e.sched.Schedule(placement.ClientPod(c.Name, name))
 		if err != nil {
-			return fieldError(fmt.Sprintf("spec.clients[%d].replicas", di), unschedulable(name, err))
+			return fieldError(fmt.Sprintf("spec.clients[%d].replicas", di), placement.Unschedulable(name, err))
 		}
 		if e.check {
 			continue

@@ -12,6 +12,7 @@ import (
 	"trafficlab/model/netw"
 	"trafficlab/model/node"
 	"trafficlab/model/scheduler"
+	"trafficlab/placement"
 	"trafficlab/result"
 	"trafficlab/scenario"
 	"trafficlab/sim"
@@ -155,7 +156,7 @@ func newEngine(sc *scenario.Scenario, check bool) (*Engine, error) {
 	e.addNodes(spec)
 	e.routing = endpoints.New(e.k, e.routingConfig(spec), e)
 	e.nodeUsedAt = make([]float64, len(e.nodes))
-	e.sched = newScheduler(spec)
+	e.sched = placement.NewScheduler(spec)
 	// Workloads already on the nodes go first, so pods' affinity rules see them.
 	for bi := range spec.Background {
 		if err := e.addBackground(int32(bi), &spec.Background[bi]); err != nil {
@@ -189,16 +190,7 @@ func newEngine(sc *scenario.Scenario, check bool) (*Engine, error) {
 	return e, nil
 }
 
-// FieldError is a scenario value the models cannot use, at Path (e.g.
-// spec.services[0].pod.serviceTime), so the CLI can point at its line and column.
-type FieldError struct {
-	Path string
-	Err  error
-}
-
-func (e *FieldError) Error() string { return e.Path + ": " + e.Err.Error() }
-
-func fieldError(path string, err error) error { return &FieldError{Path: path, Err: err} }
+func fieldError(path string, err error) error { return &scenario.FieldError{Path: path, Err: err} }
 
 // Progress, if set, is called about every simulated second with the simulated time.
 type Progress func(now, end sim.Time)

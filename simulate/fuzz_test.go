@@ -54,7 +54,7 @@ func FuzzEngine(f *testing.F) {
 		}
 		e, err := New(sc)
 		if err != nil {
-			var fe *FieldError
+			var fe *scenario.FieldError
 			if !errors.As(err, &fe) || fe.Path == "" {
 				t.Fatalf("New: %v, not a FieldError at a path", err)
 			}

@@ -4,12 +4,13 @@ import (
 	"testing"
 
 	"trafficlab/examples"
+	"trafficlab/placement"
 	"trafficlab/scenario"
 )
 
 // The layout emulate builds is the one a run starts from: every service pod of the
 // run's start on the node the run reports, and the clients' pods in order.
-func TestInitialLayoutIsTheRunsStart(t *testing.T) {
+func TestLayoutIsTheRunsStart(t *testing.T) {
 	for _, name := range []string{"r3-noisy-neighbour.yaml", "r2-ab-pods-on-3-nodes.yaml", "r1-7-callers-3-threads.yaml"} {
 		data, err := examples.Get(name)
 		if err != nil {
@@ -19,15 +20,16 @@ func TestInitialLayoutIsTheRunsStart(t *testing.T) {
 		if diags.HasErrors() {
 			t.Fatal(diags)
 		}
-		l, err := InitialLayout(sc)
+		e, err := New(sc)
 		if err != nil {
 			t.Fatal(err)
 		}
+		l := e.Layout()
 		r := runExample(t, name, "spec.duration=1s").Result()
-		var want []PlacedPod
+		var want []placement.PlacedPod
 		for _, p := range r.Pods {
 			if p.StartS == 0 {
-				want = append(want, PlacedPod{Name: p.Name, Owner: p.Service, Node: p.Node})
+				want = append(want, placement.PlacedPod{Name: p.Name, Owner: p.Service, Node: p.Node})
 			}
 		}
 		if len(l.Pods) != len(want) {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"trafficlab/model/kubelet"
+	"trafficlab/placement"
 	"trafficlab/scenario"
 	"trafficlab/sim"
 )
@@ -66,9 +67,9 @@ func (e *Engine) bind(pp *pendingPod) (int32, bool) {
 	now := e.k.Now()
 	pp.attempts++
 	pp.tried, pp.moved = now, false
-	node, err := e.sched.Schedule(e.servicePod(pp.svc, pp.name))
+	node, err := e.sched.Schedule(placement.ServicePod(e.services[pp.svc].spec, pp.name))
 	if err != nil {
-		pp.reason = unschedulable(pp.name, err).Error()
+		pp.reason = placement.Unschedulable(pp.name, err).Error()
 		return -1, false
 	}
 	si := pp.svc

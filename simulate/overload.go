@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"trafficlab/placement"
 	"trafficlab/result"
 )
 
@@ -223,7 +224,7 @@ func (e *Engine) replicasFix(o *result.Overload, si int32, x float64) {
 	fit, each, perNode := e.podsFit(si)
 	if fit >= 0 {
 		if o.ReplicasNeeded > fit {
-			o.PodRequestCores = cpuRequest(&svc.spec.Pod.Resources)
+			o.PodRequestCores = placement.CPURequest(&svc.spec.Pod.Resources)
 			o.PodsFit = fit
 			o.NodeCoresEach = each
 			o.NodesNeeded = (o.ReplicasNeeded - fit + perNode - 1) / perNode
@@ -245,7 +246,7 @@ func (e *Engine) replicasFix(o *result.Overload, si int32, x float64) {
 // how many such pods it takes on its own; fit is -1 when the pods have no CPU
 // request or a node has no CPU bound, the scheduler then not counting CPU.
 func (e *Engine) podsFit(si int32) (fit int, each float64, perNode int) {
-	req := milli(cpuRequest(&e.services[si].spec.Pod.Resources))
+	req := milli(placement.CPURequest(&e.services[si].spec.Pod.Resources))
 	if req == 0 {
 		return -1, 0, 0
 	}
@@ -253,11 +254,11 @@ func (e *Engine) podsFit(si int32) (fit int, each float64, perNode int) {
 	for i := range e.pods {
 		p := &e.pods[i]
 		if p.svc != si && !p.deleting && p.phase < podGone {
-			others[p.node] += milli(cpuRequest(&e.services[p.svc].spec.Pod.Resources))
+			others[p.node] += milli(placement.CPURequest(&e.services[p.svc].spec.Pod.Resources))
 		}
 	}
 	for _, w := range e.backgrounds.All() {
-		others[w.Node] += milli(cpuRequest(&w.Spec.Resources))
+		others[w.Node] += milli(placement.CPURequest(&w.Spec.Resources))
 	}
 	for i := range e.nodes {
 		cores := e.nodes[i].cpu.Cores()

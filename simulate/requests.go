@@ -30,9 +30,9 @@ func (e *Engine) streamRequest(si int32, kind int, pod int32) {
 	case -1:
 		r.Code, r.BytesOut, r.BytesIn = 200, d.bodyBytes, int64(svc.respBytes)
 	case int(errUnavailable): // the sidecar's 503 is an answer, with a status
-		r.Code, r.BytesOut, r.Error = 503, d.bodyBytes, errorNames[kind]
+		r.Code, r.BytesOut, r.Error = 503, d.bodyBytes, result.ErrorKind(kind).String()
 	default:
-		r.Error = errorNames[kind]
+		r.Error = result.ErrorKind(kind).String()
 	}
 	e.onRequest(r)
 }
@@ -66,7 +66,7 @@ func (x *ended) seen(kind uint8, d *clientDeployment, service string) {
 		return
 	}
 	d.errSeen |= 1 << kind
-	x.errors = append(x.errors, result.EndedError{Kind: errorNames[kind], Service: service, Method: d.spec.Request.Method})
+	x.errors = append(x.errors, result.EndedError{Kind: result.ErrorKind(kind).String(), Service: service, Method: d.spec.Request.Method})
 }
 
 func (x *ended) result() *result.Ended {

@@ -207,17 +207,12 @@ func (e *Engine) nodeCPU(now sim.Time) []float64 {
 	return used
 }
 
-// errorNames are the error kinds as the Result names them.
-var errorNames = [errKinds]string{
-	errTimeout: "timeout", errRefused: "connection_refused", errReset: "connection_reset", errClosed: "connection_closed",
-	errUnavailable: "http_503",
-}
-
 func errorsOf(c errorCounts) result.Errors {
-	return result.Errors{
-		Timeout: c[errTimeout], ConnectionRefused: c[errRefused],
-		ConnectionReset: c[errReset], ConnectionClosed: c[errClosed], HTTP503: c[errUnavailable],
+	var e result.Errors
+	for kind, n := range c {
+		e.Add(result.ErrorKind(kind), n)
 	}
+	return e
 }
 
 func seconds(t sim.Time) *float64 {

@@ -101,7 +101,7 @@ func (r *reservoir) result() []result.Sample {
 	for i, s := range kept {
 		out[i] = result.Sample{TS: result.Round(s.sent.Seconds(), 6), LatencyMS: result.Round(ms(s.latency), 4)}
 		if s.kind >= 0 {
-			out[i].Error = errorNames[s.kind]
+			out[i].Error = result.ErrorKind(s.kind).String()
 		}
 	}
 	return out

@@ -373,24 +373,12 @@ func r2HPAScaleIn(l *lab) (string, error) {
 	return fmt.Sprintf("to %d at %g s", e.To, e.TS), nil
 }
 
-// errorKinds name each kind of failure as the prose does.
-var errorKinds = []struct {
-	name string
-	of   func(result.Errors) int64
-}{
-	{"timed out", func(e result.Errors) int64 { return e.Timeout }},
-	{"refused", func(e result.Errors) int64 { return e.ConnectionRefused }},
-	{"reset", func(e result.Errors) int64 { return e.ConnectionReset }},
-	{"cut off", func(e result.Errors) int64 { return e.ConnectionClosed }},
-	{"answered 503", func(e result.Errors) int64 { return e.HTTP503 }},
-}
-
 // failures says how many requests failed and how: "19 errors (18 refused, 1 reset)".
 func failures(e result.Errors) string {
 	var kinds []string
-	for _, k := range errorKinds {
-		if n := k.of(e); n > 0 {
-			kinds = append(kinds, count(n)+" "+k.name)
+	for k := range result.ErrorKinds {
+		if n := e.Of(k); n > 0 {
+			kinds = append(kinds, count(n)+" "+k.Words())
 		}
 	}
 	if len(kinds) == 0 {

@@ -79,7 +79,7 @@ func (x *ended) add(o *outcome, sent, end int64, cfg *Config) {
 // refused"), and an error status is the response's status line (Attacker.hit sets
 // res.Error = r.Status).
 func endedError(o *outcome, cfg *Config) result.EndedError {
-	e := result.EndedError{Kind: kindNames[o.kind], Method: cfg.Method}
+	e := result.EndedError{Kind: o.kind.String(), Method: cfg.Method}
 	if o.kind == kindOther {
 		e.Kind = ""
 	}

@@ -51,7 +51,7 @@ func TestEndedAddAllocatesNothing(t *testing.T) {
 		x := newEnded()
 		x.add(&o, 1, 2, cfg) // the first of a code adds its key, the first error its message
 		if n := testing.AllocsPerRun(100, func() { x.add(&o, 1, 2, cfg) }); n != 0 {
-			t.Errorf("%s %d: %g allocations a request", kindNames[o.kind], o.code, n)
+			t.Errorf("%s %d: %g allocations a request", o.kind, o.code, n)
 		}
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"trafficlab/emulate/load"
+	"trafficlab/result"
 	"trafficlab/scenario"
 )
 
@@ -123,7 +123,7 @@ func TestEnded(t *testing.T) {
 				switch {
 				case e.Message == "500 Internal Server Error" && e.Kind == "":
 					statuses++
-				case e.Kind == load.ErrTimeout && strings.HasPrefix(e.Message, `Post "`+c.Target+`": `):
+				case e.Kind == result.ErrorTimeout.String() && strings.HasPrefix(e.Message, `Post "`+c.Target+`": `):
 					timeouts++
 				default:
 					t.Errorf("error %+v is neither the 500 nor a timeout", e)
@@ -151,7 +151,7 @@ func TestEnded(t *testing.T) {
 			if x.StatusCodes["0"] != 20 || len(x.StatusCodes) != 1 || x.BytesIn != 0 || x.BytesOut != 0 {
 				t.Errorf("codes %v, bytes in %d out %d; want 20 without an answer and no bytes", x.StatusCodes, x.BytesIn, x.BytesOut)
 			}
-			if len(x.Errors) != 1 || x.Errors[0].Kind != load.ErrConnectionRefused || !strings.Contains(x.Errors[0].Message, "connection refused") {
+			if len(x.Errors) != 1 || x.Errors[0].Kind != result.ErrorConnectionRefused.String() || !strings.Contains(x.Errors[0].Message, "connection refused") {
 				t.Errorf("errors %+v, want one connection refused", x.Errors)
 			}
 			if n := rep.EndedTally.Recorded(); n != 20 || rep.Requests.Total != 20 {

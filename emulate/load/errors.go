@@ -9,40 +9,50 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"trafficlab/result"
 )
 
-// kind is the outcome of one request, with the error kinds named as the simulator
-// names them (simulate/result.go errorNames).
+// kind is the outcome of one request: an answer, one of the error kinds both
+// engines count (result.ErrorKind), an error none of them describes, or a request
+// the run cut off.
 type kind uint8
 
 const (
 	kindOK kind = iota
-	kindTimeout
-	kindRefused
-	kindReset
-	kindClosed
-	kindUnavailable
 	// kindOther is an error none of the simulator's kinds describes: shown, never dropped.
 	kindOther
 	// kindAbandoned is a request cut off by the end of the run, or by an aborted run:
 	// counted as in flight, neither an answer nor an error.
 	kindAbandoned
-	nKinds
+	// firstErrorKind is where result's error kinds begin, in their order.
+	firstErrorKind
 )
 
-// Error kind names, as simulate/result.go errorNames and result.Errors spell them.
 const (
-	ErrTimeout           = "timeout"
-	ErrConnectionRefused = "connection_refused"
-	ErrConnectionReset   = "connection_reset"
-	ErrConnectionClosed  = "connection_closed"
-	ErrHTTP503           = "http_503"
-	ErrOther             = "other"
+	kindTimeout     = firstErrorKind + kind(result.ErrorTimeout)
+	kindRefused     = firstErrorKind + kind(result.ErrorConnectionRefused)
+	kindReset       = firstErrorKind + kind(result.ErrorConnectionReset)
+	kindClosed      = firstErrorKind + kind(result.ErrorConnectionClosed)
+	kindUnavailable = firstErrorKind + kind(result.ErrorHTTP503)
+	nKinds          = firstErrorKind + kind(result.ErrorKinds)
 )
 
-var kindNames = [nKinds]string{
-	kindOK: "ok", kindTimeout: ErrTimeout, kindRefused: ErrConnectionRefused, kindReset: ErrConnectionReset,
-	kindClosed: ErrConnectionClosed, kindUnavailable: ErrHTTP503, kindOther: ErrOther, kindAbandoned: "abandoned",
+// errorKind is k as result counts it; false for an answer, an error of no kind and
+// a request cut off.
+func (k kind) errorKind() (result.ErrorKind, bool) {
+	return result.ErrorKind(k - firstErrorKind), k >= firstErrorKind
+}
+
+var outcomeNames = [firstErrorKind]string{kindOK: "ok", kindOther: "other", kindAbandoned: "abandoned"}
+
+// String names k as a Point's ErrorsByKind does: result's name of its error kind,
+// else ok, other or abandoned.
+func (k kind) String() string {
+	if e, ok := k.errorKind(); ok {
+		return e.String()
+	}
+	return outcomeNames[k]
 }
 
 // classify names the error of a round trip or of reading its body. The order

@@ -154,9 +154,9 @@ func (r *runner) report(elapsed time.Duration, reason string) *Report {
 		}
 		sh.mu.Unlock()
 	}
-	rep.Errors = result.Errors{
-		Timeout: counts[kindTimeout], ConnectionRefused: counts[kindRefused], ConnectionReset: counts[kindReset],
-		ConnectionClosed: counts[kindClosed], HTTP503: counts[kindUnavailable],
+	rep.Errors = result.Errors{}
+	for k := range result.ErrorKinds {
+		rep.Errors.Add(k, counts[firstErrorKind+kind(k)])
 	}
 	failed := rep.Errors.Total() + counts[kindOther]
 	rep.Requests.OK = counts[kindOK]

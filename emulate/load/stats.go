@@ -239,7 +239,7 @@ func (s *stats) take(w *window) {
 				if p.ErrorsByKind == nil {
 					p.ErrorsByKind = map[string]int64{}
 				}
-				p.ErrorsByKind[kindNames[k]] += n
+				p.ErrorsByKind[kind(k).String()] += n
 			}
 		}
 		return
@@ -271,7 +271,7 @@ func (s *stats) point(sec int64, a *agg) Point {
 			if p.ErrorsByKind == nil {
 				p.ErrorsByKind = map[string]int64{}
 			}
-			p.ErrorsByKind[kindNames[k]] = n
+			p.ErrorsByKind[kind(k).String()] = n
 		}
 	}
 	if h := a.hist; h.TotalCount() > 0 {

@@ -12,9 +12,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"trafficlab/emulate"
+	"trafficlab/placement"
 	"trafficlab/result"
 	"trafficlab/scenario"
-	"trafficlab/simulate"
 )
 
 type emulateFlags struct {
@@ -175,9 +175,8 @@ func (f *emulateFlags) end(ctx context.Context, c *cobra.Command, stdout io.Writ
 // emulateInputError turns what emulate refuses into bad input, at the scenario line
 // when it names a path.
 func emulateInputError(err error, pos scenario.Positions) error {
-	var fe *simulate.FieldError
-	if errors.As(err, &fe) {
-		return badInput{pos.Diag(scenario.Error, fe.Path, fe.Err.Error())}
+	if d, ok := pos.Locate(err); ok {
+		return badInput{d}
 	}
 	var size *emulate.SizeError
 	if errors.As(err, &size) {
@@ -193,7 +192,7 @@ func printPlan(w io.Writer, p *emulate.Plan) {
 		count(len(l.Nodes), "node"), count(len(l.Pods), "service pod"), count(len(l.Clients), "client pod"), sc.Spec.Cluster.ProxyMode)
 	for _, n := range l.Nodes {
 		var pods []string
-		for _, p := range append(append([]simulate.PlacedPod(nil), l.Pods...), l.Clients...) {
+		for _, p := range append(append([]placement.PlacedPod(nil), l.Pods...), l.Clients...) {
 			if p.Node == n {
 				pods = append(pods, p.Name)
 			}

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"io"
 
@@ -63,9 +62,8 @@ func loadSource(src source, sets []string, stderr io.Writer) (*scenario.Scenario
 // buildEngine turns model-level errors that name a scenario path into positioned ones.
 func buildEngine(sc *scenario.Scenario, pos scenario.Positions) (*simulate.Engine, error) {
 	e, err := simulate.New(sc)
-	var fe *simulate.FieldError
-	if errors.As(err, &fe) {
-		return nil, badInput{pos.Diag(scenario.Error, fe.Path, fe.Err.Error())}
+	if d, ok := pos.Locate(err); ok {
+		return nil, badInput{d}
 	}
 	return e, err
 }

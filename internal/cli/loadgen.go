@@ -337,9 +337,11 @@ func writeLoadText(w io.Writer, r *load.Report) error {
 	q := r.Requests
 	p("Requests\t%d answered, %d failed, %d in flight at the end, %d not sent, %d resent", q.OK, q.Failed, q.InFlight, q.NotSent, q.Retried)
 	p("Throughput\t%.1f/s answered, %.1f/s sent", r.ThroughputRPS, r.RateRPS)
-	e := r.Errors
-	p("Errors\ttimeout %d, connection_refused %d, connection_reset %d, connection_closed %d, http_503 %d",
-		e.Timeout, e.ConnectionRefused, e.ConnectionReset, e.ConnectionClosed, e.HTTP503)
+	kinds := make([]string, 0, result.ErrorKinds)
+	for k := range result.ErrorKinds {
+		kinds = append(kinds, fmt.Sprintf("%s %d", k, r.Errors.Of(k)))
+	}
+	p("Errors\t%s", strings.Join(kinds, ", "))
 	others := make([]string, 0, len(r.OtherErrors))
 	for k := range r.OtherErrors {
 		others = append(others, k)
@@ -418,17 +420,8 @@ func loadResult(rep *load.Report, cfg load.Config, scenarioName, service string)
 			if pt.ErrorsByKind == nil {
 				pt.ErrorsByKind = &result.Errors{}
 			}
-			switch kind {
-			case load.ErrTimeout:
-				pt.ErrorsByKind.Timeout += n
-			case load.ErrConnectionRefused:
-				pt.ErrorsByKind.ConnectionRefused += n
-			case load.ErrConnectionReset:
-				pt.ErrorsByKind.ConnectionReset += n
-			case load.ErrConnectionClosed:
-				pt.ErrorsByKind.ConnectionClosed += n
-			case load.ErrHTTP503:
-				pt.ErrorsByKind.HTTP503 += n
+			if k, ok := result.ErrorKindNamed(kind); ok { // "other" counts in the totals only
+				pt.ErrorsByKind.Add(k, n)
 			}
 		}
 		r.Timeline = append(r.Timeline, pt)

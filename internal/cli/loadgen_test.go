@@ -177,3 +177,22 @@ func TestLoadRuns(t *testing.T) {
 		}
 	})
 }
+
+// The text's Errors line names every error kind, as the JSON does, with its count.
+func TestLoadTextNamesEveryErrorKind(t *testing.T) {
+	r := &load.Report{Errors: result.Errors{Timeout: 1, ConnectionRefused: 2, ConnectionReset: 3, ConnectionClosed: 4, HTTP503: 5}}
+	var b strings.Builder
+	if err := writeLoadText(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	const want = "timeout 1, connection_refused 2, connection_reset 3, connection_closed 4, http_503 5\n"
+	for _, line := range strings.Split(b.String(), "\n") {
+		if strings.HasPrefix(line, "Errors ") {
+			if got := strings.TrimLeft(strings.TrimPrefix(line, "Errors"), " ") + "\n"; got != want {
+				t.Errorf("Errors line %q, want %q", got, want)
+			}
+			return
+		}
+	}
+	t.Errorf("no Errors line in\n%s", b.String())
+}

@@ -1,12 +1,10 @@
 package cli
 
 import (
-	"errors"
 	"io"
 
 	"github.com/spf13/cobra"
 
-	"trafficlab/scenario"
 	"trafficlab/simulate"
 )
 
@@ -32,9 +30,8 @@ do not fail.`,
 			// Placing the pods finds what only the engine's set-up can (a pod no node
 			// fits); Check does that without the clients' callers a run needs.
 			err = simulate.Check(sc)
-			var fe *simulate.FieldError
-			if errors.As(err, &fe) {
-				return badInput{pos.Diag(scenario.Error, fe.Path, fe.Err.Error())}
+			if d, ok := pos.Locate(err); ok {
+				return badInput{d}
 			}
 			return err
 		},

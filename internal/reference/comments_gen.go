@@ -688,6 +688,13 @@ var generated = Comments{
 			"Target":      "Target is the pods the fault acts on. Required.",
 		},
 	},
+	"trafficlab/scenario.FieldError": {
+		Doc: "FieldError is a scenario value an engine cannot use, found after loading (a\ndistribution the models reject, a pod no node fits), at Path (e.g.\nspec.services[0].pod.serviceTime), so the CLI can point at its line and column\nwith Positions.Diag.",
+		Fields: map[string]string{
+			"Err":  "",
+			"Path": "",
+		},
+	},
 	"trafficlab/scenario.FlagSet": {
 		Doc: "FlagSet is a --set argument that a command-line flag stands for: Flag as typed\n(\"--duration -1s\") and the PATH=VALUE it sets (\"spec.duration=-1s\").",
 		Fields: map[string]string{
