@@ -135,69 +135,73 @@ func scaled() *result.Result {
 	}
 }
 
+// plainScaling is a run with errors and nothing of the scaling sections.
+func plainScaling() *result.Result {
+	return &result.Result{Engine: "simulate", Scenario: "s", DurationS: 60, ProxyMode: kubeproxy.Iptables,
+		Requests: result.Requests{Total: 110, OK: 100, Failed: 10},
+		Errors:   result.Errors{Timeout: 1, ConnectionRefused: 2, ConnectionReset: 3, ConnectionClosed: 4},
+		Pods:     pods(50, 50),
+		Clients:  []result.Client{{Name: "caller", Target: "web", Threads: 4, ConnectionsOpened: 4, PeakOpen: 4, Requests: 110}}}
+}
+
+// scalingCases are runs whose text must and must not have each scaling section.
+var scalingCases = []struct {
+	name    string
+	r       func() *result.Result
+	want    []string
+	wantNot []string
+}{
+	{"nothing new: the old layout", plainScaling,
+		[]string{"[timeout, refused, reset, closed]  1, 2, 3, 4", "Service web: 2 pods behind its ClusterIP",
+			"POD  NODE  REQUESTS", "4 threads"},
+		[]string{"LIFE", "ERRORS  ", "Retried", "Scale events", "Runs of", "Where the errors", "aborted"}},
+	{"retries", func() *result.Result { r := plainScaling(); r.Requests.Retried = 7; return r },
+		[]string{"Retried    [resent on a new connection]", "]  7\n"}, nil},
+	{"pods' lives and errors", scaled,
+		[]string{"Service web: 3 pods over the run, 2 at the end", "LIFE  READY", "ERRORS",
+			"web-0  n-0   0s–     0s", "web-1  n-1  20s–80s    22s  200  20.5%  0  0%  21", "web-2  n-2     20s–    22s"},
+		nil},
+	{"scale events", scaled,
+		[]string{"Scale events: 2 (1 out, 1 in)", "TIME  SERVICE  REPLICAS  PODS",
+			"20s  web      1→3       +web-1 +web-2  cpu resource above target",
+			"80s  web      3→2       −web-1         All metrics below target"},
+		[]string{"omitted"}},
+	{"attribution", scaled,
+		[]string{"Where the errors came from: 21 of 24 failed requests caused by pods being removed",
+			"- web-1, deleted at 80s by the scale-in 3→2: 19 connections refused, 2 connections reset.",
+			"- not attributed to any pod: 3 connections refused.", "No ready endpoint:", "web 5s–6s.",
+			"- refused: new connections were still sent to the pod after its process exited on SIGTERM",
+			"- reset: requests were sent on kept-alive connections", "preStop sleep", "draining on SIGTERM"},
+		[]string{"closed:", "timeout:", "userspace"}},
+	{"attribution, userspace closes", func() *result.Result {
+		r := scaled()
+		r.ProxyMode = kubeproxy.Userspace
+		r.Errors = result.Errors{ConnectionClosed: 2}
+		r.Pods[1].Errors = result.Errors{ConnectionClosed: 2}
+		return r
+	}, []string{"web-1, deleted at 80s by the scale-in 3→2: 2 connections closed before the answer.",
+		"- closed: requests were in progress", "With the userspace proxy, resets"},
+		[]string{"not attributed", "refused:"}},
+	{"attribution, a pod not deleted by the autoscaler", func() *result.Result {
+		r := scaled()
+		r.ScaleEvents = nil
+		r.Errors = result.Errors{Timeout: 1}
+		r.Pods[1].DeletedS, r.Pods[1].EndS = f(80), f(110)
+		r.Pods[1].Errors = result.Errors{Timeout: 1}
+		return r
+	}, []string{"web-1, deleted at 80s (not by the autoscaler), its process ending at 110s: 1 timeout.",
+		"- timeout: connections were sent to the pod's IP after the pod was gone", "20s–110s"},
+		[]string{"Scale events"}},
+	{"runs", scaled,
+		[]string{"Runs of ab: 2", "#              NAME  START  DURATION  REQUESTS  ERRORS  ABORTED",
+			"1  ab -n 500 -c 100   0.0s   48.900s       500       0       no",
+			"2    ab -n 100 -c 1  48.9s   31.101s       476       1      yes",
+			"ab aborted 1 of 2 runs at a receive error; without -r", "2 runs  none (ab)"},
+		[]string{"omitted"}},
+}
+
 func TestTextScalingSections(t *testing.T) {
-	plain := func() *result.Result {
-		return &result.Result{Engine: "simulate", Scenario: "s", DurationS: 60, ProxyMode: kubeproxy.Iptables,
-			Requests: result.Requests{Total: 110, OK: 100, Failed: 10},
-			Errors:   result.Errors{Timeout: 1, ConnectionRefused: 2, ConnectionReset: 3, ConnectionClosed: 4},
-			Pods:     pods(50, 50),
-			Clients:  []result.Client{{Name: "caller", Target: "web", Threads: 4, ConnectionsOpened: 4, PeakOpen: 4, Requests: 110}}}
-	}
-	cases := []struct {
-		name    string
-		r       func() *result.Result
-		want    []string
-		wantNot []string
-	}{
-		{"nothing new: the old layout", plain,
-			[]string{"[timeout, refused, reset, closed]  1, 2, 3, 4", "Service web: 2 pods behind its ClusterIP",
-				"POD  NODE  REQUESTS", "4 threads"},
-			[]string{"LIFE", "ERRORS  ", "Retried", "Scale events", "Runs of", "Where the errors", "aborted"}},
-		{"retries", func() *result.Result { r := plain(); r.Requests.Retried = 7; return r },
-			[]string{"Retried    [resent on a new connection]", "]  7\n"}, nil},
-		{"pods' lives and errors", scaled,
-			[]string{"Service web: 3 pods over the run, 2 at the end", "LIFE  READY", "ERRORS",
-				"web-0  n-0   0s–     0s", "web-1  n-1  20s–80s    22s  200  20.5%  0  0%  21", "web-2  n-2     20s–    22s"},
-			nil},
-		{"scale events", scaled,
-			[]string{"Scale events: 2 (1 out, 1 in)", "TIME  SERVICE  REPLICAS  PODS",
-				"20s  web      1→3       +web-1 +web-2  cpu resource above target",
-				"80s  web      3→2       −web-1         All metrics below target"},
-			[]string{"omitted"}},
-		{"attribution", scaled,
-			[]string{"Where the errors came from: 21 of 24 failed requests caused by pods being removed",
-				"- web-1, deleted at 80s by the scale-in 3→2: 19 connections refused, 2 connections reset.",
-				"- not attributed to any pod: 3 connections refused.", "No ready endpoint:", "web 5s–6s.",
-				"- refused: new connections were still sent to the pod after its process exited on SIGTERM",
-				"- reset: requests were sent on kept-alive connections", "preStop sleep", "draining on SIGTERM"},
-			[]string{"closed:", "timeout:", "userspace"}},
-		{"attribution, userspace closes", func() *result.Result {
-			r := scaled()
-			r.ProxyMode = kubeproxy.Userspace
-			r.Errors = result.Errors{ConnectionClosed: 2}
-			r.Pods[1].Errors = result.Errors{ConnectionClosed: 2}
-			return r
-		}, []string{"web-1, deleted at 80s by the scale-in 3→2: 2 connections closed before the answer.",
-			"- closed: requests were in progress", "With the userspace proxy, resets"},
-			[]string{"not attributed", "refused:"}},
-		{"attribution, a pod not deleted by the autoscaler", func() *result.Result {
-			r := scaled()
-			r.ScaleEvents = nil
-			r.Errors = result.Errors{Timeout: 1}
-			r.Pods[1].DeletedS, r.Pods[1].EndS = f(80), f(110)
-			r.Pods[1].Errors = result.Errors{Timeout: 1}
-			return r
-		}, []string{"web-1, deleted at 80s (not by the autoscaler), its process ending at 110s: 1 timeout.",
-			"- timeout: connections were sent to the pod's IP after the pod was gone", "20s–110s"},
-			[]string{"Scale events"}},
-		{"runs", scaled,
-			[]string{"Runs of ab: 2", "#              NAME  START  DURATION  REQUESTS  ERRORS  ABORTED",
-				"1  ab -n 500 -c 100   0.0s   48.900s       500       0       no",
-				"2    ab -n 100 -c 1  48.9s   31.101s       476       1      yes",
-				"ab aborted 1 of 2 runs at a receive error; without -r", "2 runs  none (ab)"},
-			[]string{"omitted"}},
-	}
-	for _, c := range cases {
+	for _, c := range scalingCases {
 		var b bytes.Buffer
 		if err := Text(&b, c.r()); err != nil {
 			t.Fatal(err)

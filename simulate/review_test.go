@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"trafficlab/report"
+	"trafficlab/result"
 )
 
 // overloadedYAML is a service of 8 pods, 2 ms of CPU a request, offered 6,000/s by 4
@@ -34,25 +35,30 @@ spec:
 `
 }
 
+// reportText is the text report of a scenario's run, its white space folded.
+func reportText(t *testing.T, src string, sets ...string) string {
+	t.Helper()
+	return folded(t, runYAML(t, src, sets...))
+}
+
+// exampleText is the text report of an example's run, its white space folded.
+func exampleText(t *testing.T, name string, sets ...string) string {
+	t.Helper()
+	return folded(t, runExample(t, name, sets...).Result())
+}
+
+func folded(t *testing.T, r *result.Result) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := report.Text(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(strings.Fields(b.String()), " ")
+}
+
 // The explanations of runs a reviewer found contradicting themselves, checked on
 // the runs: each sentence where it must appear and where it must not.
 func TestExplanationsFitTheRuns(t *testing.T) {
-	text := func(t *testing.T, src string, sets ...string) string {
-		t.Helper()
-		var b bytes.Buffer
-		if err := report.Text(&b, runYAML(t, src, sets...)); err != nil {
-			t.Fatal(err)
-		}
-		return strings.Join(strings.Fields(b.String()), " ")
-	}
-	example := func(t *testing.T, name string, sets ...string) string {
-		t.Helper()
-		var b bytes.Buffer
-		if err := report.Text(&b, runExample(t, name, sets...).Result()); err != nil {
-			t.Fatal(err)
-		}
-		return strings.Join(strings.Fields(b.String()), " ")
-	}
 	const r2 = "r2-rapid-scaling.yaml"
 	cases := []struct {
 		name      string
@@ -62,23 +68,23 @@ func TestExplanationsFitTheRuns(t *testing.T) {
 		// 8 workers holding each request 10 ms serve 800 of the 1,000/s offered all
 		// along: intervals in which every request timed out are not quiet ones.
 		{"workers overloaded at a steady load", func(t *testing.T) string {
-			return text(t, overworkersYAML, "spec.duration=30s")
+			return reportText(t, overworkersYAML, "spec.duration=30s")
 		}, []string{"Overload: web was offered 1,000 requests/s"}, []string{"Slow share by load"}},
 		{"every pod throttled", func(t *testing.T) string {
-			return text(t, overloadedYAML(`{name: n, count: 4, cpu: "4"}`, `cpu: "1", `))
+			return reportText(t, overloadedYAML(`{name: n, count: 4, cpu: "4"}`, `cpu: "1", `))
 		}, []string{"Advice: raise or remove the CPU limit of all 8 pods of web."}, []string{"limit of web-"}},
 		{"one service fills the nodes' cores", func(t *testing.T) string {
-			return text(t, overloadedYAML(`{name: n, count: 4, cpu: "2"}`, ``))
+			return reportText(t, overloadedYAML(`{name: n, count: 4, cpu: "2"}`, ``))
 		}, []string{"went to web's own pods alone", "Fix: more cores."}, []string{"raise the CPU request"}},
 		{"scale-in, the app exits on SIGTERM", func(t *testing.T) string {
-			return example(t, r2, "spec.duration=100s")
+			return exampleText(t, r2, "spec.duration=100s")
 		}, []string{"after its process exited on SIGTERM", "draining on SIGTERM (finish"}, []string{"already drains"}},
 		{"scale-in, the app drains", func(t *testing.T) string {
-			return example(t, r2, "spec.duration=100s", "spec.services[0].pod.onSigterm.action=drain")
+			return exampleText(t, r2, "spec.duration=100s", "spec.services[0].pod.onSigterm.action=drain")
 		}, []string{"after it closed its listener on SIGTERM to drain", "a preStop sleep longer than"},
 			[]string{"exited on SIGTERM", "draining on SIGTERM (finish"}},
 		{"a partition", func(t *testing.T) string {
-			return text(t, `apiVersion: trafficlab/v1alpha1
+			return reportText(t, `apiVersion: trafficlab/v1alpha1
 kind: Scenario
 metadata: {name: partition}
 spec:
@@ -105,7 +111,7 @@ spec:
 			"SYNs went unanswered and were sent again", "Network faults that ran: cut: partition of pod web-1 (both ways), 10s–20s.", "A fault that dropped packets ran (listed above)."},
 			[]string{"which is what the slowest requests paid", "not attributed"}},
 		{"no replicas", func(t *testing.T) string {
-			return text(t, overloadedYAML(`{name: n, count: 4, cpu: "4"}`, ``), "spec.services[0].replicas=0", "spec.duration=2s")
+			return reportText(t, overloadedYAML(`{name: n, count: 4, cpu: "4"}`, ``), "spec.services[0].replicas=0", "spec.duration=2s")
 		}, []string{"No ready endpoint: web had none for the whole run (spec.replicas is 0: give it replicas).",
 			"12000 connections were refused meanwhile."}, nil},
 	}
