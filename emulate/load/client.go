@@ -16,7 +16,7 @@ import (
 const defaultTimeout = 30 * time.Second
 
 // diurnalSteps is how many straight segments trace one period of a diurnal rate
-// curve, as simulate/curve.go traces it.
+// curve, as simulate/loadgen/curve.go traces it.
 const diurnalSteps = 1440
 
 // FromClient builds the load of one pod of client c against target (the URL the
@@ -93,7 +93,7 @@ func phasesOf(c *scenario.Client, run time.Duration) ([]Phase, error) {
 }
 
 // curvePhases traces a rate curve as ramps, one phase per straight segment, as
-// simulate/curve.go does; the last rate holds to the end of the run. Each segment
+// simulate/loadgen/curve.go does; the last rate holds to the end of the run. Each segment
 // starts its own arrival count, so a constant-arrival curve may send one request
 // more per segment than the continuous curve would.
 func curvePhases(rc *scenario.RateCurve, run time.Duration) ([]Phase, error) {

@@ -291,7 +291,7 @@ func (p *phaseRun) ended() bool {
 	}
 }
 
-// completed counts an outcome toward its phase, as simulate/phases.go completed
+// completed counts an outcome toward its phase, as simulate/loadgen Completed
 // does: a phase by request count finishes with its last answer, and a run of a
 // tool that aborts on errors ends at the first one (abort true). Reports whether
 // this outcome aborted the run.
