@@ -25,7 +25,9 @@ import (
 	"trafficlab/simulate/loadgen"
 )
 
-// Engine is one simulation run.
+// Engine is one simulation run: the wiring of the subsystems that own their state
+// (the fields of their own package's types) and the request path it still holds:
+// the callers and their pools, the pods' apps, the sidecars, the network.
 type Engine struct {
 	k   *sim.Kernel
 	sc  *scenario.Scenario
@@ -33,7 +35,33 @@ type Engine struct {
 	// planned is the duration an interrupted run was to cover (end is where it
 	// stopped); 0 when it ran to the end.
 	planned sim.Time
+	err     error // why the run stopped early (see maxLiveRequests)
+	check   bool  // set up for Check: pods placed, no client callers
+	// started is false while New builds the initial cluster, which is settled: its
+	// pods run and every node's rules list them.
+	started bool
 
+	// Subsystems.
+	routing     *endpoints.Routing
+	load        *loadgen.Generator
+	deployments *deployment.Controllers
+	autoscalers *autoscaler.Controllers
+	faults      *faults.Faults
+	logs        *accesslog.Paths
+	backgrounds *background.Workloads
+
+	// The cluster: nodes, services and their pods (cluster.go, lifecycle.go).
+	nodes    []nodeState
+	services []service
+	pods     []pod
+	sched    *scheduler.Scheduler
+	// pending are service pods waiting for a node, in the order they were queued;
+	// retryAt is when the next of them is due after its backoff.
+	pending    []pendingPod
+	retryAt    sim.Time
+	nodeUsedAt []float64 // per node: core-seconds used up to the last timeline interval
+
+	// Latencies of the datapath.
 	mode  kubeproxy.Mode
 	hop   sim.Time // one-way pod-to-pod latency
 	local sim.Time // one-way latency that stays on the client's node
@@ -41,13 +69,7 @@ type Engine struct {
 	// (local in userspace mode, else 0): the client talks to it, it talks to the pod.
 	relay sim.Time
 
-	nodes    []nodeState
-	services []service
-	pods     []pod
-	sched    *scheduler.Scheduler
-	// started is false while New builds the initial cluster, which is settled: its
-	// pods run and every node's rules list them.
-	started   bool
+	// The callers and their connections (clients.go, caller.go, conns.go, dial.go).
 	deps      []clientDeployment
 	cpods     []clientPod
 	slots     []slot
@@ -55,26 +77,17 @@ type Engine struct {
 	poolOwner []int32    // client pod of each pool
 	sweepAt   []sim.Time // pending idle-timeout sweep per pool; 0 = none
 	conns     client.Conns
-	jobs      []job
-	freeJobs  []int32
-	err       error   // why the run stopped early (see maxLiveRequests)
-	liveLimit int     // maxLiveRequests; tests lower it
-	openSlots int     // open-loop callers made, each outstanding or free for reuse
-	check     bool    // set up for Check: pods placed, no client callers
-	done      []int32 // scratch for finished CPU work
 	expired   []client.ConnID
 	live      func(client.Waiter) bool
+	liveLimit int // maxLiveRequests; tests lower it
+	openSlots int // open-loop callers made, each outstanding or free for reuse
 
-	routing     *endpoints.Routing
-	load        *loadgen.Generator
-	deployments *deployment.Controllers
-	autoscalers *autoscaler.Controllers
-	faults      *faults.Faults
-	logs        *accesslog.Paths
-
-	stats     stats
-	onRequest func(*result.Request) // StreamRequests' function, or nil
-	request   result.Request        // reused for each call of onRequest
+	// Requests at the pods' apps (jobs.go, server.go).
+	jobs     []job
+	freeJobs []int32
+	serial   uint32
+	done     []int32 // scratch for finished CPU work
+	resumed  []int32 // scratch: jobs a log pipe hands back
 
 	// The network beyond constant delays (transport.go): nil stack on the fast path.
 	stack      *netw.Stack
@@ -90,24 +103,22 @@ type Engine struct {
 	freeChunks []int32
 	worst      []result.TCPConn // the connections with the most retransmissions
 
-	envoys      []envoy
-	connWorker  []int16 // per connection: the sidecar worker that accepted it
-	poolEnvoy   []int32 // per pool: the envoy owning it, or -1 for a client app's pool
-	doneProxy   []int32
-	serial      uint32
-	resumed     []int32 // scratch: jobs a log pipe hands back
-	backgrounds *background.Workloads
-	slowAfter   sim.Time  // latency over which a request is slow
-	nodeUsedAt  []float64 // per node: core-seconds used up to the last timeline interval
-	// pending are service pods waiting for a node, in the order they were queued;
-	// retryAt is when the next of them is due after its backoff.
-	pending []pendingPod
-	retryAt sim.Time
+	// Sidecars (sidecar.go, upstream.go).
+	envoys     []envoy
+	connWorker []int16 // per connection: the sidecar worker that accepted it
+	poolEnvoy  []int32 // per pool: the envoy owning it, or -1 for a client app's pool
+	doneProxy  []int32
+
+	// What the run reports (stats.go, requests.go).
+	stats     stats
+	slowAfter sim.Time              // latency over which a request is slow
+	onRequest func(*result.Request) // StreamRequests' function, or nil
+	request   result.Request        // reused for each call of onRequest
 
 	evReady, evArrive, evCPU, evWait, evResponse, evTimeout, evRefused, evReset, evClosed, evRedial, evTick, evSweep,
-	evPodStart, evProbe, evSigterm, evKill, evNetGone,
-	evProxyIn, evProxyCPU, evLocalIn, evLocalOut, evUpFail, evProxyRetry, evUnavailable, evRefusedStream, evPerTry, evConnectTimeout, evWindowUpdate,
-	evSchedule uint8
+	evPodStart, evProbe, evSigterm, evKill, evNetGone, evSchedule,
+	evProxyIn, evProxyCPU, evLocalIn, evLocalOut, evUpFail, evProxyRetry, evUnavailable, evRefusedStream, evPerTry, evConnectTimeout,
+	evWindowUpdate uint8
 }
 
 // New builds the cluster twin. The scenario must have been validated.
