@@ -103,7 +103,10 @@ func (c *Controllers) Replicas(svc int32) int { return c.services[svc].replicas 
 func (c *Controllers) Revision(svc int32) int32 { return c.services[svc].revision }
 
 // Active is how many pods of service svc are not terminating, Pending ones included.
-func (c *Controllers) Active(svc int32) int { return len(c.replicas(svc, anyRevision)) }
+func (c *Controllers) Active(svc int32) int {
+	c.scratch = c.pods.Active(svc, c.scratch[:0])
+	return len(c.scratch)
+}
 
 // ScaleEvents are the scale events so far; Rollouts the rollouts.
 func (c *Controllers) ScaleEvents() []result.ScaleEvent { return c.scaleEvents }
