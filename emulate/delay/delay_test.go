@@ -318,14 +318,30 @@ func ksCritical(alpha float64, n, m int) float64 {
 	return math.Sqrt(-math.Log(alpha/2)/2) * math.Sqrt(float64(n+m)/float64(n*m))
 }
 
-// The real thing, on one node with a server pod and a client pod. No leg comes out
-// shorter than its delay: the relay never lets a packet go early, and the leg's
-// undelayed part comes on top. Accuracy target: each 5 ms traversal lands within
-// 0.25 ms above 5 ms (late, below), in medians of 30–40 round trips. On top of both
-// bounds comes this machine's own timing noise, measured first on undelayed legs:
-// five standard errors of the medians compared.
-func TestDelayOnAVeth(t *testing.T) {
-	emutest.NeedRoot(t, "ip", "iptables-restore", "iptables-save")
+// latency is the delay the subtests add.
+const latency = 5 * time.Millisecond
+
+// The accuracy target: the hand-off of each packet to this process, which the
+// lead cannot see (0.05-0.1 ms measured), and the wake-up delay beyond the lead,
+// on a quiet machine. On a busy one both grow: probed runs the legs beside a
+// probe of this machine's timer wake-ups and goroutine hand-offs
+// (emutest.WakeupProbe), whose medians are added to the target.
+const late = 250 * time.Microsecond
+
+// baseLegs is how many undelayed legs measure this machine's noise.
+const baseLegs = 100
+
+// veth is a node with a server pod and a caller pod, a pinger between them and the
+// undelayed legs measured.
+type veth struct {
+	node                    string
+	web, caller             *topo.Pod
+	dialer                  *topo.Dialer
+	p                       *pinger
+	baseTo, baseBack, noise time.Duration
+}
+
+func newVeth(t *testing.T) *veth {
 	c, err := topo.Build([]string{"a"})
 	if err != nil {
 		t.Fatal(err)
@@ -347,7 +363,6 @@ func TestDelayOnAVeth(t *testing.T) {
 	node := c.NodeNS("a")
 	p := newPinger(t, web, dialer)
 	p.legs(t, 5) // warm up
-	const baseLegs = 100
 	baseTo, baseBack, raw := p.legs(t, baseLegs)
 	var tos, backs []time.Duration
 	for _, r := range raw {
@@ -355,217 +370,241 @@ func TestDelayOnAVeth(t *testing.T) {
 	}
 	noise := max(spread(tos), spread(backs))
 	t.Logf("undelayed legs: %v there, %v back; this machine's timing noise on a leg: %v (robust SD of %d)", baseTo, baseBack, noise, baseLegs)
-	const latency = 5 * time.Millisecond
-	// The accuracy target: the hand-off of each packet to this process, which the
-	// lead cannot see (0.05-0.1 ms measured), and the wake-up delay beyond the lead,
-	// on a quiet machine. On a busy one both grow: probed runs the legs beside a
-	// probe of this machine's timer wake-ups and goroutine hand-offs
-	// (emutest.WakeupProbe), whose medians are added to the target.
-	const late = 250 * time.Microsecond
-	probed := func(t *testing.T, n int) (to, back time.Duration, raw [][2]time.Duration, wait time.Duration) {
-		t.Helper()
-		probe, err := emutest.StartWakeupProbe(time.Millisecond)
+	return &veth{node: node, web: web, caller: caller, dialer: dialer, p: p, baseTo: baseTo, baseBack: baseBack, noise: noise}
+}
+
+// probed runs n legs beside a probe of this machine's wake-ups and hand-offs (see late).
+func (v *veth) probed(t *testing.T, n int) (to, back time.Duration, raw [][2]time.Duration, wait time.Duration) {
+	t.Helper()
+	probe, err := emutest.StartWakeupProbe(time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	to, back, raw = v.p.legs(t, n)
+	probe.Stop()
+	wait = emutest.Quantile(probe.Timer, 0.5) + emutest.Quantile(probe.Handoff, 0.5)
+	return to, back, raw, wait
+}
+
+// within checks that got is want more than base, within the target and the noise.
+func (v *veth) within(t *testing.T, what string, got, base, want, wait time.Duration, n int) {
+	t.Helper()
+	se := time.Duration(math.Hypot(float64(medianSE(v.noise, n)), float64(medianSE(v.noise, baseLegs))))
+	if added := got - base; added < want-5*se || added > want+late+wait+5*se {
+		t.Errorf("%s: %v, %v more than undelayed; want %v more (-%v, +%v for the target, +%v for this machine's median wake-up and hand-off during the legs and +%v for its noise, 5 SE of medians of legs with a robust SD of %v)", what, got, added, want, 5*se, late, wait, 5*se, v.noise)
+	}
+}
+
+// floor checks that no leg was shorter than its delay.
+func (v *veth) floor(t *testing.T, what string, raw [][2]time.Duration, there, back time.Duration) {
+	t.Helper()
+	for i, r := range raw {
+		if r[0] < there || r[1] < back {
+			t.Errorf("%s: leg %d took %v there and %v back, shorter than its delay (%v, %v): a packet went early", what, i, r[0], r[1], there, back)
+		}
+	}
+}
+
+// The real thing, on one node with a server pod and a client pod. No leg comes out
+// shorter than its delay: the relay never lets a packet go early, and the leg's
+// undelayed part comes on top. Accuracy target: each 5 ms traversal lands within
+// 0.25 ms above 5 ms (late, below), in medians of 30–40 round trips. On top of both
+// bounds comes this machine's own timing noise, measured first on undelayed legs:
+// five standard errors of the medians compared.
+func TestDelayOnAVeth(t *testing.T) {
+	emutest.NeedRoot(t, "ip", "iptables-restore", "iptables-save")
+	v := newVeth(t)
+	t.Run("direction", func(t *testing.T) { vethDirection(t, v) })
+	t.Run("http", func(t *testing.T) { vethHTTP(t, v) })
+	t.Run("close releases what it holds", func(t *testing.T) { vethCloseReleases(t, v) })
+	t.Run("two in one namespace", func(t *testing.T) { vethTwoInOneNamespace(t, v) })
+	t.Run("jitter", func(t *testing.T) { vethJitter(t, v) })
+}
+
+// vethDirection: a delay on the packets a pod receives, sends, or both, adds to the
+// legs it should and to no other, and no packet goes early.
+func vethDirection(t *testing.T, v *veth) {
+	node, web, baseTo, baseBack, probed, within, floor := v.node, v.web, v.baseTo, v.baseBack, v.probed, v.within, v.floor
+	for _, c := range []struct {
+		dir         string
+		there, back time.Duration // added to the leg to the server and back
+	}{
+		{faults.From, latency, 0}, // packets the server pod receives
+		{faults.To, 0, latency},   // packets it sends
+		{faults.Both, latency, latency},
+	} {
+		d := start(t, node, Rule{Veth: web.Veth, Direction: c.dir, Latency: latency})
+		const n = 30
+		to, back, raw, wait := probed(t, n)
+		t.Logf("%s: %v there, %v back; wake-up and hand-off %v", c.dir, to, back, wait)
+		within(t, c.dir+" there", to, baseTo, c.there, wait, n)
+		within(t, c.dir+" back", back, baseBack, c.back, wait, n)
+		floor(t, c.dir, raw, c.there, c.back)
+		s := stop(t, d)
+		if s.MeanLate < 0 || s.MaxLate < 0 {
+			t.Errorf("%s: verdicts %v late on average, at most %v: none may be early", c.dir, s.MeanLate, s.MaxLate)
+		}
+	}
+}
+
+// vethHTTP: a delay both ways adds twice to an HTTP round trip on a kept-alive
+// connection.
+func vethHTTP(t *testing.T, v *veth) {
+	node, web, dialer := v.node, v.web, v.dialer
+	addr := netip.AddrPortFrom(web.IP, 8080)
+	emutest.Serve(t, topo.InNetns, web.NS, web.Name, addr, emutest.Pod(t, "{serviceTime: {distribution: constant, value: 100us}}"))
+	client := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DialContext: dialer.DialContext}}
+	t.Cleanup(client.CloseIdleConnections)
+	const n = 40
+	rtt := func() (time.Duration, []time.Duration) {
+		var v []time.Duration
+		for range n {
+			t0 := time.Now()
+			resp, err := client.Get(fmt.Sprintf("http://%s/", addr))
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Read to the end, or the transport closes the connection
+			// instead of reusing it.
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			v = append(v, time.Since(t0))
+		}
+		s := slices.Clone(v)
+		slices.Sort(s)
+		return s[len(s)/2], v
+	}
+	rtt() // connect and warm up: later requests reuse the connection
+	base, baseAll := rtt()
+	d := start(t, node, Rule{Veth: web.Veth, Direction: faults.Both, Latency: latency})
+	got, all := rtt()
+	stop(t, d)
+	t.Logf("HTTP round trip %v undelayed, %v with %v each way", base, got, latency)
+	// The request crosses the server's veth once toward the pod, the answer once
+	// away from it: two traversals, each within the accuracy target, and each a
+	// floor under every round trip.
+	sd := spread(baseAll)
+	se := time.Duration(math.Sqrt2 * float64(medianSE(sd, n)))
+	if added := got - base; added < 2*latency-5*se || added > 2*(latency+late)+5*se {
+		t.Errorf("round trip %v more, want %v (-%v, +%v; %v of it this machine's noise, undelayed round trips' robust SD %v)", added, 2*latency, 5*se, 2*late+5*se, 5*se, sd)
+	}
+	for i, rt := range all {
+		if rt < 2*latency {
+			t.Errorf("round trip %d took %v, less than its two delays: a packet went early", i, rt)
+		}
+	}
+}
+
+// A byte held for 2 s when Close comes goes on at once: not dropped, which the
+// client's TCP would show as a retransmission, and not kept.
+func vethCloseReleases(t *testing.T, v *veth) {
+	node, web, p := v.node, v.web, v.p
+	retrans := func() uint32 {
+		raw, err := p.c.(*net.TCPConn).SyscallConn()
 		if err != nil {
 			t.Fatal(err)
 		}
-		to, back, raw = p.legs(t, n)
-		probe.Stop()
-		wait = emutest.Quantile(probe.Timer, 0.5) + emutest.Quantile(probe.Handoff, 0.5)
-		return to, back, raw, wait
-	}
-	within := func(t *testing.T, what string, got, base, want, wait time.Duration, n int) {
-		t.Helper()
-		se := time.Duration(math.Hypot(float64(medianSE(noise, n)), float64(medianSE(noise, baseLegs))))
-		if added := got - base; added < want-5*se || added > want+late+wait+5*se {
-			t.Errorf("%s: %v, %v more than undelayed; want %v more (-%v, +%v for the target, +%v for this machine's median wake-up and hand-off during the legs and +%v for its noise, 5 SE of medians of legs with a robust SD of %v)", what, got, added, want, 5*se, late, wait, 5*se, noise)
-		}
-	}
-	// floor checks that no leg was shorter than its delay.
-	floor := func(t *testing.T, what string, raw [][2]time.Duration, there, back time.Duration) {
-		t.Helper()
-		for i, r := range raw {
-			if r[0] < there || r[1] < back {
-				t.Errorf("%s: leg %d took %v there and %v back, shorter than its delay (%v, %v): a packet went early", what, i, r[0], r[1], there, back)
-			}
-		}
-	}
-
-	t.Run("direction", func(t *testing.T) {
-		for _, c := range []struct {
-			dir         string
-			there, back time.Duration // added to the leg to the server and back
-		}{
-			{faults.From, latency, 0}, // packets the server pod receives
-			{faults.To, 0, latency},   // packets it sends
-			{faults.Both, latency, latency},
-		} {
-			d := start(t, node, Rule{Veth: web.Veth, Direction: c.dir, Latency: latency})
-			const n = 30
-			to, back, raw, wait := probed(t, n)
-			t.Logf("%s: %v there, %v back; wake-up and hand-off %v", c.dir, to, back, wait)
-			within(t, c.dir+" there", to, baseTo, c.there, wait, n)
-			within(t, c.dir+" back", back, baseBack, c.back, wait, n)
-			floor(t, c.dir, raw, c.there, c.back)
-			s := stop(t, d)
-			if s.MeanLate < 0 || s.MaxLate < 0 {
-				t.Errorf("%s: verdicts %v late on average, at most %v: none may be early", c.dir, s.MeanLate, s.MaxLate)
-			}
-		}
-	})
-
-	t.Run("http", func(t *testing.T) {
-		addr := netip.AddrPortFrom(web.IP, 8080)
-		emutest.Serve(t, topo.InNetns, web.NS, web.Name, addr, emutest.Pod(t, "{serviceTime: {distribution: constant, value: 100us}}"))
-		client := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DialContext: dialer.DialContext}}
-		t.Cleanup(client.CloseIdleConnections)
-		const n = 40
-		rtt := func() (time.Duration, []time.Duration) {
-			var v []time.Duration
-			for range n {
-				t0 := time.Now()
-				resp, err := client.Get(fmt.Sprintf("http://%s/", addr))
-				if err != nil {
-					t.Fatal(err)
-				}
-				// Read to the end, or the transport closes the connection
-				// instead of reusing it.
-				io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
-				v = append(v, time.Since(t0))
-			}
-			s := slices.Clone(v)
-			slices.Sort(s)
-			return s[len(s)/2], v
-		}
-		rtt() // connect and warm up: later requests reuse the connection
-		base, baseAll := rtt()
-		d := start(t, node, Rule{Veth: web.Veth, Direction: faults.Both, Latency: latency})
-		got, all := rtt()
-		stop(t, d)
-		t.Logf("HTTP round trip %v undelayed, %v with %v each way", base, got, latency)
-		// The request crosses the server's veth once toward the pod, the answer once
-		// away from it: two traversals, each within the accuracy target, and each a
-		// floor under every round trip.
-		sd := spread(baseAll)
-		se := time.Duration(math.Sqrt2 * float64(medianSE(sd, n)))
-		if added := got - base; added < 2*latency-5*se || added > 2*(latency+late)+5*se {
-			t.Errorf("round trip %v more, want %v (-%v, +%v; %v of it this machine's noise, undelayed round trips' robust SD %v)", added, 2*latency, 5*se, 2*late+5*se, 5*se, sd)
-		}
-		for i, rt := range all {
-			if rt < 2*latency {
-				t.Errorf("round trip %d took %v, less than its two delays: a packet went early", i, rt)
-			}
-		}
-	})
-
-	// A byte held for 2 s when Close comes goes on at once: not dropped, which the
-	// client's TCP would show as a retransmission, and not kept.
-	t.Run("close releases what it holds", func(t *testing.T) {
-		retrans := func() uint32 {
-			raw, err := p.c.(*net.TCPConn).SyscallConn()
-			if err != nil {
-				t.Fatal(err)
-			}
-			var info *unix.TCPInfo
-			raw.Control(func(fd uintptr) { info, err = unix.GetsockoptTCPInfo(int(fd), unix.IPPROTO_TCP, unix.TCP_INFO) })
-			if err != nil {
-				t.Fatal(err)
-			}
-			return info.Total_retrans
-		}
-		before := retrans()
-		d := start(t, node, Rule{Veth: web.Veth, Direction: faults.From, Latency: 2 * time.Second})
-		p.c.SetDeadline(time.Now().Add(5 * time.Second))
-		b := []byte{1}
-		if _, err := p.c.Write(b); err != nil {
+		var info *unix.TCPInfo
+		raw.Control(func(fd uintptr) { info, err = unix.GetsockoptTCPInfo(int(fd), unix.IPPROTO_TCP, unix.TCP_INFO) })
+		if err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(100 * time.Millisecond)
-		select {
-		case <-p.stamps:
-			t.Fatal("the byte was not held")
-		default:
-		}
-		t0 := time.Now()
-		stop(t, d)
-		if _, err := p.c.Read(b); err != nil {
-			t.Fatal(err)
-		}
-		<-p.stamps
-		if el, n := time.Since(t0), retrans()-before; el > time.Second || n != 0 {
-			t.Errorf("answer %v after Close, %d retransmissions: want it at once, none", el, n)
-		}
-	})
+		return info.Total_retrans
+	}
+	before := retrans()
+	d := start(t, node, Rule{Veth: web.Veth, Direction: faults.From, Latency: 2 * time.Second})
+	p.c.SetDeadline(time.Now().Add(5 * time.Second))
+	b := []byte{1}
+	if _, err := p.c.Write(b); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond)
+	select {
+	case <-p.stamps:
+		t.Fatal("the byte was not held")
+	default:
+	}
+	t0 := time.Now()
+	stop(t, d)
+	if _, err := p.c.Read(b); err != nil {
+		t.Fatal(err)
+	}
+	<-p.stamps
+	if el, n := time.Since(t0), retrans()-before; el > time.Second || n != 0 {
+		t.Errorf("answer %v after Close, %d retransmissions: want it at once, none", el, n)
+	}
+}
 
-	// A Delayer per pod in one namespace: each binds a queue of its own.
-	t.Run("two in one namespace", func(t *testing.T) {
-		d1 := start(t, node, Rule{Veth: caller.Veth, Direction: faults.To, Latency: latency})
-		d2 := start(t, node, Rule{Veth: web.Veth, Direction: faults.To, Latency: 2 * latency})
-		if d1.queue == d2.queue {
-			t.Fatalf("both on queue %d", d1.queue)
-		}
-		const n = 20
-		to, back, raw, wait := probed(t, n)
-		within(t, "caller's delay", to, baseTo, latency, wait, n)
-		within(t, "server's delay", back, baseBack, 2*latency, wait, n)
-		floor(t, "two in one namespace", raw, latency, 2*latency)
-		stop(t, d2)
-		stop(t, d1)
-	})
+// A Delayer per pod in one namespace: each binds a queue of its own.
+func vethTwoInOneNamespace(t *testing.T, v *veth) {
+	node, web, caller, baseTo, baseBack, probed, within, floor := v.node, v.web, v.caller, v.baseTo, v.baseBack, v.probed, v.within, v.floor
+	d1 := start(t, node, Rule{Veth: caller.Veth, Direction: faults.To, Latency: latency})
+	d2 := start(t, node, Rule{Veth: web.Veth, Direction: faults.To, Latency: 2 * latency})
+	if d1.queue == d2.queue {
+		t.Fatalf("both on queue %d", d1.queue)
+	}
+	const n = 20
+	to, back, raw, wait := probed(t, n)
+	within(t, "caller's delay", to, baseTo, latency, wait, n)
+	within(t, "server's delay", back, baseBack, 2*latency, wait, n)
+	floor(t, "two in one namespace", raw, latency, 2*latency)
+	stop(t, d2)
+	stop(t, d1)
+}
 
-	// Jitter on the server's answers only: the back leg spreads as the distribution
-	// does. The relay's and this machine's own error on a leg are measured first, as
-	// the added delay of legs under a constant delay less that delay; each jittered
-	// leg is then a draw plus such an error. The legs' distribution must match that
-	// sum's (a sample of draws each paired with a measured error) by a two-sample
-	// Kolmogorov–Smirnov test at alpha 1e-4, which a correct relay fails once in
-	// 10,000 runs, whatever this machine's noise. With 400 legs it tells a jitter
-	// twice too wide (a distance of 0.25 uniform, 0.15 normal) or a bias of 0.5 ms
-	// (0.125, 0.20) from the right one: the critical distance is 0.114. Every leg is
-	// also at least its draw, which a relay letting packets go early fails.
-	t.Run("jitter", func(t *testing.T) {
-		const n = 400
-		d := start(t, node, Rule{Veth: web.Veth, Direction: faults.To, Latency: latency})
+// Jitter on the server's answers only: the back leg spreads as the distribution
+// does. The relay's and this machine's own error on a leg are measured first, as
+// the added delay of legs under a constant delay less that delay; each jittered
+// leg is then a draw plus such an error. The legs' distribution must match that
+// sum's (a sample of draws each paired with a measured error) by a two-sample
+// Kolmogorov–Smirnov test at alpha 1e-4, which a correct relay fails once in
+// 10,000 runs, whatever this machine's noise. With 400 legs it tells a jitter
+// twice too wide (a distance of 0.25 uniform, 0.15 normal) or a bias of 0.5 ms
+// (0.125, 0.20) from the right one: the critical distance is 0.114. Every leg is
+// also at least its draw, which a relay letting packets go early fails.
+func vethJitter(t *testing.T, v *veth) {
+	node, web, p, baseBack := v.node, v.web, v.p, v.baseBack
+	const n = 400
+	d := start(t, node, Rule{Veth: web.Veth, Direction: faults.To, Latency: latency})
+	_, _, raw := p.legs(t, n)
+	stop(t, d)
+	var errs []float64
+	for _, r := range raw {
+		errs = append(errs, float64(r[1]-baseBack-latency))
+	}
+	slices.Sort(errs)
+	t.Logf("the relay's and this machine's error on a %v leg: p10 %.3f, p50 %.3f, p90 %.3f, max %.3f ms", latency, errs[n/10]/ms, errs[n/2]/ms, errs[9*n/10]/ms, errs[n-1]/ms)
+	for _, c := range []struct {
+		dist   string
+		jitter time.Duration
+		lo     time.Duration // the smallest draw
+	}{
+		{scenario.JitterUniform, 2 * time.Millisecond, latency - 2*time.Millisecond},
+		{scenario.JitterNormal, time.Millisecond, 0},
+	} {
+		d := start(t, node, Rule{Veth: web.Veth, Direction: faults.To, Latency: latency, Jitter: c.jitter, Distribution: c.dist})
 		_, _, raw := p.legs(t, n)
 		stop(t, d)
-		var errs []float64
-		for _, r := range raw {
-			errs = append(errs, float64(r[1]-baseBack-latency))
+		var added []float64
+		for i, r := range raw {
+			if r[1] < c.lo {
+				t.Errorf("%s: leg %d back took %v, less than the smallest delay %v: a packet went early", c.dist, i, r[1], c.lo)
+			}
+			added = append(added, float64(r[1]-baseBack))
 		}
-		slices.Sort(errs)
-		t.Logf("the relay's and this machine's error on a %v leg: p10 %.3f, p50 %.3f, p90 %.3f, max %.3f ms", latency, errs[n/10]/ms, errs[n/2]/ms, errs[9*n/10]/ms, errs[n-1]/ms)
-		for _, c := range []struct {
-			dist   string
-			jitter time.Duration
-			lo     time.Duration // the smallest draw
-		}{
-			{scenario.JitterUniform, 2 * time.Millisecond, latency - 2*time.Millisecond},
-			{scenario.JitterNormal, time.Millisecond, 0},
-		} {
-			d := start(t, node, Rule{Veth: web.Veth, Direction: faults.To, Latency: latency, Jitter: c.jitter, Distribution: c.dist})
-			_, _, raw := p.legs(t, n)
-			stop(t, d)
-			var added []float64
-			for i, r := range raw {
-				if r[1] < c.lo {
-					t.Errorf("%s: leg %d back took %v, less than the smallest delay %v: a packet went early", c.dist, i, r[1], c.lo)
-				}
-				added = append(added, float64(r[1]-baseBack))
-			}
-			const m = 20 * n
-			rng := sim.Stream(1, "delay/test/jitter/"+c.dist)
-			var want []float64
-			for i := range m {
-				want = append(want, float64(draw(rng, latency, c.jitter, c.dist))+errs[i%n])
-			}
-			dist, crit := ksDistance(added, want), ksCritical(1e-4, n, m)
-			t.Logf("%s ±%v: Kolmogorov–Smirnov distance %.3f to draws plus this machine's measured error (critical %.3f)", c.dist, c.jitter, dist, crit)
-			if dist > crit {
-				slices.Sort(added)
-				t.Errorf("%s: the legs' added delay (p10 %.3f, p50 %.3f, p90 %.3f ms) is not distributed as the draws plus the error measured under a constant delay: KS distance %.3f over the critical %.3f at alpha 1e-4", c.dist, added[n/10]/ms, added[n/2]/ms, added[9*n/10]/ms, dist, crit)
-			}
+		const m = 20 * n
+		rng := sim.Stream(1, "delay/test/jitter/"+c.dist)
+		var want []float64
+		for i := range m {
+			want = append(want, float64(draw(rng, latency, c.jitter, c.dist))+errs[i%n])
 		}
-	})
+		dist, crit := ksDistance(added, want), ksCritical(1e-4, n, m)
+		t.Logf("%s ±%v: Kolmogorov–Smirnov distance %.3f to draws plus this machine's measured error (critical %.3f)", c.dist, c.jitter, dist, crit)
+		if dist > crit {
+			slices.Sort(added)
+			t.Errorf("%s: the legs' added delay (p10 %.3f, p50 %.3f, p90 %.3f ms) is not distributed as the draws plus the error measured under a constant delay: KS distance %.3f over the critical %.3f at alpha 1e-4", c.dist, added[n/10]/ms, added[n/2]/ms, added[9*n/10]/ms, dist, crit)
+		}
+	}
 }
 
 func TestKSDistance(t *testing.T) {

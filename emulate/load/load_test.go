@@ -307,65 +307,73 @@ func readRequest(c net.Conn) bool {
 	}
 }
 
+// closedPort is the URL of a port nothing listens on.
+func closedPort(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln.Close()
+	return "http://" + ln.Addr().String()
+}
+
+// onePod is the URL of a pod that answers with handle.
+func onePod(t *testing.T, handle func(w http.ResponseWriter, r *http.Request) bool) string {
+	return newPods(t, 1, false, handle).URL
+}
+
+// errorCases are targets that fail each request one way, and how the Report
+// counts it: by a kind, or among the other errors by a key's prefix.
+var errorCases = []struct {
+	name   string
+	target func(t *testing.T) string
+	want   func(r *load.Report) int64
+	other  string // expected other_errors key, by prefix
+}{
+	{"connection_refused: nothing listens", closedPort, func(r *load.Report) int64 { return r.Errors.ConnectionRefused }, ""},
+	{"connection_reset: SO_LINGER 0 then close", func(t *testing.T) string {
+		return rawServer(t, func(c *net.TCPConn) {
+			if readRequest(c) {
+				_ = c.SetLinger(0)
+			}
+		})
+	}, func(r *load.Report) int64 { return r.Errors.ConnectionReset }, ""},
+	{"connection_closed: closed after reading the request", func(t *testing.T) string {
+		return rawServer(t, func(c *net.TCPConn) { readRequest(c) })
+	}, func(r *load.Report) int64 { return r.Errors.ConnectionClosed }, ""},
+	{"timeout: slower than the client's timeout", func(t *testing.T) string {
+		return onePod(t, func(_ http.ResponseWriter, r *http.Request) bool {
+			select {
+			case <-r.Context().Done():
+			case <-time.After(2 * time.Second):
+			}
+			return false
+		})
+	}, func(r *load.Report) int64 { return r.Errors.Timeout }, ""},
+	{"http_503", func(t *testing.T) string {
+		return onePod(t, func(w http.ResponseWriter, _ *http.Request) bool {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return true
+		})
+	}, func(r *load.Report) int64 { return r.Errors.HTTP503 }, ""},
+	{"other: an error status", func(t *testing.T) string {
+		return onePod(t, func(w http.ResponseWriter, _ *http.Request) bool {
+			w.WriteHeader(http.StatusInternalServerError)
+			return true
+		})
+	}, nil, "http_500"},
+	{"other: not HTTP", func(t *testing.T) string {
+		return rawServer(t, func(c *net.TCPConn) {
+			if readRequest(c) {
+				_, _ = c.Write([]byte("HELLO\r\n\r\n"))
+			}
+		})
+	}, nil, "malformed HTTP response"},
+}
+
 func TestErrors(t *testing.T) {
-	closedPort := func(t *testing.T) string {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		ln.Close()
-		return "http://" + ln.Addr().String()
-	}
-	pod := func(t *testing.T, handle func(w http.ResponseWriter, r *http.Request) bool) string {
-		return newPods(t, 1, false, handle).URL
-	}
 	clients(t, func(t *testing.T, client string) {
-		for _, tc := range []struct {
-			name   string
-			target func(t *testing.T) string
-			want   func(r *load.Report) int64
-			other  string // expected other_errors key, by prefix
-		}{
-			{"connection_refused: nothing listens", closedPort, func(r *load.Report) int64 { return r.Errors.ConnectionRefused }, ""},
-			{"connection_reset: SO_LINGER 0 then close", func(t *testing.T) string {
-				return rawServer(t, func(c *net.TCPConn) {
-					if readRequest(c) {
-						_ = c.SetLinger(0)
-					}
-				})
-			}, func(r *load.Report) int64 { return r.Errors.ConnectionReset }, ""},
-			{"connection_closed: closed after reading the request", func(t *testing.T) string {
-				return rawServer(t, func(c *net.TCPConn) { readRequest(c) })
-			}, func(r *load.Report) int64 { return r.Errors.ConnectionClosed }, ""},
-			{"timeout: slower than the client's timeout", func(t *testing.T) string {
-				return pod(t, func(_ http.ResponseWriter, r *http.Request) bool {
-					select {
-					case <-r.Context().Done():
-					case <-time.After(2 * time.Second):
-					}
-					return false
-				})
-			}, func(r *load.Report) int64 { return r.Errors.Timeout }, ""},
-			{"http_503", func(t *testing.T) string {
-				return pod(t, func(w http.ResponseWriter, _ *http.Request) bool {
-					w.WriteHeader(http.StatusServiceUnavailable)
-					return true
-				})
-			}, func(r *load.Report) int64 { return r.Errors.HTTP503 }, ""},
-			{"other: an error status", func(t *testing.T) string {
-				return pod(t, func(w http.ResponseWriter, _ *http.Request) bool {
-					w.WriteHeader(http.StatusInternalServerError)
-					return true
-				})
-			}, nil, "http_500"},
-			{"other: not HTTP", func(t *testing.T) string {
-				return rawServer(t, func(c *net.TCPConn) {
-					if readRequest(c) {
-						_, _ = c.Write([]byte("HELLO\r\n\r\n"))
-					}
-				})
-			}, nil, "malformed HTTP response"},
-		} {
+		for _, tc := range errorCases {
 			t.Run(tc.name, func(t *testing.T) {
 				c := cfg(tc.target(t), 1, 5*time.Second, scenario.ReuseShared)
 				c.HTTPClient, c.MaxRequests, c.Timeout = client, 4, 100*time.Millisecond

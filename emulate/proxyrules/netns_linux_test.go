@@ -117,10 +117,25 @@ func blockAddr(block netip.Prefix, c, d byte) netip.Addr {
 	return netip.AddrFrom4([4]byte{a[0], a[1], c, d})
 }
 
-func testMode(t *testing.T, mode Mode, block netip.Prefix) {
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
+// modeRun is one mode's test network: a namespace with a client address and three
+// pods, a Service web over them and one without endpoints, and the rules of both.
+type modeRun struct {
+	ctx            context.Context
+	mode           Mode
+	ns             *testNetns
+	pods           []*testPod
+	byName         map[string]int
+	podIPs         []netip.Addr
+	webIP, emptyIP netip.Addr
+	web, empty     Service
+	rules          Rules
+	webURL         string
+	fresh, kept    *http.Client // a new connection per request; one kept alive
+}
 
+// newModeRun builds the network in addresses of block and applies the rules twice:
+// a second full sync over the first changes nothing (no duplicated jump rules).
+func newModeRun(ctx context.Context, t *testing.T, mode Mode, block netip.Prefix) *modeRun {
 	client := blockAddr(block, 0, 1)
 	podIPs := []netip.Addr{blockAddr(block, 1, 1), blockAddr(block, 1, 2), blockAddr(block, 1, 3)}
 	webIP, emptyIP := blockAddr(block, 255, 10), blockAddr(block, 255, 11)
@@ -152,7 +167,6 @@ func testMode(t *testing.T, mode Mode, block netip.Prefix) {
 	if err := Apply(ctx, ns.name, mode, rules); err != nil {
 		t.Fatalf("Apply: %v", err)
 	}
-	// A second full sync over the first changes nothing (no duplicated jump rules).
 	if err := Apply(ctx, ns.name, mode, rules); err != nil {
 		t.Fatalf("Apply again: %v", err)
 	}
@@ -163,45 +177,61 @@ func testMode(t *testing.T, mode Mode, block netip.Prefix) {
 		}
 	}
 	webURL := "http://" + netip.AddrPortFrom(webIP, 80).String() + "/"
+	m := &modeRun{ctx: ctx, mode: mode, ns: ns, pods: pods, byName: byName, podIPs: podIPs, webIP: webIP, emptyIP: emptyIP,
+		web: web, empty: empty, rules: rules, webURL: webURL, fresh: ns.httpClient(false), kept: ns.httpClient(true)}
+	t.Cleanup(m.fresh.CloseIdleConnections)
+	t.Cleanup(m.kept.CloseIdleConnections)
+	return m
+}
 
-	// 1. A new connection per request: each is balanced on its own. With n = 300 and
-	// p = 1/3 a pod's count is binomial, mean 100, σ = √(n·p·(1−p)) ≈ 8.16; each must be
-	// within ±4σ (a false alarm about once in 5,000 runs of both modes).
-	before := connCounts(pods)
-	counts := make([]int, len(pods))
-	fresh := ns.httpClient(false)
-	t.Cleanup(fresh.CloseIdleConnections)
+func testMode(t *testing.T, mode Mode, block netip.Prefix) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	m := newModeRun(ctx, t, mode, block)
+	m.newConnections(t)
+	first := m.keepAlive(t)
+	m.noEndpoints(t)
+	m.endpointGone(t, first)
+	m.flush(t)
+}
+
+// 1. A new connection per request: each is balanced on its own. With n = 300 and
+// p = 1/3 a pod's count is binomial, mean 100, σ = √(n·p·(1−p)) ≈ 8.16; each must be
+// within ±4σ (a false alarm about once in 5,000 runs of both modes).
+func (m *modeRun) newConnections(t *testing.T) {
+	before := connCounts(m.pods)
+	counts := make([]int, len(m.pods))
 	for i := range newConnRequests {
-		name, err := get(ctx, fresh, webURL)
+		name, err := get(m.ctx, m.fresh, m.webURL)
 		if err != nil {
 			t.Fatalf("new-connection request %d: %v", i, err)
 		}
-		counts[byName[name]]++
+		counts[m.byName[name]]++
 	}
-	fresh.CloseIdleConnections()
+	m.fresh.CloseIdleConnections()
 	const n, p = float64(newConnRequests), 1.0 / 3
 	mean, sigma := n*p, math.Sqrt(n*p*(1-p))
-	t.Logf("%s: %d requests, a new connection each: per-pod counts %v (expect %.0f ± %.1f, 4σ = %.1f)", mode, newConnRequests, counts, mean, sigma, 4*sigma)
+	t.Logf("%s: %d requests, a new connection each: per-pod counts %v (expect %.0f ± %.1f, 4σ = %.1f)", m.mode, newConnRequests, counts, mean, sigma, 4*sigma)
 	for i, c := range counts {
 		if math.Abs(float64(c)-mean) > 4*sigma {
-			t.Errorf("pod %s got %d of %d new connections, outside %.0f ± 4σ (%.1f)", pods[i].name, c, newConnRequests, mean, 4*sigma)
+			t.Errorf("pod %s got %d of %d new connections, outside %.0f ± 4σ (%.1f)", m.pods[i].name, c, newConnRequests, mean, 4*sigma)
 		}
 	}
-	after := connCounts(pods)
-	for i := range pods {
+	after := connCounts(m.pods)
+	for i := range m.pods {
 		if got := after[i] - before[i]; got != int64(counts[i]) {
-			t.Errorf("pod %s: %d requests but %d new connections; every request should have had its own", pods[i].name, counts[i], got)
+			t.Errorf("pod %s: %d requests but %d new connections; every request should have had its own", m.pods[i].name, counts[i], got)
 		}
 	}
+}
 
-	// 2. One reused keep-alive connection: conntrack pins it to the pod of its first
-	// packet, for all 100 requests.
-	before = connCounts(pods)
-	kept := ns.httpClient(true)
-	t.Cleanup(kept.CloseIdleConnections)
+// 2. One reused keep-alive connection: conntrack pins it to the pod of its first
+// packet, for all 100 requests.
+func (m *modeRun) keepAlive(t *testing.T) string {
+	before := connCounts(m.pods)
 	first := ""
 	for i := range keepAliveRequests {
-		name, err := get(ctx, kept, webURL)
+		name, err := get(m.ctx, m.kept, m.webURL)
 		if err != nil {
 			t.Fatalf("keep-alive request %d: %v", i, err)
 		}
@@ -211,16 +241,19 @@ func testMode(t *testing.T, mode Mode, block netip.Prefix) {
 			t.Fatalf("keep-alive request %d went to %s, earlier ones to %s", i, name, first)
 		}
 	}
-	if d := sum(connCounts(pods)) - sum(before); d != 1 {
+	if d := sum(connCounts(m.pods)) - sum(before); d != 1 {
 		t.Errorf("%d keep-alive requests opened %d connections, want 1", keepAliveRequests, d)
 	}
-	t.Logf("%s: %d requests on one keep-alive connection: all on %s", mode, keepAliveRequests, first)
+	t.Logf("%s: %d requests on one keep-alive connection: all on %s", m.mode, keepAliveRequests, first)
+	return first
+}
 
-	// 3. A Service without endpoints is refused at once: REJECT answers the SYN with
-	// ICMP port unreachable, which connect(2) reports as ECONNREFUSED.
+// 3. A Service without endpoints is refused at once: REJECT answers the SYN with
+// ICMP port unreachable, which connect(2) reports as ECONNREFUSED.
+func (m *modeRun) noEndpoints(t *testing.T) {
 	start := time.Now()
-	dctx, dcancel := context.WithTimeout(ctx, 5*time.Second)
-	c, err := ns.DialContext(dctx, "tcp", netip.AddrPortFrom(emptyIP, 80).String())
+	dctx, dcancel := context.WithTimeout(m.ctx, 5*time.Second)
+	c, err := m.ns.DialContext(dctx, "tcp", netip.AddrPortFrom(m.emptyIP, 80).String())
 	dcancel()
 	if err == nil {
 		c.Close()
@@ -232,38 +265,40 @@ func testMode(t *testing.T, mode Mode, block netip.Prefix) {
 	if el := time.Since(start); el > time.Second {
 		t.Errorf("refusal took %v; a REJECT should be immediate", el)
 	}
-	t.Logf("%s: Service without endpoints refused after %v", mode, time.Since(start).Round(time.Microsecond))
+	t.Logf("%s: Service without endpoints refused after %v", m.mode, time.Since(start).Round(time.Microsecond))
+}
 
-	// 4. An endpoint goes away: a full resync without it. New connections avoid it at
-	// once; the established keep-alive connection keeps going to it, because conntrack
-	// entries of TCP are left alone, as kube-proxy leaves them.
-	gone := byName[first]
+// 4. An endpoint goes away: a full resync without it. New connections avoid it at
+// once; the established keep-alive connection keeps going to it, because conntrack
+// entries of TCP are left alone, as kube-proxy leaves them.
+func (m *modeRun) endpointGone(t *testing.T, first string) {
+	gone := m.byName[first]
 	remaining := make([]netip.Addr, 0, 2)
-	for i, ip := range podIPs {
+	for i, ip := range m.podIPs {
 		if i != gone {
 			remaining = append(remaining, ip)
 		}
 	}
-	resync := rules
-	resync.Services = []Service{{Name: "web", ClusterIP: webIP, Port: 80, Endpoints: EndpointsAt(podPort, remaining...)}, empty}
-	if err := Apply(ctx, ns.name, mode, resync); err != nil {
+	resync := m.rules
+	resync.Services = []Service{{Name: "web", ClusterIP: m.webIP, Port: 80, Endpoints: EndpointsAt(podPort, remaining...)}, m.empty}
+	if err := Apply(m.ctx, m.ns.name, m.mode, resync); err != nil {
 		t.Fatalf("Apply without %s: %v", first, err)
 	}
 	seen := map[string]int{}
 	for i := range 60 {
-		name, err := get(ctx, fresh, webURL)
+		name, err := get(m.ctx, m.fresh, m.webURL)
 		if err != nil {
 			t.Fatalf("request %d after the resync: %v", i, err)
 		}
 		seen[name]++
 	}
-	fresh.CloseIdleConnections()
+	m.fresh.CloseIdleConnections()
 	if seen[first] > 0 || len(seen) != 2 {
 		t.Errorf("after removing %s, 60 new connections went to %v; want both remaining pods and not %s", first, seen, first)
 	}
-	before = connCounts(pods)
+	before := connCounts(m.pods)
 	for i := range 20 {
-		name, err := get(ctx, kept, webURL)
+		name, err := get(m.ctx, m.kept, m.webURL)
 		if err != nil {
 			t.Fatalf("keep-alive request %d after the resync: %v", i, err)
 		}
@@ -271,34 +306,37 @@ func testMode(t *testing.T, mode Mode, block netip.Prefix) {
 			t.Fatalf("the established connection moved from %s to %s; conntrack should pin it", first, name)
 		}
 	}
-	if d := sum(connCounts(pods)) - sum(before); d != 0 {
+	if d := sum(connCounts(m.pods)) - sum(before); d != 0 {
 		t.Errorf("the established connection was replaced (%d new connections)", d)
 	}
-	kept.CloseIdleConnections()
-	t.Logf("%s: after removing %s: new connections %v; the established connection stayed on %s", mode, first, seen, first)
+	m.kept.CloseIdleConnections()
+	t.Logf("%s: after removing %s: new connections %v; the established connection stayed on %s", m.mode, first, seen, first)
+	m.staleChain(t, gone, resync)
+}
 
-	// The removed endpoint's chain: iptables deletes it in the same restore; nftables
-	// flushes it and deletes it at the next sync.
-	sp, _ := web.normalize()
-	goneEP := netip.AddrPortFrom(podIPs[gone], podPort)
-	switch mode {
+// The removed endpoint's chain: iptables deletes it in the same restore; nftables
+// flushes it and deletes it at the next sync.
+func (m *modeRun) staleChain(t *testing.T, gone int, resync Rules) {
+	sp, _ := m.web.normalize()
+	goneEP := netip.AddrPortFrom(m.podIPs[gone], podPort)
+	switch m.mode {
 	case Iptables:
-		if save := ns.exec(t, "iptables-save", "-t", "nat"); strings.Contains(save, iptablesEndpointChain(sp, goneEP)) {
+		if save := m.ns.exec(t, "iptables-save", "-t", "nat"); strings.Contains(save, iptablesEndpointChain(sp, goneEP)) {
 			t.Errorf("stale chain %s still there:\n%s", iptablesEndpointChain(sp, goneEP), save)
 		}
 	case Nftables:
 		chain := nftablesEndpointChain(sp, goneEP)
-		counts, _, err := nftablesChains(ctx, ns.name)
+		counts, _, err := nftablesChains(m.ctx, m.ns.name)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if n, ok := counts[chain]; !ok || n != 0 {
 			t.Errorf("stale chain %s: present %v with %d rules, want present and flushed", chain, ok, n)
 		}
-		if err := Apply(ctx, ns.name, mode, resync); err != nil {
+		if err := Apply(m.ctx, m.ns.name, m.mode, resync); err != nil {
 			t.Fatal(err)
 		}
-		counts, _, err = nftablesChains(ctx, ns.name)
+		counts, _, err = nftablesChains(m.ctx, m.ns.name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -306,18 +344,20 @@ func testMode(t *testing.T, mode Mode, block netip.Prefix) {
 			t.Errorf("stale chain %s not deleted by the next sync", chain)
 		}
 	}
+}
 
-	// 5. Flush leaves nothing of the rules behind.
-	if err := Flush(ctx, ns.name, mode); err != nil {
+// 5. Flush leaves nothing of the rules behind.
+func (m *modeRun) flush(t *testing.T) {
+	if err := Flush(m.ctx, m.ns.name, m.mode); err != nil {
 		t.Fatalf("Flush: %v", err)
 	}
-	if err := Flush(ctx, ns.name, mode); err != nil {
+	if err := Flush(m.ctx, m.ns.name, m.mode); err != nil {
 		t.Fatalf("Flush of a flushed namespace: %v", err)
 	}
-	if save := ns.exec(t, "iptables-save"); strings.Contains(save, "KUBE-") {
+	if save := m.ns.exec(t, "iptables-save"); strings.Contains(save, "KUBE-") {
 		t.Errorf("KUBE- rules left after Flush:\n%s", save)
 	}
-	if tables := ns.exec(t, "nft", "list", "tables"); strings.Contains(tables, nftablesTable) {
+	if tables := m.ns.exec(t, "nft", "list", "tables"); strings.Contains(tables, nftablesTable) {
 		t.Errorf("table %s left after Flush:\n%s", nftablesTable, tables)
 	}
 }

@@ -27,7 +27,10 @@ func TestClusterIPThroughRealRules(t *testing.T) {
 	}
 }
 
-func clusterIP(t *testing.T, mode proxyrules.Mode) {
+// serviceOnTwoNodes builds nodes a and b, a Service of 3 pods (one on a, two on b)
+// with mode's rules on both nodes, and a caller pod on a; it returns the caller's
+// dialer.
+func serviceOnTwoNodes(t *testing.T, mode proxyrules.Mode) *Dialer {
 	c, err := Build([]string{"a", "b"})
 	if err != nil {
 		t.Fatal(err)
@@ -66,28 +69,36 @@ func clusterIP(t *testing.T, mode proxyrules.Mode) {
 		t.Fatal(err)
 	}
 	t.Cleanup(dialer.Close)
+	return dialer
+}
 
-	run := func(reuse string, requests int64) *load.Report {
-		t.Helper()
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		rep, err := load.Run(ctx, load.Config{
-			Target: fmt.Sprintf("http://%s:80/", ServiceIP(0)), Duration: 20 * time.Second, Name: "caller",
-			Phases: []load.Phase{{Threads: 1, Requests: requests}}, Timeout: 2 * time.Second,
-			Conn: load.Connections{Reuse: reuse, Protocol: scenario.ProtocolHTTP1}, Dial: dialer.DialContext, MaxRequests: requests,
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if rep.Requests.OK != requests || rep.Requests.Failed != 0 {
-			t.Fatalf("%s: %d answered, %d failed of %d: %+v %v", reuse, rep.Requests.OK, rep.Requests.Failed, requests, rep.Errors, rep.OtherErrors)
-		}
-		return rep
+// runThroughClusterIP sends requests from one thread through the Service's
+// ClusterIP, with connections reused as reuse says, and requires every one answered.
+func runThroughClusterIP(t *testing.T, dialer *Dialer, reuse string, requests int64) *load.Report {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	rep, err := load.Run(ctx, load.Config{
+		Target: fmt.Sprintf("http://%s:80/", ServiceIP(0)), Duration: 20 * time.Second, Name: "caller",
+		Phases: []load.Phase{{Threads: 1, Requests: requests}}, Timeout: 2 * time.Second,
+		Conn: load.Connections{Reuse: reuse, Protocol: scenario.ProtocolHTTP1}, Dial: dialer.DialContext, MaxRequests: requests,
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
+	if rep.Requests.OK != requests || rep.Requests.Failed != 0 {
+		t.Fatalf("%s: %d answered, %d failed of %d: %+v %v", reuse, rep.Requests.OK, rep.Requests.Failed, requests, rep.Errors, rep.OtherErrors)
+	}
+	return rep
+}
 
+// clusterIP: new connections through mode's rules spread over the 3 pods; one
+// reused connection stays on one pod.
+func clusterIP(t *testing.T, mode proxyrules.Mode) {
+	dialer := serviceOnTwoNodes(t, mode)
 	// Each pod's count is binomial(300, 1/3): mean 100, σ = √(300·⅓·⅔) = 8.2; ±4σ.
 	const n = 300
-	spread := run(scenario.ReuseNone, n)
+	spread := runThroughClusterIP(t, dialer, scenario.ReuseNone, n)
 	if len(spread.Pods) != 3 {
 		t.Fatalf("new connections reached %d pods, want all 3: %+v", len(spread.Pods), spread.Pods)
 	}
@@ -102,7 +113,7 @@ func clusterIP(t *testing.T, mode proxyrules.Mode) {
 		t.Errorf("reuse none opened %d connections for %d requests", spread.Connections.Opened, n)
 	}
 
-	pinned := run(scenario.ReusePerThread, 100)
+	pinned := runThroughClusterIP(t, dialer, scenario.ReusePerThread, 100)
 	if len(pinned.Pods) != 1 || pinned.Connections.Opened != 1 {
 		t.Errorf("one reused connection reached %d pods over %d connections, want 1 and 1: %+v",
 			len(pinned.Pods), pinned.Connections.Opened, pinned.Pods)

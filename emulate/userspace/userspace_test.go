@@ -187,12 +187,16 @@ func TestScript(t *testing.T) {
 	}
 }
 
-// TestUserspaceProxyInNamespace is R2's userspace finding for real: three serve pods
-// behind a ClusterIP that the node's nat table redirects to the proxy. A new connection
-// per request spreads exactly round robin; with one pod's listener closed but still
-// listed, every request still succeeds, because the proxy dials the next endpoint.
-func TestUserspaceProxyInNamespace(t *testing.T) {
-	emutest.NeedRoot(t, "ip", "nft")
+// rig is a node with 3 web pods behind the userspace proxy and a caller pod.
+type rig struct {
+	c       *topo.Topology
+	px      *Proxy
+	servers []*serve.Server
+	dialer  *topo.Dialer
+	closed  bool // the test closed px itself
+}
+
+func newRig(t *testing.T) *rig {
 	c, err := topo.Build([]string{"a"})
 	if err != nil {
 		t.Fatal(err)
@@ -220,9 +224,9 @@ func TestUserspaceProxyInNamespace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	closed := false
+	r := &rig{c: c, px: px, servers: servers}
 	t.Cleanup(func() {
-		if !closed {
+		if !r.closed {
 			px.Close()
 		}
 	})
@@ -238,63 +242,38 @@ func TestUserspaceProxyInNamespace(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(dialer.Close)
+	r.dialer = dialer
+	return r
+}
 
-	run := func(requests int64) *load.Report {
-		t.Helper()
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		rep, err := load.Run(ctx, load.Config{
-			Target: fmt.Sprintf("http://%s:80/", topo.ServiceIP(0)), Duration: 20 * time.Second, Name: "caller",
-			Phases: []load.Phase{{Threads: 1, Requests: requests}}, Timeout: 3 * time.Second,
-			Conn: load.Connections{Reuse: scenario.ReuseNone, Protocol: scenario.ProtocolHTTP1}, Dial: dialer.DialContext, MaxRequests: requests,
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if rep.Requests.OK != requests || rep.Requests.Failed != 0 {
-			t.Fatalf("%d answered, %d failed of %d: %+v %v", rep.Requests.OK, rep.Requests.Failed, requests, rep.Errors, rep.OtherErrors)
-		}
-		if rep.Connections.Opened != requests {
-			t.Errorf("opened %d connections for %d requests", rep.Connections.Opened, requests)
-		}
-		return rep
+// run sends requests, each on a new connection, from the caller through the
+// ClusterIP, and requires every one answered.
+func (r *rig) run(t *testing.T, requests int64) *load.Report {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	rep, err := load.Run(ctx, load.Config{
+		Target: fmt.Sprintf("http://%s:80/", topo.ServiceIP(0)), Duration: 20 * time.Second, Name: "caller",
+		Phases: []load.Phase{{Threads: 1, Requests: requests}}, Timeout: 3 * time.Second,
+		Conn: load.Connections{Reuse: scenario.ReuseNone, Protocol: scenario.ProtocolHTTP1}, Dial: r.dialer.DialContext, MaxRequests: requests,
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
+	if rep.Requests.OK != requests || rep.Requests.Failed != 0 {
+		t.Fatalf("%d answered, %d failed of %d: %+v %v", rep.Requests.OK, rep.Requests.Failed, requests, rep.Errors, rep.OtherErrors)
+	}
+	if rep.Connections.Opened != requests {
+		t.Errorf("opened %d connections for %d requests", rep.Connections.Opened, requests)
+	}
+	return rep
+}
 
-	spread := run(90)
-	t.Logf("90 new connections: %+v", spread.Pods)
-	if len(spread.Pods) != 3 {
-		t.Fatalf("reached %d pods, want 3: %+v", len(spread.Pods), spread.Pods)
-	}
-	for _, p := range spread.Pods {
-		if p.Requests != 30 {
-			t.Errorf("%s got %d of 90, want exactly 30 (round robin)", p.Name, p.Requests)
-		}
-	}
-
-	servers[1].Terminate() // listener closed: refused; still an endpoint
-	before := px.Stats("web")
-	scaled := run(60)
-	after := px.Stats("web")
-	failures := after.DialFailures - before.DialFailures
-	t.Logf("60 new connections with web-1 refusing: %+v; %d dials refused and retried", scaled.Pods, failures)
-	for _, p := range scaled.Pods {
-		if p.Name == "web-1" || p.Requests != 30 {
-			t.Errorf("%s got %d of 60, want 30 on each of web-0 and web-2", p.Name, p.Requests)
-		}
-	}
-	// The dead endpoint is every third pick: 29 or 30 picks of 60 connections' land on
-	// it, depending on its place in the shuffled order.
-	if failures < 29 || failures > 30 {
-		t.Errorf("%d dial failures, want 29 or 30", failures)
-	}
-	if after.Dropped != 0 {
-		t.Errorf("%d client connections dropped", after.Dropped)
-	}
-
-	// The node's own traffic takes the host portal (nat output): redirected to
-	// 127.0.0.1 and the proxy port (topo gives nodes the route to ClusterIPs that a
-	// real node's default route would).
-	nodeDialer, err := topo.NewDialer(c.NodeNS("a"))
+// fromNode: the node's own traffic takes the host portal (nat output): redirected
+// to 127.0.0.1 and the proxy port (topo gives nodes the route to ClusterIPs that a
+// real node's default route would).
+func (r *rig) fromNode(t *testing.T) {
+	nodeDialer, err := topo.NewDialer(r.c.NodeNS("a"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -312,12 +291,55 @@ func TestUserspaceProxyInNamespace(t *testing.T) {
 	if !strings.Contains(string(answer), "200 OK") || !strings.Contains(string(answer), "web-") {
 		t.Errorf("from the node through the host portal: %q", answer)
 	}
+}
 
-	closed = true
+// TestUserspaceProxyInNamespace is R2's userspace finding for real: three serve pods
+// behind a ClusterIP that the node's nat table redirects to the proxy. A new connection
+// per request spreads exactly round robin; with one pod's listener closed but still
+// listed, every request still succeeds, because the proxy dials the next endpoint.
+func TestUserspaceProxyInNamespace(t *testing.T) {
+	emutest.NeedRoot(t, "ip", "nft")
+	r := newRig(t)
+	px, servers, c := r.px, r.servers, r.c
+
+	spread := r.run(t, 90)
+	t.Logf("90 new connections: %+v", spread.Pods)
+	if len(spread.Pods) != 3 {
+		t.Fatalf("reached %d pods, want 3: %+v", len(spread.Pods), spread.Pods)
+	}
+	for _, p := range spread.Pods {
+		if p.Requests != 30 {
+			t.Errorf("%s got %d of 90, want exactly 30 (round robin)", p.Name, p.Requests)
+		}
+	}
+
+	servers[1].Terminate() // listener closed: refused; still an endpoint
+	before := px.Stats("web")
+	scaled := r.run(t, 60)
+	after := px.Stats("web")
+	failures := after.DialFailures - before.DialFailures
+	t.Logf("60 new connections with web-1 refusing: %+v; %d dials refused and retried", scaled.Pods, failures)
+	for _, p := range scaled.Pods {
+		if p.Name == "web-1" || p.Requests != 30 {
+			t.Errorf("%s got %d of 60, want 30 on each of web-0 and web-2", p.Name, p.Requests)
+		}
+	}
+	// The dead endpoint is every third pick: 29 or 30 picks of 60 connections' land on
+	// it, depending on its place in the shuffled order.
+	if failures < 29 || failures > 30 {
+		t.Errorf("%d dial failures, want 29 or 30", failures)
+	}
+	if after.Dropped != 0 {
+		t.Errorf("%d client connections dropped", after.Dropped)
+	}
+
+	r.fromNode(t)
+
+	r.closed = true
 	if err := px.Close(); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel = context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := topo.Exec(ctx, c.NodeNS("a"), nil, "nft", "list", "table", "ip", Table); err == nil {
 		t.Errorf("table %s still there after Close", Table)
