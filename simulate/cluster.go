@@ -111,7 +111,7 @@ func (e *Engine) addService(si int32, s *scenario.Service) error {
 	e.services = append(e.services, svc)
 	e.deployments.Add(s)
 	for r := 0; r < s.Replicas; r++ {
-		e.createPod(si) // a pod no node can take stays Pending
+		e.createPod(si, 0) // a pod no node can take stays Pending
 	}
 	e.deployments.QueueRollouts(si, e.end)
 	if s.Autoscaler != nil {

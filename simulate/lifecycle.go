@@ -43,14 +43,14 @@ type pendingPod struct {
 	moved    bool     // room freed since the last attempt
 }
 
-// createPod adds a replica to service si and has the scheduler place it. It returns
-// the pod's id, or -1 when no node could take it: the pod then waits Pending
-// (schedulePending) and reason says why.
-func (e *Engine) createPod(si int32) (id int32, reason string) {
+// createPod adds a replica of template revision rev to service si and has the
+// scheduler place it. It returns the pod's id, or -1 when no node could take it:
+// the pod then waits Pending (schedulePending) and reason says why.
+func (e *Engine) createPod(si, rev int32) (id int32, reason string) {
 	svc := &e.services[si]
 	name := fmt.Sprintf("%s-%d", svc.name, svc.created)
 	svc.created++
-	pp := pendingPod{name: name, svc: si, revision: e.deployments.Revision(si), rng: sim.Stream(e.sc.Spec.Seed, "pod/"+name), created: e.k.Now()}
+	pp := pendingPod{name: name, svc: si, revision: rev, rng: sim.Stream(e.sc.Spec.Seed, "pod/"+name), created: e.k.Now()}
 	// metadata.uid is random, as the API server makes it, so that ties the ReplicaSet
 	// controller breaks by UID fall by chance, reproducibly.
 	pp.uid = fmt.Sprintf("%016x", pp.rng.Uint64())

@@ -36,7 +36,7 @@ func (d deploymentPods) Terminating(si, rev int32) bool {
 }
 
 func (d deploymentPods) Create(si, rev int32) (name string, placed bool, reason string) {
-	id, reason := d.e.createPod(si)
+	id, reason := d.e.createPod(si, rev)
 	if id < 0 {
 		return d.e.pending[len(d.e.pending)-1].name, false, reason
 	}

@@ -240,7 +240,7 @@ func (e *Engine) killPod(id int32) {
 		// replacement, may take its place.
 		e.sched.Remove("service/" + p.name)
 		e.roomFreed()
-		e.createPod(p.svc)
+		e.createPod(p.svc, e.deployments.Revision(p.svc))
 	}
 	e.exit(id)
 }
