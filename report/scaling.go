@@ -299,12 +299,16 @@ func kinds(e result.Errors) []string {
 	if e.Timeout > 0 {
 		out = append(out, plural(e.Timeout, "timeout"))
 	}
+	if e.HTTP503 > 0 {
+		out = append(out, plural(e.HTTP503, "request")+" "+result.ErrorHTTP503.Words())
+	}
 	return out
 }
 
+// add is a's and b's failed requests, of every kind.
 func add(a, b result.Errors) result.Errors {
-	return result.Errors{Timeout: a.Timeout + b.Timeout, ConnectionRefused: a.ConnectionRefused + b.ConnectionRefused,
-		ConnectionReset: a.ConnectionReset + b.ConnectionReset, ConnectionClosed: a.ConnectionClosed + b.ConnectionClosed}
+	a.AddAll(b)
+	return a
 }
 
 // writeAttribution says which pod's removal caused which failed requests, by which
@@ -352,11 +356,9 @@ func writeAttribution(b *strings.Builder, r *result.Result) {
 		fmt.Fprintf(b, "%s\n", indentWrap(faultLine(r, fe), "  - ", "    "))
 	}
 	known := add(blamed, inFaults)
-	rest := result.Errors{
-		Timeout:           max(0, r.Errors.Timeout-known.Timeout),
-		ConnectionRefused: max(0, r.Errors.ConnectionRefused-known.ConnectionRefused),
-		ConnectionReset:   max(0, r.Errors.ConnectionReset-known.ConnectionReset),
-		ConnectionClosed:  max(0, r.Errors.ConnectionClosed-known.ConnectionClosed),
+	var rest result.Errors
+	for k := range result.ErrorKinds {
+		rest.Add(k, max(0, r.Errors.Of(k)-known.Of(k)))
 	}
 	nobody := "not attributed to any pod: "
 	if len(faults) > 0 {
@@ -620,6 +622,10 @@ func unattributed(r *result.Result, e result.Errors) string {
 	}
 	if e.ConnectionReset+e.ConnectionClosed > 0 {
 		s = append(s, "The engine did not trace the resets or closes to a pod.")
+	}
+	if e.HTTP503 > 0 {
+		s = append(s, "503s with no pod to blame are a sidecar's own answers: no healthy upstream, "+
+			"its circuit breakers overflowing, or its retries spent.")
 	}
 	return strings.Join(s, " ")
 }

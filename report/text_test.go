@@ -173,6 +173,18 @@ var scalingCases = []struct {
 			"- refused: new connections were still sent to the pod after its process exited on SIGTERM",
 			"- reset: requests were sent on kept-alive connections", "preStop sleep", "draining on SIGTERM"},
 		[]string{"closed:", "timeout:", "userspace"}},
+	// A sidecar's 503s for a removed pod count among what the removal caused, and
+	// those no pod caused are listed with why.
+	{"attribution, 503s", func() *result.Result {
+		r := scaled()
+		r.Requests.Failed, r.Requests.Total = 31, 1007
+		r.Errors.HTTP503 = 7
+		r.Pods[1].Errors.HTTP503 = 5
+		return r
+	}, []string{"Where the errors came from: 26 of 31 failed requests caused by pods being removed",
+		"- web-1, deleted at 80s by the scale-in 3→2: 19 connections refused, 2 connections reset, 5 requests",
+		"- not attributed to any pod: 3 connections refused, 2 requests answered 503.", "503s with no pod to blame are a sidecar's own answers"},
+		nil},
 	{"attribution, userspace closes", func() *result.Result {
 		r := scaled()
 		r.ProxyMode = kubeproxy.Userspace
