@@ -33,7 +33,7 @@ func duringFaults(r *result.Result) []faultErrors {
 				continue
 			}
 			taken[i] = true
-			fe.errors = add(fe.errors, *pt.ErrorsByKind)
+			fe.errors.AddAll(*pt.ErrorsByKind)
 		}
 		if fe.errors.Total() > 0 {
 			out = append(out, fe)

@@ -305,12 +305,6 @@ func kinds(e result.Errors) []string {
 	return out
 }
 
-// add is a's and b's failed requests, of every kind.
-func add(a, b result.Errors) result.Errors {
-	a.AddAll(b)
-	return a
-}
-
 // writeAttribution says which pod's removal caused which failed requests, by which
 // scale event, by what mechanism, and what avoids it; and which errors no pod caused.
 func writeAttribution(b *strings.Builder, r *result.Result) {
@@ -319,13 +313,13 @@ func writeAttribution(b *strings.Builder, r *result.Result) {
 	for _, p := range r.Pods {
 		if p.Errors.Total() > 0 {
 			culprits = append(culprits, p)
-			blamed = add(blamed, p.Errors)
+			blamed.AddAll(p.Errors)
 		}
 	}
 	faults := duringFaults(r)
 	var inFaults result.Errors
 	for _, fe := range faults {
-		inFaults = add(inFaults, fe.errors)
+		inFaults.AddAll(fe.errors)
 	}
 	if !attributes(r) {
 		return
@@ -355,7 +349,8 @@ func writeAttribution(b *strings.Builder, r *result.Result) {
 	for _, fe := range faults {
 		fmt.Fprintf(b, "%s\n", indentWrap(faultLine(r, fe), "  - ", "    "))
 	}
-	known := add(blamed, inFaults)
+	known := blamed
+	known.AddAll(inFaults)
 	var rest result.Errors
 	for k := range result.ErrorKinds {
 		rest.Add(k, max(0, r.Errors.Of(k)-known.Of(k)))

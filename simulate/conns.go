@@ -98,8 +98,7 @@ func (e *Engine) release(d *clientDeployment, pi int32, id client.ConnID, closeA
 func (e *Engine) closeConn(d *clientDeployment, id client.ConnID) {
 	c := e.conns.Get(id)
 	if c.Pod >= 0 {
-		owner := &e.cpods[e.poolOwner[c.Pool]]
-		e.routing.Balancer(owner.node, e.deps[owner.dep].svc).Disconnected(c.Pod)
+		e.balancer(e.poolOwner[c.Pool]).Disconnected(c.Pod)
 	}
 	d.open--
 	e.closeWire(id)

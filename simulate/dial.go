@@ -15,7 +15,7 @@ func (e *Engine) dial(si int32) {
 		e.dialEnvoy(si)
 		return
 	}
-	b := e.routing.Balancer(cp.node, e.deps[cp.dep].svc)
+	b := e.balancer(s.cpod)
 	ep, ok := b.Pick(uint64(s.cpod))
 	if !ok {
 		if e.mode.NoEndpoints() == kubeproxy.AcceptThenClose {
@@ -84,4 +84,10 @@ func (e *Engine) onRedial(ev sim.Event) {
 		return
 	}
 	e.dial(ev.Obj)
+}
+
+// balancer is the kube-proxy rules client pod ci's node holds for its target.
+func (e *Engine) balancer(ci int32) kubeproxy.Balancer {
+	cp := &e.cpods[ci]
+	return e.routing.Balancer(cp.node, e.deps[cp.dep].svc)
 }

@@ -116,9 +116,6 @@ func (g *Generator) RunOf(ci int32) *Run {
 	return &p.stats[cp.phase]
 }
 
-// Epoch is client pod ci's current phase epoch, which a request issued now carries.
-func (g *Generator) Epoch(ci int32) uint32 { return g.pods[ci].epoch }
-
 // Current tells whether a request of client pod ci issued in epoch belongs to the
 // phase running now.
 func (g *Generator) Current(ci int32, epoch uint32) bool {
