@@ -9,44 +9,49 @@ import (
 
 var now = time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
 
+// The pods of TestSortingActivePodsWithRanks, mirroring
+// kubernetes/kubernetes pkg/controller/controller_utils_test.go's.
+var (
+	then1Month = now.AddDate(0, -1, 0)
+	then2Hours = now.Add(-2 * time.Hour)
+	then5Hours = now.Add(-5 * time.Hour)
+	then8Hours = now.Add(-8 * time.Hour)
+	zeroTime   time.Time
+
+	unscheduledPod                      = rankedPod("unscheduled", "", PhasePending, false, 0, zeroTime, zeroTime, 0)
+	scheduledPendingPod                 = rankedPod("pending", "node", PhasePending, false, 0, zeroTime, zeroTime, 0)
+	unknownPhasePod                     = rankedPod("unknown-phase", "node", PhaseUnknown, false, 0, zeroTime, zeroTime, 0)
+	runningNotReadyPod                  = rankedPod("not-ready", "node", PhaseRunning, false, 0, zeroTime, zeroTime, 0)
+	runningReadyNoLastTransitionTimePod = rankedPod("ready-no-last-transition-time", "node", PhaseRunning, true, 0, zeroTime, zeroTime, 0)
+	runningReadyNow                     = rankedPod("ready-now", "node", PhaseRunning, true, 0, now, now, 0)
+	runningReadyThen                    = rankedPod("ready-then", "node", PhaseRunning, true, 0, then1Month, then1Month, 0)
+	runningReadyNowHighRestarts         = rankedPod("ready-high-restarts", "node", PhaseRunning, true, 9001, now, now, 0)
+	runningReadyNowCreatedThen          = rankedPod("ready-now-created-then", "node", PhaseRunning, true, 0, now, then1Month, 0)
+	lowPodDeletionCost                  = rankedPod("low-deletion-cost", "node", PhaseRunning, true, 0, now, then1Month, 10)
+	highPodDeletionCost                 = rankedPod("high-deletion-cost", "node", PhaseRunning, true, 0, now, then1Month, 100)
+	unscheduled5Hours                   = rankedPod("unscheduled-5-hours", "", PhasePending, false, 0, then5Hours, then5Hours, 0)
+	unscheduled8Hours                   = rankedPod("unscheduled-10-hours", "", PhasePending, false, 0, then8Hours, then8Hours, 0)
+	ready2Hours                         = rankedPod("ready-2-hours", "", PhaseRunning, true, 0, then2Hours, then1Month, 0)
+	ready5Hours                         = rankedPod("ready-5-hours", "", PhaseRunning, true, 0, then5Hours, then1Month, 0)
+	ready10Hours                        = rankedPod("ready-10-hours", "", PhaseRunning, true, 0, then8Hours, then1Month, 0)
+)
+
+// rankedPod mirrors the helper "pod" there: restarts are only recorded for ready
+// pods (containerStatuses is set only when ready).
+func rankedPod(name, node string, phase Phase, ready bool, restarts int32, readySince, created time.Time, cost int32) Pod {
+	p := Pod{Name: name, Node: node, Phase: phase, Created: created, DeletionCost: cost}
+	if ready {
+		p.Ready, p.ReadySince, p.Restarts = true, readySince, restarts
+	}
+	return p
+}
+
 // TestSortingActivePodsWithRanks mirrors kubernetes/kubernetes
 // pkg/controller/controller_utils_test.go TestSortingActivePodsWithRanks,
 // with both feature gates at their defaults (the case that disables
-// PodDeletionCost is left out: the gate is not modelled).
+// PodDeletionCost is left out: the gate is not modelled): its equalities here, its
+// inequalities in TestSortingActivePodsWithRanksInequality.
 func TestSortingActivePodsWithRanks(t *testing.T) {
-	then1Month := now.AddDate(0, -1, 0)
-	then2Hours := now.Add(-2 * time.Hour)
-	then5Hours := now.Add(-5 * time.Hour)
-	then8Hours := now.Add(-8 * time.Hour)
-	var zeroTime time.Time
-	// pod mirrors the helper of the same name: restarts are only recorded
-	// for ready pods there (containerStatuses is set only when ready).
-	pod := func(name, node string, phase Phase, ready bool, restarts int32, readySince, created time.Time, cost int32) Pod {
-		p := Pod{Name: name, Node: node, Phase: phase, Created: created, DeletionCost: cost}
-		if ready {
-			p.Ready, p.ReadySince, p.Restarts = true, readySince, restarts
-		}
-		return p
-	}
-	var (
-		unscheduledPod                      = pod("unscheduled", "", PhasePending, false, 0, zeroTime, zeroTime, 0)
-		scheduledPendingPod                 = pod("pending", "node", PhasePending, false, 0, zeroTime, zeroTime, 0)
-		unknownPhasePod                     = pod("unknown-phase", "node", PhaseUnknown, false, 0, zeroTime, zeroTime, 0)
-		runningNotReadyPod                  = pod("not-ready", "node", PhaseRunning, false, 0, zeroTime, zeroTime, 0)
-		runningReadyNoLastTransitionTimePod = pod("ready-no-last-transition-time", "node", PhaseRunning, true, 0, zeroTime, zeroTime, 0)
-		runningReadyNow                     = pod("ready-now", "node", PhaseRunning, true, 0, now, now, 0)
-		runningReadyThen                    = pod("ready-then", "node", PhaseRunning, true, 0, then1Month, then1Month, 0)
-		runningReadyNowHighRestarts         = pod("ready-high-restarts", "node", PhaseRunning, true, 9001, now, now, 0)
-		runningReadyNowCreatedThen          = pod("ready-now-created-then", "node", PhaseRunning, true, 0, now, then1Month, 0)
-		lowPodDeletionCost                  = pod("low-deletion-cost", "node", PhaseRunning, true, 0, now, then1Month, 10)
-		highPodDeletionCost                 = pod("high-deletion-cost", "node", PhaseRunning, true, 0, now, then1Month, 100)
-		unscheduled5Hours                   = pod("unscheduled-5-hours", "", PhasePending, false, 0, then5Hours, then5Hours, 0)
-		unscheduled8Hours                   = pod("unscheduled-10-hours", "", PhasePending, false, 0, then8Hours, then8Hours, 0)
-		ready2Hours                         = pod("ready-2-hours", "", PhaseRunning, true, 0, then2Hours, then1Month, 0)
-		ready5Hours                         = pod("ready-5-hours", "", PhaseRunning, true, 0, then5Hours, then1Month, 0)
-		ready10Hours                        = pod("ready-10-hours", "", PhaseRunning, true, 0, then8Hours, then1Month, 0)
-	)
-
 	equalityTests := []struct{ p1, p2 Pod }{
 		{p1: unscheduledPod, p2: unscheduledPod},
 		{p1: scheduledPendingPod, p2: scheduledPendingPod},
@@ -68,7 +73,11 @@ func TestSortingActivePodsWithRanks(t *testing.T) {
 			}
 		})
 	}
+}
 
+// TestSortingActivePodsWithRanksInequality is the inequalities of
+// TestSortingActivePodsWithRanks.
+func TestSortingActivePodsWithRanksInequality(t *testing.T) {
 	type podWithRank struct {
 		pod  Pod
 		rank int
@@ -103,112 +112,116 @@ func TestSortingActivePodsWithRanks(t *testing.T) {
 	}
 }
 
+// The pods and cases of TestGetPodsToDelete, mirroring kubernetes/kubernetes
+// pkg/controller/replicaset/replica_set_test.go's.
+var (
+	// an unscheduled, pending pod
+	unscheduledPendingPodToDelete = Pod{Name: "unscheduled-pending-pod", UID: "u1", Phase: PhasePending}
+	// a scheduled, pending pod
+	scheduledPendingPodToDelete = Pod{Name: "scheduled-pending-pod", UID: "u2", Node: "fake-node", Phase: PhasePending}
+	// a scheduled, running, not-ready pod
+	scheduledRunningNotReadyPod = Pod{Name: "scheduled-running-not-ready-pod", UID: "u3", Node: "fake-node", Phase: PhaseRunning}
+	// a scheduled, running, ready pod on fake-node-1
+	scheduledRunningReadyPodOnNode1 = Pod{Name: "scheduled-running-ready-pod-on-node-1", UID: "u4", Node: "fake-node-1", Phase: PhaseRunning, Ready: true}
+	// a scheduled, running, ready pod on fake-node-2
+	scheduledRunningReadyPodOnNode2 = Pod{Name: "scheduled-running-ready-pod-on-node-2", UID: "u5", Node: "fake-node-2", Phase: PhaseRunning, Ready: true}
+)
+
+var podsToDeleteTests = []struct {
+	name string
+	pods []Pod
+	// related defaults to pods if nil.
+	related []Pod
+	diff    int
+	want    []Pod
+}{
+	{
+		name: "len(pods) = 0 (i.e., diff = 0 too)",
+		pods: []Pod{},
+		diff: 0,
+		want: []Pod{},
+	},
+	{
+		name: "diff = len(pods)",
+		pods: []Pod{scheduledRunningNotReadyPod, scheduledRunningReadyPodOnNode1},
+		diff: 2,
+		want: []Pod{scheduledRunningNotReadyPod, scheduledRunningReadyPodOnNode1},
+	},
+	{
+		name: "diff < len(pods)",
+		pods: []Pod{scheduledRunningReadyPodOnNode1, scheduledRunningNotReadyPod},
+		diff: 1,
+		want: []Pod{scheduledRunningNotReadyPod},
+	},
+	{
+		name: "various pod phases and conditions, diff = len(pods)",
+		pods: []Pod{
+			scheduledRunningReadyPodOnNode1, scheduledRunningReadyPodOnNode1, scheduledRunningReadyPodOnNode2,
+			scheduledRunningNotReadyPod, scheduledPendingPodToDelete, unscheduledPendingPodToDelete,
+		},
+		diff: 6,
+		// Not sorted: all of them go.
+		want: []Pod{
+			scheduledRunningReadyPodOnNode1, scheduledRunningReadyPodOnNode1, scheduledRunningReadyPodOnNode2,
+			scheduledRunningNotReadyPod, scheduledPendingPodToDelete, unscheduledPendingPodToDelete,
+		},
+	},
+	{
+		name: "various pod phases and conditions, diff = len(pods), relatedPods empty",
+		pods: []Pod{
+			scheduledRunningReadyPodOnNode1, scheduledRunningReadyPodOnNode1, scheduledRunningReadyPodOnNode2,
+			scheduledRunningNotReadyPod, scheduledPendingPodToDelete, unscheduledPendingPodToDelete,
+		},
+		related: []Pod{},
+		diff:    6,
+		want: []Pod{
+			scheduledRunningReadyPodOnNode1, scheduledRunningReadyPodOnNode1, scheduledRunningReadyPodOnNode2,
+			scheduledRunningNotReadyPod, scheduledPendingPodToDelete, unscheduledPendingPodToDelete,
+		},
+	},
+	{
+		name: "scheduled vs unscheduled, diff < len(pods)",
+		pods: []Pod{scheduledPendingPodToDelete, unscheduledPendingPodToDelete},
+		diff: 1,
+		want: []Pod{unscheduledPendingPodToDelete},
+	},
+	{
+		name: "ready vs not-ready, diff < len(pods)",
+		pods: []Pod{scheduledRunningReadyPodOnNode1, scheduledRunningNotReadyPod, scheduledRunningNotReadyPod},
+		diff: 2,
+		want: []Pod{scheduledRunningNotReadyPod, scheduledRunningNotReadyPod},
+	},
+	{
+		name: "ready and colocated with another ready pod vs not colocated, diff < len(pods)",
+		pods: []Pod{scheduledRunningReadyPodOnNode1, scheduledRunningReadyPodOnNode2},
+		related: []Pod{
+			scheduledRunningReadyPodOnNode1, scheduledRunningReadyPodOnNode2, scheduledRunningReadyPodOnNode2,
+		},
+		diff: 1,
+		want: []Pod{scheduledRunningReadyPodOnNode2},
+	},
+	{
+		name: "pending vs running, diff < len(pods)",
+		pods: []Pod{scheduledPendingPodToDelete, scheduledRunningNotReadyPod},
+		diff: 1,
+		want: []Pod{scheduledPendingPodToDelete},
+	},
+	{
+		name: "various pod phases and conditions, diff < len(pods)",
+		pods: []Pod{
+			scheduledRunningReadyPodOnNode1, scheduledRunningReadyPodOnNode2, scheduledRunningNotReadyPod,
+			scheduledPendingPodToDelete, unscheduledPendingPodToDelete,
+		},
+		diff: 3,
+		want: []Pod{unscheduledPendingPodToDelete, scheduledPendingPodToDelete, scheduledRunningNotReadyPod},
+	},
+}
+
 // TestGetPodsToDelete mirrors kubernetes/kubernetes
 // pkg/controller/replicaset/replica_set_test.go TestGetPodsToDelete. Pods
 // are given by index into a shared table; names in expectations.
 func TestGetPodsToDelete(t *testing.T) {
-	var (
-		// an unscheduled, pending pod
-		unscheduledPendingPod = Pod{Name: "unscheduled-pending-pod", UID: "u1", Phase: PhasePending}
-		// a scheduled, pending pod
-		scheduledPendingPod = Pod{Name: "scheduled-pending-pod", UID: "u2", Node: "fake-node", Phase: PhasePending}
-		// a scheduled, running, not-ready pod
-		scheduledRunningNotReadyPod = Pod{Name: "scheduled-running-not-ready-pod", UID: "u3", Node: "fake-node", Phase: PhaseRunning}
-		// a scheduled, running, ready pod on fake-node-1
-		scheduledRunningReadyPodOnNode1 = Pod{Name: "scheduled-running-ready-pod-on-node-1", UID: "u4", Node: "fake-node-1", Phase: PhaseRunning, Ready: true}
-		// a scheduled, running, ready pod on fake-node-2
-		scheduledRunningReadyPodOnNode2 = Pod{Name: "scheduled-running-ready-pod-on-node-2", UID: "u5", Node: "fake-node-2", Phase: PhaseRunning, Ready: true}
-	)
-	tests := []struct {
-		name string
-		pods []Pod
-		// related defaults to pods if nil.
-		related []Pod
-		diff    int
-		want    []Pod
-	}{
-		{
-			name: "len(pods) = 0 (i.e., diff = 0 too)",
-			pods: []Pod{},
-			diff: 0,
-			want: []Pod{},
-		},
-		{
-			name: "diff = len(pods)",
-			pods: []Pod{scheduledRunningNotReadyPod, scheduledRunningReadyPodOnNode1},
-			diff: 2,
-			want: []Pod{scheduledRunningNotReadyPod, scheduledRunningReadyPodOnNode1},
-		},
-		{
-			name: "diff < len(pods)",
-			pods: []Pod{scheduledRunningReadyPodOnNode1, scheduledRunningNotReadyPod},
-			diff: 1,
-			want: []Pod{scheduledRunningNotReadyPod},
-		},
-		{
-			name: "various pod phases and conditions, diff = len(pods)",
-			pods: []Pod{
-				scheduledRunningReadyPodOnNode1, scheduledRunningReadyPodOnNode1, scheduledRunningReadyPodOnNode2,
-				scheduledRunningNotReadyPod, scheduledPendingPod, unscheduledPendingPod,
-			},
-			diff: 6,
-			// Not sorted: all of them go.
-			want: []Pod{
-				scheduledRunningReadyPodOnNode1, scheduledRunningReadyPodOnNode1, scheduledRunningReadyPodOnNode2,
-				scheduledRunningNotReadyPod, scheduledPendingPod, unscheduledPendingPod,
-			},
-		},
-		{
-			name: "various pod phases and conditions, diff = len(pods), relatedPods empty",
-			pods: []Pod{
-				scheduledRunningReadyPodOnNode1, scheduledRunningReadyPodOnNode1, scheduledRunningReadyPodOnNode2,
-				scheduledRunningNotReadyPod, scheduledPendingPod, unscheduledPendingPod,
-			},
-			related: []Pod{},
-			diff:    6,
-			want: []Pod{
-				scheduledRunningReadyPodOnNode1, scheduledRunningReadyPodOnNode1, scheduledRunningReadyPodOnNode2,
-				scheduledRunningNotReadyPod, scheduledPendingPod, unscheduledPendingPod,
-			},
-		},
-		{
-			name: "scheduled vs unscheduled, diff < len(pods)",
-			pods: []Pod{scheduledPendingPod, unscheduledPendingPod},
-			diff: 1,
-			want: []Pod{unscheduledPendingPod},
-		},
-		{
-			name: "ready vs not-ready, diff < len(pods)",
-			pods: []Pod{scheduledRunningReadyPodOnNode1, scheduledRunningNotReadyPod, scheduledRunningNotReadyPod},
-			diff: 2,
-			want: []Pod{scheduledRunningNotReadyPod, scheduledRunningNotReadyPod},
-		},
-		{
-			name: "ready and colocated with another ready pod vs not colocated, diff < len(pods)",
-			pods: []Pod{scheduledRunningReadyPodOnNode1, scheduledRunningReadyPodOnNode2},
-			related: []Pod{
-				scheduledRunningReadyPodOnNode1, scheduledRunningReadyPodOnNode2, scheduledRunningReadyPodOnNode2,
-			},
-			diff: 1,
-			want: []Pod{scheduledRunningReadyPodOnNode2},
-		},
-		{
-			name: "pending vs running, diff < len(pods)",
-			pods: []Pod{scheduledPendingPod, scheduledRunningNotReadyPod},
-			diff: 1,
-			want: []Pod{scheduledPendingPod},
-		},
-		{
-			name: "various pod phases and conditions, diff < len(pods)",
-			pods: []Pod{
-				scheduledRunningReadyPodOnNode1, scheduledRunningReadyPodOnNode2, scheduledRunningNotReadyPod,
-				scheduledPendingPod, unscheduledPendingPod,
-			},
-			diff: 3,
-			want: []Pod{unscheduledPendingPod, scheduledPendingPod, scheduledRunningNotReadyPod},
-		},
-	}
-	for _, tc := range tests {
+	for _, tc := range podsToDeleteTests {
 		t.Run(tc.name, func(t *testing.T) {
 			got := PodsToDeleteWithRelated(tc.pods, tc.related, tc.diff, now)
 			if names(tc.pods, got) != namesOf(tc.want) {
