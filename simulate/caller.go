@@ -163,7 +163,11 @@ func (e *Engine) letGo(si int32, cancel bool) {
 	d := &e.deps[e.cpods[s.cpod].dep]
 	p := &e.pools[s.pool]
 	if s.state == inFlight && e.conns.Get(s.conn).Pod < 0 {
-		e.abandon(s.job, s.jobSerial)
+		// The app reset or closed its connection to its sidecar, which cancels the
+		// upstream request.
+		if j := &e.jobs[s.job]; j.serial == s.jobSerial && j.state != jobFree && e.mesh.Abandon(s.job) {
+			e.freeJob(s.job)
+		}
 	}
 	switch {
 	case s.state != inFlight:
@@ -200,9 +204,8 @@ func (e *Engine) send(si int32, id client.ConnID, newConn bool) {
 	s.job, s.jobSerial = j, e.jobs[j].serial
 	if c.Pod < 0 {
 		// To the client pod's sidecar, over loopback.
-		jb := &e.jobs[j]
-		jb.envoy, jb.worker, jb.stage, jb.upConn = e.cpods[s.cpod].envoy, e.connWorker[id], stageIn, -1
-		e.k.After(e.loopback(newConn), e.evProxyIn, j, 0)
+		e.jobs[j].outbound = true
+		e.mesh.Out(e.cpods[s.cpod].envoy, j, s.jobSerial, id, newConn)
 		return
 	}
 	if e.wire[id] >= 0 {
@@ -222,7 +225,7 @@ func (e *Engine) send(si int32, id client.ConnID, newConn bool) {
 // respond: the last byte of job ji's answer reached the client.
 func (e *Engine) respond(ji int32) {
 	if e.jobs[ji].attempt {
-		e.upDone(ji)
+		e.attemptAnswered(ji)
 		return
 	}
 	j := e.jobs[ji]

@@ -52,7 +52,7 @@ type clientPod struct {
 	threads []int32 // the slot of each closed-loop thread, made on first use
 	slots   []int32 // every slot of this pod
 	aborted int64   // runs the client library aborted
-	envoy   int32   // its sidecar, or -1
+	envoy   int32   // its sidecar in the mesh, or -1
 }
 
 // Slot states.
@@ -142,7 +142,7 @@ func (e *Engine) addClient(di int32, c *scenario.Client) error {
 		e.load.AddPod(di, sim.Stream(e.sc.Spec.Seed, "client/"+name))
 		ci := int32(len(e.cpods))
 		if c.Sidecar != nil {
-			cp.envoy = e.addEnvoy(c.Sidecar, false, ci, cp.node, d.svc, name)
+			cp.envoy = e.mesh.Add(c.Sidecar, false, ci, cp.node, d.svc, name)
 		}
 		if !d.perThread {
 			cp.pool = e.newPool(dep, ci)
@@ -177,7 +177,6 @@ func (d *clientDeployment) reach(pod int32, npods int) {
 func (e *Engine) newPool(d *clientDeployment, ci int32) int32 {
 	e.pools = append(e.pools, client.Pool{Limits: d.limits})
 	e.poolOwner = append(e.poolOwner, ci)
-	e.poolEnvoy = append(e.poolEnvoy, -1)
 	e.sweepAt = append(e.sweepAt, 0)
 	return int32(len(e.pools) - 1)
 }

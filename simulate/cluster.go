@@ -72,7 +72,7 @@ type pod struct {
 	ready      bool     // the Ready condition
 	readySince sim.Time // last transition of the Ready condition
 	firstReady sim.Time // -1 until first Ready
-	envoy      int32    // its sidecar, or -1
+	envoy      int32    // its sidecar in the mesh, or -1
 	probeOK    bool     // result of the last readiness probe
 	probeRun   int32    // results in a row equal to probeOK
 	created    sim.Time

@@ -23,11 +23,11 @@ func (e *Engine) goAways(pi int32) {
 }
 
 // closeAny closes a connection its pool has let go of, whoever owns the pool: a
-// client app (closeConn) or an envoy (closeUp).
+// client app (closeConn) or an envoy (the mesh).
 func (e *Engine) closeAny(id client.ConnID) {
 	pi := e.conns.Get(id).Pool
-	if e.poolEnvoy[pi] >= 0 {
-		e.closeUp(id)
+	if e.mesh.Owns(pi) {
+		e.mesh.CloseUp(id)
 		return
 	}
 	e.closeConn(&e.deps[e.cpods[e.poolOwner[pi]].dep], id)
@@ -35,8 +35,8 @@ func (e *Engine) closeAny(id client.ConnID) {
 
 // wakeAny gives pool pi's room to its oldest waiter, whoever owns the pool.
 func (e *Engine) wakeAny(pi int32) {
-	if e.poolEnvoy[pi] >= 0 {
-		e.upWake(pi)
+	if e.mesh.Owns(pi) {
+		e.mesh.Wake(pi)
 		return
 	}
 	e.wakeWaiter(pi)

@@ -23,11 +23,12 @@ import (
 	"trafficlab/simulate/endpoints"
 	"trafficlab/simulate/faults"
 	"trafficlab/simulate/loadgen"
+	"trafficlab/simulate/mesh"
 )
 
 // Engine is one simulation run: the wiring of the subsystems that own their state
 // (the fields of their own package's types) and the request path it still holds:
-// the callers and their pools, the pods' apps, the sidecars, the network.
+// the callers and their pools, the pods' apps, the network.
 type Engine struct {
 	k   *sim.Kernel
 	sc  *scenario.Scenario
@@ -49,6 +50,7 @@ type Engine struct {
 	faults      *faults.Faults
 	logs        *accesslog.Paths
 	backgrounds *background.Workloads
+	mesh        *mesh.Mesh
 
 	// The cluster: nodes, services and their pods (cluster.go, lifecycle.go).
 	nodes    []nodeState
@@ -103,12 +105,6 @@ type Engine struct {
 	freeChunks []int32
 	worst      []result.TCPConn // the connections with the most retransmissions
 
-	// Sidecars (sidecar.go, upstream.go).
-	envoys     []envoy
-	connWorker []int16 // per connection: the sidecar worker that accepted it
-	poolEnvoy  []int32 // per pool: the envoy owning it, or -1 for a client app's pool
-	doneProxy  []int32
-
 	// What the run reports (stats.go, requests.go).
 	stats     stats
 	slowAfter sim.Time              // latency over which a request is slow
@@ -116,9 +112,7 @@ type Engine struct {
 	request   result.Request        // reused for each call of onRequest
 
 	evReady, evArrive, evCPU, evWait, evResponse, evTimeout, evRefused, evReset, evClosed, evRedial, evTick, evSweep,
-	evPodStart, evProbe, evSigterm, evKill, evNetGone, evSchedule,
-	evProxyIn, evProxyCPU, evLocalIn, evLocalOut, evUpFail, evProxyRetry, evUnavailable, evRefusedStream, evPerTry, evConnectTimeout,
-	evWindowUpdate uint8
+	evPodStart, evProbe, evSigterm, evKill, evNetGone, evSchedule, evRefusedStream, evWindowUpdate uint8
 }
 
 // New builds the cluster twin. The scenario must have been validated.
@@ -157,7 +151,8 @@ func newEngine(sc *scenario.Scenario, check bool) (*Engine, error) {
 	e.load = loadgen.New(e.k, loadCallers{e})
 	e.autoscalers = autoscaler.New(e.k, workloads{e})
 	e.faults = faults.New(e.k, faultTargets{e})
-	e.registerSidecars()
+	e.mesh = mesh.New(e.k, mesh.Config{Seed: spec.Seed, Local: e.local, Hop: e.hop,
+		Tables: mesh.Tables{Pools: &e.pools, Conns: &e.conns, Seq: &e.connSeq}}, meshApps{e}, meshUpstream{e})
 	e.registerFlow()
 	e.logs = accesslog.New(e.k, podApps{e})
 	e.backgrounds = background.New(e.k, e.end)

@@ -217,7 +217,7 @@ func (e *Engine) receiveWindows(pod int32) [2]int64 {
 // senderWindows are what the opening side of a connection of pool p advertises for
 // the answers: an outbound envoy's, or the client app's.
 func (e *Engine) senderWindows(pi int32) [2]int64 {
-	if e.poolEnvoy[pi] >= 0 {
+	if e.mesh.Owns(pi) {
 		return envoyWindows
 	}
 	return e.deps[e.cpods[e.poolOwner[pi]].dep].windows

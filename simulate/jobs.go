@@ -3,7 +3,6 @@ package simulate
 import (
 	"trafficlab/model/client"
 	"trafficlab/model/netw"
-	"trafficlab/model/sidecar"
 	"trafficlab/sim"
 )
 
@@ -41,37 +40,18 @@ type job struct {
 	thr    sim.Time
 	served int32
 
-	// In a sidecar (sidecar.go): the envoy, its worker and the stage there.
-	envoy  int32
-	worker int16
-	stage  uint8
-	// attempt: this job is an outbound envoy's request to a pod on behalf of job
-	// parent, the app's request to that envoy.
-	attempt bool
-	parent  int32
-	// An outbound envoy's request: the pod it goes to, the pods tried, the pool and
-	// connection of the attempt in progress (upConn -1: none), how it failed.
-	target        int32
-	tried         [3]int32
-	tries         uint8
-	retryHeld     bool
-	failing       bool   // an evUpFail is on its way for the attempt in progress
-	waiting       bool   // queued in a pool for a connection
-	attemptSerial uint32 // the attempt in progress, for its timers
-	// child is the attempt's job at the pod while childSerial matches; delivered
-	// tells that a request reached its pod.
-	child       int32
-	childSerial uint32
-	delivered   bool
+	// outbound: the app sent this job to its client pod's sidecar (the mesh holds
+	// its state there). attempt: this job is an outbound envoy's request to a pod on
+	// behalf of job parent, the app's request to that envoy.
+	outbound bool
+	attempt  bool
+	parent   int32
+	// delivered tells that a request reached its pod.
+	delivered bool
 	// HTTP/2 flow control of the message being sent: DATA bytes not yet sent, the
 	// stream's credit, chunks on their way.
 	dataLeft, streamCredit int64
 	chunksOut              int32
 	flowDir                netw.Dir
 	reset                  bool // its HTTP/2 stream was reset: no answer is sent
-	failure                sidecar.AttemptEnd
-	pool                   int32
-	upConn                 client.ConnID
-	upSeq                  uint32
-	cause                  int32
 }

@@ -89,7 +89,7 @@ func (e *Engine) bind(pp *pendingPod) (int32, bool) {
 	svc.pods = append(svc.pods, id)
 	e.openLog(id)
 	if svc.spec.Sidecar != nil {
-		e.pods[id].envoy = e.addEnvoy(svc.spec.Sidecar, true, id, n, si, pp.name)
+		e.pods[id].envoy = e.mesh.Add(svc.spec.Sidecar, true, id, n, si, pp.name)
 	}
 	if !e.started {
 		e.podListening(id)
@@ -335,7 +335,15 @@ func (e *Engine) exit(id int32) {
 		}
 	}
 	p.busy = 0
-	e.stopEnvoy(id, back)
+	if p.envoy >= 0 {
+		// The sidecar ends with the pod: the kernel closes the connections of the
+		// requests it held.
+		e.done = e.mesh.Stop(p.envoy, e.done[:0])
+		for _, ji := range e.done {
+			e.connFailed(ji, errClosed, back)
+			e.freeJob(ji)
+		}
+	}
 	if p.ready {
 		e.setReady(id, false)
 	}
@@ -354,9 +362,9 @@ func (e *Engine) onNetGone(ev sim.Event) {
 	p.phase = podGone
 	p.grp.Remove()
 	if p.envoy >= 0 {
-		e.envoys[p.envoy].grp.Remove() // stopEnvoy emptied it at the exit
+		e.mesh.Remove(p.envoy)
 	}
-	e.forgetHost(id)
+	e.mesh.Forget(id)
 	e.nodes[p.node].pods--
 	e.sched.Remove("service/" + p.name)
 	svc := &e.services[p.svc]

@@ -47,9 +47,7 @@ func (e *Engine) Result() *result.Result {
 	r.Samples = st.samples.result()
 	r.LatencySpectrum = result.SpectrumOf(st.latency)
 	r.Ended = st.ended.result()
-	for i := range e.envoys {
-		r.Sidecars = append(r.Sidecars, e.sidecarResult(&e.envoys[i]))
-	}
+	r.Sidecars = e.mesh.Result(e.end, func(pod int32) sim.Time { return e.pods[pod].ended })
 	if e.stack != nil {
 		r.TCP = e.tcpResult()
 	}
@@ -193,9 +191,7 @@ func (e *Engine) timelineResult() []result.Point {
 // sidecars and background workloads.
 func (e *Engine) nodeCPU(now sim.Time) []float64 {
 	used := make([]float64, len(e.nodes))
-	for i := range e.envoys {
-		used[e.envoys[i].node] += e.envoys[i].grp.Used(now)
-	}
+	e.mesh.AddCPUUsed(now, used)
 	for _, w := range e.backgrounds.All() {
 		if w.CPU != nil {
 			used[w.Node] += w.CPU.Used(now)

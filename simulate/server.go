@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"trafficlab/model/client"
 	"trafficlab/model/netw"
 	"trafficlab/model/node"
 	"trafficlab/model/sidecar"
@@ -96,9 +97,8 @@ func (e *Engine) Err() error { return e.err }
 
 func (e *Engine) freeJob(id int32) {
 	j := &e.jobs[id]
-	if j.retryHeld {
-		e.envoys[j.envoy].breaker.Release(sidecar.Retries)
-		j.retryHeld = false
+	if j.outbound {
+		e.mesh.Free(id)
 	}
 	j.state = jobFree
 	e.freeJobs = append(e.freeJobs, id)
@@ -132,12 +132,12 @@ func (e *Engine) arrive(ji int32) {
 		e.freeJob(ji)
 		return
 	}
-	if p.envoy >= 0 {
-		e.envoyIn(ji)
-		return
-	}
 	if j.newConn {
 		p.connections++
+	}
+	if p.envoy >= 0 {
+		e.mesh.In(p.envoy, ji, j.conn, j.newConn)
+		return
 	}
 	e.appArrive(ji)
 }
@@ -193,8 +193,7 @@ func (e *Engine) cpuChanged(g *node.Group) {
 		if e.backgrounds.CPUChanged(g, at) {
 			return
 		}
-		if g.ID < 0 {
-			e.k.At(at, e.evProxyCPU, -g.ID-1, g.Gen)
+		if e.mesh.CPUChanged(g, at) {
 			return
 		}
 		e.k.At(at, e.evCPU, g.ID, g.Gen)
@@ -250,7 +249,7 @@ func (e *Engine) finish(ji int32) {
 	j.state = jobReply
 	j.closeAfter = p.phase == podDraining
 	if p.envoy >= 0 {
-		e.k.After(e.local, e.evLocalOut, ji, 0)
+		e.mesh.AppAnswered(ji)
 	} else {
 		e.reply(ji)
 	}
@@ -272,6 +271,36 @@ func (e *Engine) resetEvent() uint8 {
 		return e.evClosed
 	}
 	return e.evReset
+}
+
+// connFailed tells whoever sent job ji, after delay, that its connection failed with
+// kind: the client app, or the outbound envoy whose attempt it is.
+func (e *Engine) connFailed(ji int32, kind uint8, delay sim.Time) {
+	j := &e.jobs[ji]
+	if j.attempt {
+		end := sidecar.Reset
+		if kind == errRefusedStream {
+			end = sidecar.RefusedStream
+		}
+		e.mesh.AttemptFailed(attemptOf(j), end, delay)
+		return
+	}
+	ev := e.resetEvent()
+	switch kind {
+	case errClosed:
+		ev = e.evClosed
+	case errRefused:
+		ev = e.evRefused
+	case errRefusedStream:
+		ev = e.evRefusedStream
+	}
+	e.k.After(delay, ev, j.slot, j.gen)
+}
+
+// multiplexed tells whether connection id, as a job saw it (seq), is still open and
+// carries HTTP/2.
+func (e *Engine) multiplexed(id client.ConnID, seq uint32) bool {
+	return e.connSeq[id] == seq && e.conns.Get(id).Open && e.pools[e.conns.Get(id).Pool].Streams > 0
 }
 
 // reply sends job ji's answer back on its connection. On the segment model an answer

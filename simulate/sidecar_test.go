@@ -5,7 +5,6 @@ import (
 	"math"
 	"testing"
 
-	"trafficlab/model/sidecar"
 	"trafficlab/sim"
 )
 
@@ -130,17 +129,8 @@ func TestSidecarBookkeepingUnderChaos(t *testing.T) {
 					"    sidecar: {concurrency: 2, upstreamProtocol: " + proto + ", circuitBreakers: {maxConnections: 2, maxPendingRequests: 8}}",
 				faults: kills})
 			check := func() int {
-				for i := range e.envoys {
-					x := &e.envoys[i]
-					open := 0
-					for _, wk := range x.workers {
-						for _, pi := range wk.pools {
-							open += e.pools[pi].Open()
-						}
-					}
-					if got := x.breaker.Open(sidecar.Connections); int(got) != open {
-						t.Errorf("t=%v %s: breaker counts %d connections, pools hold %d", e.k.Now(), x.name, got, open)
-					}
+				if err := e.mesh.Audit(); err != nil {
+					t.Errorf("t=%v %v", e.k.Now(), err)
 				}
 				live := 0
 				for _, j := range e.jobs {

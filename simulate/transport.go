@@ -269,7 +269,6 @@ func (e *Engine) trackConn(id client.ConnID) {
 	for int(id) >= len(e.wire) {
 		e.wire = append(e.wire, -1)
 		e.connSeq = append(e.connSeq, 0)
-		e.connWorker = append(e.connWorker, 0)
 	}
 }
 
