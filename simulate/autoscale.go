@@ -9,6 +9,7 @@ import (
 	"trafficlab/placement"
 	"trafficlab/sim"
 	"trafficlab/simulate/autoscaler"
+	"trafficlab/simulate/lifecycle"
 )
 
 // addAutoscaler gives service si its HPA.
@@ -49,18 +50,18 @@ func (w workloads) Pods(si int32, now sim.Time, into []autoscaler.Pod) []autosca
 	svc := &e.services[si]
 	request := milli(placement.CPURequest(&svc.spec.Pod.Resources))
 	for _, id := range svc.pods {
-		p := &e.pods[id]
+		st, ph := e.life.Pod(id), e.life.Phase(id)
 		into = append(into, autoscaler.Pod{
-			ID: id, Name: p.name, Starting: p.phase == podStarting,
-			Running:  p.phase == podRunning || p.phase == podDraining,
-			Deleting: p.deleting, Ready: p.ready,
-			Scheduled: p.scheduled, Started: p.started, ReadySince: p.readySince,
+			ID: id, Name: e.pods[id].name, Starting: ph == lifecycle.Starting,
+			Running:  ph == lifecycle.Running || ph == lifecycle.Draining,
+			Deleting: st.Deleting, Ready: st.Ready,
+			Scheduled: st.Scheduled, Started: st.Started, ReadySince: st.ReadySince,
 			CPURequestMilli: request,
 		})
 	}
-	for i := range e.pending {
-		if pp := &e.pending[i]; pp.svc == si {
-			into = append(into, autoscaler.Pod{ID: -1, Name: pp.name, Pending: true})
+	for _, pp := range e.life.Pending() {
+		if pp.Svc == si {
+			into = append(into, autoscaler.Pod{ID: -1, Name: pp.Name, Pending: true})
 		}
 	}
 	return into

@@ -5,6 +5,7 @@ import (
 	"trafficlab/model/netw"
 	"trafficlab/result"
 	"trafficlab/sim"
+	"trafficlab/simulate/lifecycle"
 )
 
 // onReady: a slot's overhead or think time is over.
@@ -272,7 +273,7 @@ func (e *Engine) onTimeout(ev sim.Event) {
 	// A live pod that answered too late (overload, CPU throttling) or packets lost on
 	// the way caused no removal error: pods[].errors counts only those.
 	cause := int32(-1)
-	if s.state != waitingConn && s.pod >= 0 && e.pods[s.pod].phase >= podExited {
+	if s.state != waitingConn && s.pod >= 0 && e.life.Phase(s.pod) >= lifecycle.Exited {
 		cause = s.pod
 	}
 	if s.state == waitingConn {
@@ -310,7 +311,7 @@ func (e *Engine) fail(si int32, kind uint8, cause int32) {
 	if e.onRequest != nil {
 		e.streamRequest(si, int(kind), cause)
 	}
-	if cause >= 0 && e.pods[cause].phase >= podDraining {
+	if cause >= 0 && e.life.Phase(cause) >= lifecycle.Draining {
 		e.pods[cause].errors.add(kind)
 	}
 	r := e.load.RunOf(s.cpod)

@@ -65,24 +65,9 @@ type pod struct {
 	// Its access-log path to the node's disk, nil when a log write never waits.
 	logCPU int64 // CPU to encode a line, ns
 
-	uid        string
-	revision   int32 // its ReplicaSet, as service.revision
-	phase      uint8
-	deleting   bool     // deletionTimestamp set
-	ready      bool     // the Ready condition
-	readySince sim.Time // last transition of the Ready condition
-	firstReady sim.Time // -1 until first Ready
-	envoy      int32    // its sidecar in the mesh, or -1
-	probeOK    bool     // result of the last readiness probe
-	probeRun   int32    // results in a row equal to probeOK
-	created    sim.Time
-	scheduled  sim.Time // bound to its node; later than created if it waited Pending
-	started    sim.Time // the app started listening
-	deletedAt  sim.Time
-	ended      sim.Time // the process ended; -1 while it runs
-	// closedAt is when the app closed its idle keep-alive connections (drain or
-	// exit); a client learns of it one trip later. Valid once phase ≥ podDraining.
-	closedAt sim.Time
+	uid      string
+	revision int32 // its ReplicaSet, as service.revision
+	envoy    int32 // its sidecar in the mesh, or -1
 }
 
 func (e *Engine) addService(si int32, s *scenario.Service) error {
@@ -109,6 +94,7 @@ func (e *Engine) addService(si int32, s *scenario.Service) error {
 	// CFS divides a busy node by cpu.weight, which kubelet derives from the CPU request.
 	svc.weight = cpuWeight(&s.Pod.Resources)
 	e.services = append(e.services, svc)
+	e.life.AddService(&s.Pod)
 	e.deployments.Add(s)
 	for r := 0; r < s.Replicas; r++ {
 		e.createPod(si, 0) // a pod no node can take stays Pending

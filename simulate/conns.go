@@ -3,6 +3,7 @@ package simulate
 import (
 	"trafficlab/model/client"
 	"trafficlab/sim"
+	"trafficlab/simulate/lifecycle"
 )
 
 // goAways retires the HTTP/2 connections of pool pi (a client's or an envoy's) whose
@@ -49,8 +50,8 @@ func (e *Engine) serverClosed(id client.ConnID) bool {
 	if c.Pod < 0 {
 		return false // the pod's own sidecar
 	}
-	p := &e.pods[c.Pod]
-	return p.phase >= podDraining && e.k.Now() >= p.closedAt+e.hop+e.relay
+	st := e.life.Pod(c.Pod)
+	return e.life.Phase(c.Pod) >= lifecycle.Draining && e.k.Now() >= st.ClosedAt+e.hop+e.relay
 }
 
 // endStream ends a stream on HTTP/2 connection id: a waiter takes it, or the

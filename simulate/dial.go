@@ -3,6 +3,7 @@ package simulate
 import (
 	"trafficlab/model/kubeproxy"
 	"trafficlab/sim"
+	"trafficlab/simulate/lifecycle"
 )
 
 // dial opens a connection for slot si through its node's kube-proxy.
@@ -30,9 +31,9 @@ func (e *Engine) dial(si int32) {
 		return
 	}
 	s.pod = ep
-	switch e.pods[ep].phase {
-	case podRunning:
-	case podDraining, podExited:
+	switch e.life.Phase(ep) {
+	case lifecycle.Running:
+	case lifecycle.Draining, lifecycle.Exited:
 		// Nothing listens: the pod's kernel answers the SYN with a reset, one round
 		// trip after it left the client (or the node's userspace proxy).
 		e.dialFailed(si, 2*e.hop+e.relay)

@@ -10,8 +10,8 @@ func (e *Engine) Usable(si int32) []kubeproxy.Endpoint {
 	svc := &e.services[si]
 	states := make([]kubeproxy.EndpointState, 0, len(svc.pods))
 	for _, id := range svc.pods {
-		p := &e.pods[id]
-		states = append(states, kubeproxy.Conditions(id, p.ready, p.deleting))
+		st := e.life.Pod(id)
+		states = append(states, kubeproxy.Conditions(id, st.Ready, st.Deleting))
 	}
 	return kubeproxy.Usable(states, nil)
 }

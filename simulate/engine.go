@@ -22,6 +22,7 @@ import (
 	"trafficlab/simulate/deployment"
 	"trafficlab/simulate/endpoints"
 	"trafficlab/simulate/faults"
+	"trafficlab/simulate/lifecycle"
 	"trafficlab/simulate/loadgen"
 	"trafficlab/simulate/mesh"
 )
@@ -38,9 +39,6 @@ type Engine struct {
 	planned sim.Time
 	err     error // why the run stopped early (see maxLiveRequests)
 	check   bool  // set up for Check: pods placed, no client callers
-	// started is false while New builds the initial cluster, which is settled: its
-	// pods run and every node's rules list them.
-	started bool
 
 	// Subsystems.
 	routing     *endpoints.Routing
@@ -51,16 +49,13 @@ type Engine struct {
 	logs        *accesslog.Paths
 	backgrounds *background.Workloads
 	mesh        *mesh.Mesh
+	life        *lifecycle.Pods
 
-	// The cluster: nodes, services and their pods (cluster.go, lifecycle.go).
-	nodes    []nodeState
-	services []service
-	pods     []pod
-	sched    *scheduler.Scheduler
-	// pending are service pods waiting for a node, in the order they were queued;
-	// retryAt is when the next of them is due after its backoff.
-	pending    []pendingPod
-	retryAt    sim.Time
+	// The cluster: nodes, services and their pods' apps (cluster.go, lifecycle.go).
+	nodes      []nodeState
+	services   []service
+	pods       []pod
+	sched      *scheduler.Scheduler
 	nodeUsedAt []float64 // per node: core-seconds used up to the last timeline interval
 
 	// Latencies of the datapath.
@@ -112,7 +107,7 @@ type Engine struct {
 	request   result.Request        // reused for each call of onRequest
 
 	evReady, evArrive, evCPU, evWait, evResponse, evTimeout, evRefused, evReset, evClosed, evRedial, evTick, evSweep,
-	evPodStart, evProbe, evSigterm, evKill, evNetGone, evSchedule, evRefusedStream, evWindowUpdate uint8
+	evRefusedStream, evWindowUpdate uint8
 }
 
 // New builds the cluster twin. The scenario must have been validated.
@@ -147,7 +142,7 @@ func newEngine(sc *scenario.Scenario, check bool) (*Engine, error) {
 
 	e.registerCallers()
 	e.registerServers()
-	e.registerLifecycle()
+	e.life = lifecycle.New(e.k, spec.Seed, sim.Duration(spec.Cluster.PodNetworkTeardown.Duration), podCluster{e})
 	e.load = loadgen.New(e.k, loadCallers{e})
 	e.autoscalers = autoscaler.New(e.k, workloads{e})
 	e.faults = faults.New(e.k, faultTargets{e})
@@ -188,7 +183,7 @@ func newEngine(sc *scenario.Scenario, check bool) (*Engine, error) {
 		return e, nil // every pod is placed; nothing further can fail
 	}
 	e.faults.Start(spec.Faults, e.end)
-	e.started = true
+	e.life.Run()
 	e.stats.init(e.end, &spec.Report, spec.Seed)
 	if e.stats.step < e.end {
 		e.k.At(e.stats.step, e.evTick, 0, 0)

@@ -296,13 +296,16 @@ func TestNoEndpointsRefuses(t *testing.T) {
 
 // A pod that no longer listens: iptables picked it once and the client sees the
 // refusal; the userspace proxier retries the next endpoint and the client sees none.
+// Its process exits at the start and, for the whole run, its IP stays and the nodes'
+// rules still list it (their update and the pod's teardown take an hour).
 func TestUserspaceRetriesARefusedDial(t *testing.T) {
 	for _, c := range []struct {
 		mode    string
 		refused bool
 	}{{"iptables", true}, {"userspace", false}} {
-		e := build(t, opts{mode: c.mode, replicas: 5, client: "    threads: 2\n    library: curl-loop"})
-		e.pods[2].phase = podExited
+		e := build(t, opts{mode: c.mode, replicas: 5, client: "    threads: 2\n    library: curl-loop",
+			cluster: "    endpointPropagation: {latency: 1h, jitter: 0s}\n    podNetworkTeardown: 1h"})
+		e.life.Exit(2)
 		e.Run(nil)
 		r := e.Result()
 		if got := r.Errors.ConnectionRefused > 0; got != c.refused {

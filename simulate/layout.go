@@ -18,8 +18,8 @@ func (e *Engine) Layout() *placement.Layout {
 		spec := e.deps[c.dep].spec
 		l.Clients = append(l.Clients, placement.PlacedPod{Name: c.name, Owner: spec.Name, Node: l.Nodes[c.node], Index: int(c.dep)})
 	}
-	for i := range e.pending {
-		l.Pending = append(l.Pending, e.pending[i].name)
+	for _, pp := range e.life.Pending() {
+		l.Pending = append(l.Pending, pp.Name)
 	}
 	return l
 }

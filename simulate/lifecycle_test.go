@@ -174,7 +174,7 @@ func TestTerminationTiming(t *testing.T) {
 		// one has all of them.
 		e := build(t, opts{replicas: 1, duration: "60s", pod: c.pod, client: "    rate: 1/s\n    timeout: 1000s"})
 		e.k.Run(5*sec + sec/2)
-		e.deletePod(0)
+		e.life.Delete(0)
 		e.Run(nil)
 		p := e.Result().Pods[0]
 		if p.EndS == nil || *p.EndS != 5.5+c.ended {
@@ -238,7 +238,7 @@ func TestEndpointPropagation(t *testing.T) {
 			t.Errorf("at %v: node 0 programs %v, want %v", time.Duration(st.at), got, st.programmed)
 		}
 		if st.delete >= 0 {
-			e.deletePod(st.delete)
+			e.life.Delete(st.delete)
 		}
 	}
 }

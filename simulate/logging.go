@@ -3,6 +3,7 @@ package simulate
 import (
 	"trafficlab/model/disk"
 	"trafficlab/scenario"
+	"trafficlab/simulate/lifecycle"
 )
 
 // A request's access-log line goes through its pod's stdout path to the node's disk
@@ -59,4 +60,4 @@ func (a podApps) Logged(ji int32) {
 	a.e.finish(ji)
 }
 
-func (a podApps) Running(pod int32) bool { return a.e.pods[pod].phase < podExited }
+func (a podApps) Running(pod int32) bool { return a.e.life.Phase(pod) < lifecycle.Exited }

@@ -6,6 +6,7 @@ import (
 
 	"trafficlab/placement"
 	"trafficlab/result"
+	"trafficlab/simulate/lifecycle"
 )
 
 // overloads finds the services whose clients offered more than was answered in time
@@ -62,14 +63,15 @@ func (e *Engine) useOf(si int32) podsUse {
 		}
 		u.finished += p.requests
 		u.queued += int64(p.queue.Len())
-		if !p.deleting && p.phase < podExited {
+		st := e.life.Pod(int32(pi))
+		if !st.Deleting && e.life.Phase(int32(pi)) < lifecycle.Exited {
 			u.replicas++
 		}
 		end := e.end
-		if p.ended >= 0 {
-			end = p.ended
+		if st.Ended >= 0 {
+			end = st.Ended
 		}
-		l := (end - p.created).Seconds()
+		l := (end - st.Created).Seconds()
 		u.used += p.grp.Used(e.end)
 		u.life += l
 		u.capLife += p.grp.Capacity() * l
@@ -253,7 +255,7 @@ func (e *Engine) podsFit(si int32) (fit int, each float64, perNode int) {
 	others := make([]int64, len(e.nodes))
 	for i := range e.pods {
 		p := &e.pods[i]
-		if p.svc != si && !p.deleting && p.phase < podGone {
+		if st := e.life.Pod(int32(i)); p.svc != si && !st.Deleting && e.life.Phase(int32(i)) < lifecycle.Gone {
 			others[p.node] += milli(placement.CPURequest(&e.services[p.svc].spec.Pod.Resources))
 		}
 	}
@@ -277,8 +279,8 @@ func (e *Engine) podsFit(si int32) (fit int, each float64, perNode int) {
 // pendingOf counts service si's pods no node could take at the end.
 func (e *Engine) pendingOf(si int32) int {
 	n := 0
-	for i := range e.pending {
-		if e.pending[i].svc == si {
+	for _, pp := range e.life.Pending() {
+		if pp.Svc == si {
 			n++
 		}
 	}

@@ -38,8 +38,8 @@ func (e *Engine) Result() *result.Result {
 	r.Timeline = e.timelineResult()
 	r.ScaleEvents = e.deployments.ScaleEvents()
 	r.Rollouts = e.deployments.Rollouts()
-	for _, pp := range e.pending {
-		r.Pending = append(r.Pending, result.PendingPod{Name: pp.name, Service: e.services[pp.svc].name, SinceS: pp.created.Seconds(), Reason: pp.reason})
+	for _, pp := range e.life.Pending() {
+		r.Pending = append(r.Pending, result.PendingPod{Name: pp.Name, Service: e.services[pp.Svc].name, SinceS: pp.Created.Seconds(), Reason: pp.Reason})
 	}
 	if len(st.buckets.bounds) > 0 {
 		r.Histogram = st.buckets.result()
@@ -47,7 +47,7 @@ func (e *Engine) Result() *result.Result {
 	r.Samples = st.samples.result()
 	r.LatencySpectrum = result.SpectrumOf(st.latency)
 	r.Ended = st.ended.result()
-	r.Sidecars = e.mesh.Result(e.end, func(pod int32) sim.Time { return e.pods[pod].ended })
+	r.Sidecars = e.mesh.Result(e.end, func(pod int32) sim.Time { return e.life.Pod(pod).Ended })
 	if e.stack != nil {
 		r.TCP = e.tcpResult()
 	}
@@ -60,12 +60,12 @@ func (e *Engine) podResults() []result.Pod {
 	dur := e.end.Seconds()
 	var out []result.Pod
 	for i := range e.pods {
-		p := &e.pods[i]
+		p, st := &e.pods[i], e.life.Pod(int32(i))
 		used := p.grp.Used(e.end)
 		// Utilisation and cores are over the pod's life within the run.
-		life := dur - p.created.Seconds()
-		if p.ended >= 0 {
-			life = (p.ended - p.created).Seconds()
+		life := dur - st.Created.Seconds()
+		if st.Ended >= 0 {
+			life = (st.Ended - st.Created).Seconds()
 		}
 		util, cores := 0.0, 0.0
 		if life > 0 {
@@ -78,16 +78,16 @@ func (e *Engine) podResults() []result.Pod {
 			Name: p.name, Service: e.services[p.svc].name, Node: e.nodes[p.node].name,
 			Requests: p.requests, Connections: p.connections, InProgress: int64(p.busy + p.queue.Len()),
 			CPUUtilization: result.Round(util, 4), CPUCores: result.Round(cores, 4),
-			StartS: p.created.Seconds(), PendingS: result.Round((p.scheduled - p.created).Seconds(), 6), Errors: errorsOf(p.errors),
+			StartS: st.Created.Seconds(), PendingS: result.Round((st.Scheduled - st.Created).Seconds(), 6), Errors: errorsOf(p.errors),
 		}
-		if p.firstReady >= 0 {
-			rp.ReadyS = seconds(p.firstReady)
+		if st.FirstReady >= 0 {
+			rp.ReadyS = seconds(st.FirstReady)
 		}
-		if p.deleting {
-			rp.DeletedS = seconds(p.deletedAt)
+		if st.Deleting {
+			rp.DeletedS = seconds(st.DeletedAt)
 		}
-		if p.ended >= 0 {
-			rp.EndS = seconds(p.ended)
+		if st.Ended >= 0 {
+			rp.EndS = seconds(st.Ended)
 		}
 		out = append(out, rp)
 	}

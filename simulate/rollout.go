@@ -1,6 +1,9 @@
 package simulate
 
-import "trafficlab/simulate/deployment"
+import (
+	"trafficlab/simulate/deployment"
+	"trafficlab/simulate/lifecycle"
+)
 
 // deploymentPods is what the Deployment controllers see of the Engine's pods and
 // do to them (deployment.Pods).
@@ -9,18 +12,18 @@ type deploymentPods struct{ e *Engine }
 func (d deploymentPods) Active(si int32, into []deployment.Replica) []deployment.Replica {
 	e := d.e
 	for _, id := range e.services[si].pods {
-		p := &e.pods[id]
-		if p.deleting {
+		p, st := &e.pods[id], e.life.Pod(id)
+		if st.Deleting {
 			continue
 		}
 		into = append(into, deployment.Replica{Pod: id, Pending: -1, Revision: p.revision,
-			Name: p.name, UID: p.uid, Node: e.nodes[p.node].name, Starting: p.phase == podStarting,
-			Ready: p.ready, ReadySince: p.readySince, Created: p.created})
+			Name: p.name, UID: p.uid, Node: e.nodes[p.node].name, Starting: e.life.Phase(id) == lifecycle.Starting,
+			Ready: st.Ready, ReadySince: st.ReadySince, Created: st.Created})
 	}
-	for i := range e.pending {
-		if pp := &e.pending[i]; pp.svc == si {
-			into = append(into, deployment.Replica{Pod: -1, Pending: i, Revision: pp.revision,
-				Name: pp.name, UID: pp.uid, Created: pp.created})
+	for i, pp := range e.life.Pending() {
+		if pp.Svc == si {
+			into = append(into, deployment.Replica{Pod: -1, Pending: i, Revision: pp.Revision,
+				Name: pp.Name, UID: pp.UID, Created: pp.Created})
 		}
 	}
 	return into
@@ -38,11 +41,12 @@ func (d deploymentPods) Terminating(si, rev int32) bool {
 func (d deploymentPods) Create(si, rev int32) (name string, placed bool, reason string) {
 	id, reason := d.e.createPod(si, rev)
 	if id < 0 {
-		return d.e.pending[len(d.e.pending)-1].name, false, reason
+		pending := d.e.life.Pending()
+		return pending[len(pending)-1].Name, false, reason
 	}
 	return d.e.pods[id].name, true, ""
 }
 
-func (d deploymentPods) Delete(pod int32) { d.e.deletePod(pod) }
+func (d deploymentPods) Delete(pod int32) { d.e.life.Delete(pod) }
 
-func (d deploymentPods) DeletePending(i int) { d.e.deletePending(i) }
+func (d deploymentPods) DeletePending(i int) { d.e.life.DeletePending(i) }

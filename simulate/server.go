@@ -9,6 +9,7 @@ import (
 	"trafficlab/model/node"
 	"trafficlab/model/sidecar"
 	"trafficlab/sim"
+	"trafficlab/simulate/lifecycle"
 )
 
 func (e *Engine) newJob(j job) int32 {
@@ -109,13 +110,13 @@ func (e *Engine) arrive(ji int32) {
 	j := &e.jobs[ji]
 	j.delivered = true
 	p := &e.pods[j.pod]
-	switch p.phase {
-	case podRunning:
-	case podGone:
+	switch e.life.Phase(j.pod) {
+	case lifecycle.Running:
+	case lifecycle.Gone:
 		// No one answers; the client's timeout will.
 		e.freeJob(ji)
 		return
-	case podDraining:
+	case lifecycle.Draining:
 		if e.multiplexed(j.conn, j.seq) {
 			// HTTP/2: the draining server sent GOAWAY; a stream it did not process
 			// is refused, and the client retries it on a new connection (RFC 9113
@@ -147,7 +148,7 @@ func (e *Engine) appArrive(ji int32) {
 	j := &e.jobs[ji]
 	j.mark = e.k.Now()
 	p := &e.pods[j.pod]
-	if p.phase != podRunning {
+	if e.life.Phase(j.pod) != lifecycle.Running {
 		// The app behind a sidecar died meanwhile; the sidecar went with the pod.
 		e.connFailed(ji, errReset, e.hop+e.relay)
 		e.freeJob(ji)
@@ -247,7 +248,7 @@ func (e *Engine) finish(ji int32) {
 	p.requests++
 	j.served = j.pod
 	j.state = jobReply
-	j.closeAfter = p.phase == podDraining
+	j.closeAfter = e.life.Phase(j.pod) == lifecycle.Draining
 	if p.envoy >= 0 {
 		e.mesh.AppAnswered(ji)
 	} else {
@@ -257,8 +258,8 @@ func (e *Engine) finish(ji int32) {
 		e.start(next)
 		return
 	}
-	if p.phase == podDraining {
-		e.drained(j.pod)
+	if e.life.Phase(j.pod) == lifecycle.Draining {
+		e.life.Drained(j.pod)
 	}
 }
 

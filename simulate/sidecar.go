@@ -4,6 +4,7 @@ import (
 	"trafficlab/model/client"
 	"trafficlab/model/netw"
 	"trafficlab/model/node"
+	"trafficlab/simulate/lifecycle"
 	"trafficlab/simulate/mesh"
 )
 
@@ -56,10 +57,10 @@ type meshUpstream struct{ e *Engine }
 func (u meshUpstream) Endpoints(node, svc int32) []int32 { return u.e.routing.Programmed(node, svc) }
 
 func (u meshUpstream) Reach(pod int32) mesh.Reach {
-	switch u.e.pods[pod].phase {
-	case podRunning:
+	switch u.e.life.Phase(pod) {
+	case lifecycle.Running:
 		return mesh.Accepts
-	case podDraining, podExited:
+	case lifecycle.Draining, lifecycle.Exited:
 		return mesh.Refuses
 	}
 	return mesh.Silent

@@ -178,7 +178,7 @@ func (e *Engine) replicaCounts(si int32) serviceSample {
 	svc := &e.services[si]
 	s := serviceSample{desired: e.deployments.Replicas(si), current: e.deployments.Active(si)}
 	for _, id := range svc.pods {
-		if p := &e.pods[id]; p.ready && !p.deleting {
+		if st := e.life.Pod(id); st.Ready && !st.Deleting {
 			s.ready++
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"trafficlab/scenario"
 	"trafficlab/sim"
 	"trafficlab/simulate/faults"
+	"trafficlab/simulate/lifecycle"
 )
 
 // Transport: how a request and its answer cross the network.
@@ -213,7 +214,7 @@ type faultTargets struct{ e *Engine }
 func (c faultTargets) KillPods(target *scenario.Selector) {
 	e := c.e
 	for i := range e.pods {
-		if e.matches(target, int32(i)) && e.pods[i].phase < podExited {
+		if e.matches(target, int32(i)) && e.life.Phase(int32(i)) < lifecycle.Exited {
 			e.killPod(int32(i))
 		}
 	}
@@ -232,17 +233,15 @@ func (c faultTargets) Reconfigure() {
 // replacement, and the kubelet kills the containers without SIGTERM or preStop.
 func (e *Engine) killPod(id int32) {
 	p := &e.pods[id]
-	if !p.deleting {
-		p.deleting = true
-		p.deletedAt = e.k.Now()
+	if e.life.MarkDeleted(id) {
 		e.routing.Changed(p.svc)
 		// The pod object is gone at once: pods waiting for room, then its
 		// replacement, may take its place.
 		e.sched.Remove("service/" + p.name)
-		e.roomFreed()
+		e.life.RoomFreed()
 		e.createPod(p.svc, e.deployments.Revision(p.svc))
 	}
-	e.exit(id)
+	e.life.Exit(id)
 }
 
 // openWire starts the TCP connection under connection id, from endpoint from (a client
