@@ -209,7 +209,7 @@ func (e *Engine) send(si int32, id client.ConnID, newConn bool) {
 		e.mesh.Out(e.cpods[s.cpod].envoy, j, s.jobSerial, id, newConn)
 		return
 	}
-	if e.wire[id] >= 0 {
+	if e.wired(id) {
 		d := &e.deps[e.cpods[s.cpod].dep]
 		e.sendMessage(id, netw.Up, d.headerBytes, d.bodyBytes, j)
 		return

@@ -25,11 +25,13 @@ import (
 	"trafficlab/simulate/lifecycle"
 	"trafficlab/simulate/loadgen"
 	"trafficlab/simulate/mesh"
+	"trafficlab/simulate/network"
 )
 
 // Engine is one simulation run: the wiring of the subsystems that own their state
-// (the fields of their own package's types) and the request path it still holds:
-// the callers and their pools, the pods' apps, the network.
+// (the fields of their own package's types) and the request path they share: the
+// callers and their pools and connections, the requests at the pods' apps, and the
+// fast path's constant-delay hops.
 type Engine struct {
 	k   *sim.Kernel
 	sc  *scenario.Scenario
@@ -49,6 +51,7 @@ type Engine struct {
 	logs        *accesslog.Paths
 	backgrounds *background.Workloads
 	mesh        *mesh.Mesh
+	net         *network.Network // the network beyond constant delays; nil on the fast path
 	life        *lifecycle.Pods
 
 	// The cluster: nodes, services and their pods' apps (cluster.go, lifecycle.go).
@@ -74,6 +77,7 @@ type Engine struct {
 	poolOwner []int32    // client pod of each pool
 	sweepAt   []sim.Time // pending idle-timeout sweep per pool; 0 = none
 	conns     client.Conns
+	connSeq   []uint32 // per connection slot: bumped when it closes
 	expired   []client.ConnID
 	live      func(client.Waiter) bool
 	liveLimit int // maxLiveRequests; tests lower it
@@ -86,20 +90,6 @@ type Engine struct {
 	done     []int32 // scratch for finished CPU work
 	resumed  []int32 // scratch: jobs a log pipe hands back
 
-	// The network beyond constant delays (transport.go): nil stack on the fast path.
-	stack      *netw.Stack
-	paths      map[pathKey]*netw.Path
-	pathKeys   []pathKey       // in creation order, for deterministic reconfiguration
-	wire       []int32         // per connection: its netw connection, or -1
-	connSeq    []uint32        // per connection slot: bumped when it closes
-	wireConn   []client.ConnID // per netw connection: the connection over it
-	wires      int64           // TCP connections opened
-	lost       []int32         // scratch: jobs a closed connection did not deliver
-	flow       []flowConn      // per connection: HTTP/2 flow control (flow.go)
-	chunks     []chunk
-	freeChunks []int32
-	worst      []result.TCPConn // the connections with the most retransmissions
-
 	// What the run reports (stats.go, requests.go).
 	stats     stats
 	slowAfter sim.Time              // latency over which a request is slow
@@ -107,7 +97,7 @@ type Engine struct {
 	request   result.Request        // reused for each call of onRequest
 
 	evReady, evArrive, evCPU, evWait, evResponse, evTimeout, evRefused, evReset, evClosed, evRedial, evTick, evSweep,
-	evRefusedStream, evWindowUpdate uint8
+	evRefusedStream uint8
 }
 
 // New builds the cluster twin. The scenario must have been validated.
@@ -133,11 +123,10 @@ func newEngine(sc *scenario.Scenario, check bool) (*Engine, error) {
 		e.relay = e.local
 	}
 	e.live = e.waiterLive
-	e.paths = map[pathKey]*netw.Path{}
-	if needsSegments(sc) {
-		cfg := netw.DefaultConfig()
-		cfg.Reno = spec.Cluster.Network.CongestionControl == scenario.CongestionReno
-		e.stack = netw.NewStack(e.k, cfg, e)
+	if network.Needed(sc) {
+		e.net = network.New(e.k, network.Config{Seed: spec.Seed, Relay: e.relay,
+			Reno: spec.Cluster.Network.CongestionControl == scenario.CongestionReno,
+			Spec: &spec.Cluster.Network, Faults: spec.Faults, Seq: &e.connSeq}, networkEnds{e})
 	}
 
 	e.registerCallers()
@@ -148,7 +137,9 @@ func newEngine(sc *scenario.Scenario, check bool) (*Engine, error) {
 	e.faults = faults.New(e.k, faultTargets{e})
 	e.mesh = mesh.New(e.k, mesh.Config{Seed: spec.Seed, Local: e.local, Hop: e.hop,
 		Tables: mesh.Tables{Pools: &e.pools, Conns: &e.conns, Seq: &e.connSeq}}, meshApps{e}, meshUpstream{e})
-	e.registerFlow()
+	if e.net != nil {
+		e.net.Start(networkMessages{e})
+	}
 	e.logs = accesslog.New(e.k, podApps{e})
 	e.backgrounds = background.New(e.k, e.end)
 	e.deployments = deployment.New(e.k, deploymentPods{e})

@@ -2,7 +2,6 @@ package simulate
 
 import (
 	"trafficlab/model/client"
-	"trafficlab/model/netw"
 	"trafficlab/sim"
 )
 
@@ -48,10 +47,4 @@ type job struct {
 	parent   int32
 	// delivered tells that a request reached its pod.
 	delivered bool
-	// HTTP/2 flow control of the message being sent: DATA bytes not yet sent, the
-	// stream's credit, chunks on their way.
-	dataLeft, streamCredit int64
-	chunksOut              int32
-	flowDir                netw.Dir
-	reset                  bool // its HTTP/2 stream was reset: no answer is sent
 }

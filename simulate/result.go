@@ -48,8 +48,8 @@ func (e *Engine) Result() *result.Result {
 	r.LatencySpectrum = result.SpectrumOf(st.latency)
 	r.Ended = st.ended.result()
 	r.Sidecars = e.mesh.Result(e.end, func(pod int32) sim.Time { return e.life.Pod(pod).Ended })
-	if e.stack != nil {
-		r.TCP = e.tcpResult()
+	if e.net != nil {
+		r.TCP = e.net.Result()
 	}
 	r.Services, r.Faults = e.serviceConfigs(), faults.Result(e.sc.Spec.Faults, e.end)
 	return r

@@ -308,15 +308,15 @@ func (e *Engine) multiplexed(id client.ConnID, seq uint32) bool {
 // to a connection the client has closed goes nowhere.
 func (e *Engine) reply(ji int32) {
 	j := &e.jobs[ji]
-	if e.stack == nil {
+	if e.net == nil {
 		e.k.After(e.hop+e.relay, e.evResponse, ji, 0)
 		return
 	}
-	if j.reset {
+	if e.net.WasReset(ji, j.serial) {
 		e.freeJob(ji) // RST_STREAM: the server drops the answer
 		return
 	}
-	if e.connSeq[j.conn] != j.seq || e.wire[j.conn] < 0 {
+	if e.connSeq[j.conn] != j.seq || !e.net.Wired(j.conn) {
 		// The connection closed while the app worked: on HTTP/2 another stream's
 		// failure may have taken it down under this one.
 		e.connFailed(ji, errReset, e.hop+e.relay)

@@ -76,7 +76,7 @@ func (u meshUpstream) NewPool(owner, svc int32, http2 bool) int32 {
 	return pi
 }
 
-func (u meshUpstream) Wired(id client.ConnID) bool         { return u.e.wire[id] >= 0 }
+func (u meshUpstream) Wired(id client.ConnID) bool         { return u.e.wired(id) }
 func (u meshUpstream) GoAways(pi int32)                    { u.e.goAways(pi) }
 func (u meshUpstream) ServerClosed(id client.ConnID) bool  { return u.e.serverClosed(id) }
 func (u meshUpstream) ResetStream(attempt int32, s uint32) { u.e.resetStream(attempt, s) }
@@ -95,7 +95,7 @@ func (u meshUpstream) Send(di int32, gen uint32, id client.ConnID, newConn bool)
 	dep.reach(c.Pod, len(e.pods))
 	ui := e.newJob(job{slot: -1, gen: gen, attempt: true, parent: di, pod: c.Pod, state: jobWire, newConn: newConn, conn: id, seq: e.connSeq[id]})
 	serial := e.jobs[ui].serial
-	if e.wire[id] >= 0 {
+	if e.wired(id) {
 		e.sendMessage(id, netw.Up, dep.headerBytes, dep.bodyBytes, ui)
 		return ui, serial
 	}
