@@ -15,13 +15,6 @@ import (
 // meshApps implements mesh.Apps over the engine's requests.
 type meshApps struct{ e *Engine }
 
-// Waiting tells whether the app still waits for outbound job di.
-func (a meshApps) Waiting(di int32) bool {
-	d := &a.e.jobs[di]
-	s := &a.e.slots[d.slot]
-	return s.gen == d.gen && s.state == inFlight
-}
-
 func (a meshApps) ToApp(ji int32, newConn bool) {
 	a.e.jobs[ji].newConn = newConn
 	a.e.appArrive(ji)

@@ -36,8 +36,6 @@ import (
 // Apps is the request path on the apps' side of the sidecars. A request is the
 // engine's job ID.
 type Apps interface {
-	// Waiting tells whether the client app still waits for outbound request ji.
-	Waiting(ji int32) bool
 	// ToApp: inbound request ji crossed loopback to its pod's app, on a new
 	// connection to the app or an idle one.
 	ToApp(ji int32, newConn bool)
@@ -167,10 +165,12 @@ type task struct {
 	// newConn: inbound, the envoy opened a connection to the app for it.
 	newConn bool
 
-	// An outbound request: serial is its job's (live while it is not freed); the pod
+	// An outbound request: serial is its job's (live while it is not freed; gone once
+	// the app gave up on it, see Abandon); the pod
 	// it goes to, the pods tried, the pool and connection of the attempt in progress
 	// (upConn -1: none), how it failed.
 	live          bool
+	gone          bool
 	serial        uint32
 	target        int32
 	tried         [3]int32

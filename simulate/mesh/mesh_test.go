@@ -64,7 +64,6 @@ func spec(t *testing.T, settings string) *scenario.Sidecar {
 
 type apps struct{ r *rig }
 
-func (a apps) Waiting(int32) bool           { return true }
 func (a apps) ToApp(ji int32, newConn bool) { a.r.note("app %d new=%v", ji, newConn) }
 func (a apps) Closed(ji int32)              { a.r.note("closed %d", ji) }
 func (a apps) Reply(ji int32)               { a.r.note("reply %d", ji) }

@@ -36,7 +36,7 @@ func (m *Mesh) Out(ei, ji int32, serial uint32, id client.ConnID, newConn bool) 
 
 // onProxyIn: the app's request reached its sidecar over loopback.
 func (m *Mesh) onProxyIn(ev sim.Event) {
-	if !m.apps.Waiting(ev.Obj) {
+	if !m.waiting(ev.Obj) {
 		m.apps.Free(ev.Obj)
 		return
 	}
@@ -47,7 +47,7 @@ func (m *Mesh) onProxyIn(ev sim.Event) {
 // route picks the upstream pod of outbound request di and sends it there: Envoy's
 // router with the worker's load balancer, avoiding pods already tried on a retry.
 func (m *Mesh) route(di int32) {
-	if !m.apps.Waiting(di) {
+	if !m.waiting(di) {
 		m.apps.Free(di)
 		return
 	}
@@ -205,7 +205,7 @@ func (m *Mesh) AttemptAnswered(a Attempt, closeAfter bool) bool {
 	if !m.current(a) || d.failing {
 		return false // the attempt was given up meanwhile
 	}
-	live := m.apps.Waiting(a.Req)
+	live := m.waiting(a.Req)
 	// An HTTP/1.1 request whose client went away was reset upstream: Envoy closes that
 	// connection rather than reuse it mid-answer.
 	m.release(d.pool, a.Conn, closeAfter || !live)
@@ -294,7 +294,7 @@ func (m *Mesh) pendingLive(w client.Waiter) bool {
 		return false // abandoned meanwhile
 	}
 	d.waiting = false
-	if m.apps.Waiting(w.Slot) {
+	if m.waiting(w.Slot) {
 		return true
 	}
 	m.envoys[d.envoy].breaker.Release(sidecar.PendingRequests)
@@ -303,14 +303,20 @@ func (m *Mesh) pendingLive(w client.Waiter) bool {
 	return false
 }
 
+// waiting tells whether the app still waits for outbound request di.
+func (m *Mesh) waiting(di int32) bool { return !m.tasks[di].gone }
+
 // Abandon: the app gave up on outbound request di and reset or closed its
-// connection to the sidecar. Envoy's router cancels the upstream request at once
+// connection to the sidecar; the engine tells every time its app stops waiting for
+// a request it sent to its sidecar. Envoy's router cancels the upstream request at once
 // (router.cc onDownstreamReset → resetAll): a pending request leaves the queue, an
 // HTTP/1.1 attempt closes its connection, an HTTP/2 one resets its stream. It
 // reports whether the request ended here; one elsewhere (a worker's queue,
 // loopback, a retry's backoff) is dropped where it next surfaces.
 func (m *Mesh) Abandon(di int32) bool {
-	return !m.tasks[di].failing && m.cancel(di)
+	t := &m.tasks[di]
+	t.gone = true
+	return !t.failing && m.cancel(di)
 }
 
 // cancel resets outbound request di's attempt as Envoy's router does: a pending
