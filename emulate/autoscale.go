@@ -216,7 +216,7 @@ func (c *cluster) scaleTo(ctx context.Context, a *autoscaled, n int, reason stri
 		}
 	case n > have:
 		for range n - have {
-			name := fmt.Sprintf("%s-%d", a.spec.Name, a.created)
+			name := placement.Name(a.spec.Name, a.created)
 			a.created++
 			node, err := c.sched.Schedule(placement.ServicePod(a.spec, name))
 			if err != nil {

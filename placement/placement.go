@@ -19,6 +19,12 @@ import (
 // Pods are named for the scheduler by kind ("service/", "client/", "background/"),
 // so a background workload may share a name with a pod.
 
+// Name is the name of the i-th node of a node pool, or of the i-th pod a service
+// or client created: owner-i. Both engines name them so (where Kubernetes gives a
+// Deployment's pods random suffixes), so that runs of one scenario name the same
+// things alike.
+func Name(owner string, i int) string { return fmt.Sprintf("%s-%d", owner, i) }
+
 // NewScheduler is the scheduler a run of spec starts with: its pools' nodes, in
 // order, named pool-0, pool-1, ..., no pod bound yet.
 func NewScheduler(spec *scenario.Spec) *scheduler.Scheduler {
@@ -29,7 +35,7 @@ func NewScheduler(spec *scenario.Spec) *scheduler.Scheduler {
 			cores = pool.CPU.AsApproximateFloat64()
 		}
 		for i := 0; i < pool.Count; i++ {
-			nodes = append(nodes, scheduler.Node{Name: fmt.Sprintf("%s-%d", pool.Name, i),
+			nodes = append(nodes, scheduler.Node{Name: Name(pool.Name, i),
 				Labels: pool.Labels, Taints: pool.Taints, CPU: cores})
 		}
 	}

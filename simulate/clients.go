@@ -130,7 +130,7 @@ func (e *Engine) addClient(di int32, c *scenario.Client) error {
 	e.deps = append(e.deps, d)
 	dep := &e.deps[di]
 	for r := 0; r < c.Replicas; r++ {
-		name := fmt.Sprintf("%s-%d", c.Name, r)
+		name := placement.Name(c.Name, r)
 		node, err := e.sched.Schedule(placement.ClientPod(c.Name, name))
 		if err != nil {
 			return fieldError(fmt.Sprintf("spec.clients[%d].replicas", di), placement.Unschedulable(name, err))

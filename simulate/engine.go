@@ -4,7 +4,6 @@ package simulate
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"trafficlab/model/client"
@@ -246,7 +245,7 @@ func (e *Engine) addNodes(spec *scenario.Spec) {
 		for i := 0; i < pool.Count; i++ {
 			cpu := node.NewCPU(cores)
 			cpu.Changed = e.cpuChanged
-			n := nodeState{name: fmt.Sprintf("%s-%d", pool.Name, i), cpu: cpu, disk: newDisk(pool.Disk)}
+			n := nodeState{name: placement.Name(pool.Name, i), cpu: cpu, disk: newDisk(pool.Disk)}
 			if pool.Bandwidth != nil {
 				n.nicOut, n.nicIn = &netw.NIC{BitsPerSecond: pool.Bandwidth.BitsPerSecond}, &netw.NIC{BitsPerSecond: pool.Bandwidth.BitsPerSecond}
 			}

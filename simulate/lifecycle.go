@@ -1,8 +1,6 @@
 package simulate
 
 import (
-	"fmt"
-
 	"trafficlab/placement"
 	"trafficlab/sim"
 	"trafficlab/simulate/lifecycle"
@@ -13,7 +11,7 @@ import (
 // the pod then waits Pending and reason says why.
 func (e *Engine) createPod(si, rev int32) (id int32, reason string) {
 	svc := &e.services[si]
-	name := fmt.Sprintf("%s-%d", svc.name, svc.created)
+	name := placement.Name(svc.name, svc.created)
 	svc.created++
 	return e.life.Create(si, rev, name)
 }
