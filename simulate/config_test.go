@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"testing"
 
+	"trafficlab/model/library"
 	"trafficlab/result"
 )
 
@@ -74,6 +75,17 @@ spec:
 	for i, want := range []bool{false, true, true} {
 		if got := r.Clients[i].ClosedLoop; got != want {
 			t.Errorf("client %s: closed loop %v, want %v", r.Clients[i].Name, got, want)
+		}
+	}
+}
+
+// The engine closes an HTTP/1.1 connection whose request timed out (onTimeout, then
+// letGo), whatever the library: a profile that kept such a connection would need
+// the engine to hold it busy until the late answer came, which it does not model.
+func TestEveryLibraryClosesOnTimeout(t *testing.T) {
+	for _, name := range library.Names() {
+		if p, _ := library.Lookup(name); !p.ClosesOnTimeout {
+			t.Errorf("library %s keeps a connection whose request timed out; the engine closes it", name)
 		}
 	}
 }

@@ -50,6 +50,8 @@ type Profile struct {
 	IdlePick string
 	// ClosesOnTimeout: a connection whose request timed out is closed, not
 	// returned to the pool, so the next request dials (and kube-proxy picks) anew.
+	// Every profile does, and the simulator relies on it (simulate's
+	// TestEveryLibraryClosesOnTimeout).
 	ClosesOnTimeout bool
 	// RetriesStaleIdempotent: a GET that fails on a reused connection because the
 	// server closed it, before any response byte arrived, is sent again on
