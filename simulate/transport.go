@@ -4,7 +4,6 @@ import (
 	"trafficlab/model/client"
 	"trafficlab/model/netw"
 	"trafficlab/scenario"
-	"trafficlab/simulate/lifecycle"
 	"trafficlab/simulate/network"
 )
 
@@ -90,43 +89,6 @@ func (e *Engine) lostJob(ji int32) {
 	e.freeJob(ji)
 }
 
-// faultTargets is what the faults subsystem acts on: the Engine's pods and paths,
-// through faults.Cluster.
-type faultTargets struct{ e *Engine }
-
-// KillPods: a pod-kill fault fires.
-func (c faultTargets) KillPods(target *scenario.Selector) {
-	e := c.e
-	for i := range e.pods {
-		if e.matches(target, int32(i)) && e.life.Phase(int32(i)) < lifecycle.Exited {
-			e.killPod(int32(i))
-		}
-	}
-}
-
-// Reconfigure: a network fault starts or ends.
-func (c faultTargets) Reconfigure() {
-	if c.e.net != nil {
-		c.e.net.Reconfigure()
-	}
-}
-
-// killPod deletes a pod as Chaos Mesh's pod-kill does, with gracePeriodSeconds 0: the
-// pod object goes at once, so its endpoint leaves and the ReplicaSet creates a
-// replacement, and the kubelet kills the containers without SIGTERM or preStop.
-func (e *Engine) killPod(id int32) {
-	p := &e.pods[id]
-	if e.life.MarkDeleted(id) {
-		e.routing.Changed(p.svc)
-		// The pod object is gone at once: pods waiting for room, then its
-		// replacement, may take its place.
-		e.sched.Remove("service/" + p.name)
-		e.life.RoomFreed()
-		e.createPod(p.svc, e.deployments.Revision(p.svc))
-	}
-	e.life.Exit(id)
-}
-
 // openWire starts the TCP connection under connection id, from end from (a client
 // pod, or the client pod of an outbound envoy) to pod, when the segment model is on.
 func (e *Engine) openWire(id client.ConnID, from network.End, pod int32) {
@@ -177,4 +139,27 @@ func (e *Engine) resetStream(ji int32, serial uint32) {
 	if e.net.ResetStream(ji, serial) {
 		e.freeJob(ji)
 	}
+}
+
+// envoyWindows are Envoy's HTTP/2 receive windows: initial_stream_window_size and
+// initial_connection_window_size default to 256 MiB (api/envoy/config/core/v3/
+// protocol.proto, Http2ProtocolOptions).
+var envoyWindows = [2]int64{256 << 20, 256 << 20}
+
+// receiveWindows are what a pod advertises to the connections it accepts: its
+// sidecar's, or its app's.
+func (e *Engine) receiveWindows(pod int32) [2]int64 {
+	if e.pods[pod].envoy >= 0 {
+		return envoyWindows
+	}
+	return e.services[e.pods[pod].svc].windows
+}
+
+// senderWindows are what the opening side of a connection of pool p advertises for
+// the answers: an outbound envoy's, or the client app's.
+func (e *Engine) senderWindows(pi int32) [2]int64 {
+	if e.mesh.Owns(pi) {
+		return envoyWindows
+	}
+	return e.deps[e.cpods[e.poolOwner[pi]].dep].windows
 }
