@@ -100,9 +100,9 @@ func (u meshUpstream) Send(di int32, gen uint32, id client.ConnID, newConn bool)
 	return ui, serial
 }
 
-func (u meshUpstream) Delivered(attempt int32, serial uint32) bool {
+func (u meshUpstream) OnItsWay(attempt int32, serial uint32) bool {
 	j := &u.e.jobs[attempt]
-	return j.serial == serial && j.delivered
+	return j.serial == serial && !j.delivered
 }
 
 func (u meshUpstream) Close(id client.ConnID) {

@@ -205,3 +205,24 @@ func TestSidecarConnectTimeout(t *testing.T) {
 		t.Errorf("max latency %.1f ms, want the 10 s connect timeout plus a retry", r.LatencyMS.Max)
 	}
 }
+
+// An envoy's attempt is on its way to its pod until it arrives or its job ends: a
+// job freed at a pod that is gone, its ID then reused, is over, so the connect
+// timeout does not fail an attempt that already reached the pod.
+func TestAttemptOnItsWay(t *testing.T) {
+	e := build(t, opts{replicas: 1, client: "    threads: 1"})
+	up := meshUpstream{e}
+	ui := e.newJob(job{slot: -1, attempt: true, state: jobWire})
+	serial := e.jobs[ui].serial
+	if !up.OnItsWay(ui, serial) {
+		t.Errorf("a job just sent is not on its way")
+	}
+	e.jobs[ui].delivered = true
+	if up.OnItsWay(ui, serial) {
+		t.Errorf("a job that arrived is still on its way")
+	}
+	e.freeJob(ui)
+	if reused := e.newJob(job{slot: -1, state: jobWire}); reused != ui || up.OnItsWay(ui, serial) {
+		t.Errorf("job %d reused as %d: the ended attempt is on its way: %v", ui, reused, up.OnItsWay(ui, serial))
+	}
+}

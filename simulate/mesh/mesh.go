@@ -80,8 +80,9 @@ type Upstream interface {
 	// Send sends request req's attempt (gen: req's serial) on connection id; the
 	// attempt is a request of its own at the pod.
 	Send(req int32, gen uint32, id client.ConnID, newConn bool) (attempt int32, serial uint32)
-	// Delivered tells whether attempt (serial) has reached its pod.
-	Delivered(attempt int32, serial uint32) bool
+	// OnItsWay tells whether attempt (serial) is still on its way to its pod: it
+	// has not arrived, and its request has not ended.
+	OnItsWay(attempt int32, serial uint32) bool
 	// ResetStream resets attempt's HTTP/2 stream.
 	ResetStream(attempt int32, serial uint32)
 	// GoAways retires pool pi's HTTP/2 connections whose server has gone away.

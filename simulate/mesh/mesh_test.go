@@ -76,7 +76,7 @@ type upstream struct{ r *rig }
 func (u upstream) Endpoints(_, _ int32) []int32    { return u.r.eps }
 func (u upstream) Reach(pod int32) Reach           { return u.r.reach[pod] }
 func (u upstream) Wired(client.ConnID) bool        { return false }
-func (u upstream) Delivered(int32, uint32) bool    { return false }
+func (u upstream) OnItsWay(int32, uint32) bool     { return true }
 func (u upstream) ResetStream(int32, uint32)       {}
 func (u upstream) GoAways(int32)                   {}
 func (u upstream) ServerClosed(client.ConnID) bool { return false }

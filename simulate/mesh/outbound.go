@@ -181,7 +181,7 @@ func (m *Mesh) dial(di, pi int32) {
 func (m *Mesh) onConnectTimeout(ev sim.Event) {
 	d := &m.tasks[ev.Obj]
 	if d.attemptSerial != ev.Gen || !d.live || d.upConn < 0 ||
-		m.seq(d.upConn) != d.upSeq || m.up.Delivered(d.child, d.childSerial) {
+		m.seq(d.upConn) != d.upSeq || !m.up.OnItsWay(d.child, d.childSerial) {
 		return
 	}
 	m.failAttempt(ev.Obj, sidecar.ConnectFailure, 0)
