@@ -163,10 +163,10 @@ func (e *Engine) letGo(si int32, cancel bool) {
 	s := &e.slots[si]
 	d := &e.deps[e.cpods[s.cpod].dep]
 	p := &e.pools[s.pool]
-	if s.state == inFlight && e.conns.Get(s.conn).Pod < 0 {
-		// The app reset or closed its connection to its sidecar, which cancels the
-		// upstream request.
-		if j := &e.jobs[s.job]; j.serial == s.jobSerial && j.state != jobFree && e.mesh.Abandon(s.job) {
+	// The app resets or closes its connection to its sidecar, which cancels the
+	// upstream request; the mesh hears of every request its app gives up.
+	if s.state == inFlight {
+		if j := &e.jobs[s.job]; j.outbound && j.serial == s.jobSerial && j.state != jobFree && e.mesh.Abandon(s.job) {
 			e.freeJob(s.job)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"trafficlab/model/kubeproxy"
 	"trafficlab/sim"
 	"trafficlab/simulate/lifecycle"
+	"trafficlab/simulate/network"
 )
 
 // dial opens a connection for slot si through its node's kube-proxy.
@@ -48,7 +49,7 @@ func (e *Engine) dial(si int32) {
 	}
 	d := &e.deps[e.cpods[s.cpod].dep]
 	id := e.conns.New(ep, s.pool, e.k.Now())
-	e.openWire(id, clientEnd(s.cpod), ep)
+	e.openWire(id, network.ClientEnd(s.cpod), ep)
 	if d.http2 {
 		e.pools[s.pool].AddStreamConn(&e.conns, id)
 	}

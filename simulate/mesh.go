@@ -6,6 +6,7 @@ import (
 	"trafficlab/model/node"
 	"trafficlab/simulate/lifecycle"
 	"trafficlab/simulate/mesh"
+	"trafficlab/simulate/network"
 )
 
 // The sidecars are the mesh subsystem's; these adapters are its two views of the
@@ -76,7 +77,7 @@ func (u meshUpstream) ResetStream(attempt int32, s uint32) { u.e.resetStream(att
 
 func (u meshUpstream) Dial(owner, pod, pi int32) client.ConnID {
 	id := u.e.conns.New(pod, pi, u.e.k.Now())
-	u.e.openWire(id, clientEnd(owner), pod)
+	u.e.openWire(id, network.ClientEnd(owner), pod)
 	return id
 }
 

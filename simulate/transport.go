@@ -12,8 +12,6 @@ import (
 // otherwise the network subsystem carries it over segment-level TCP (e.net, nil on
 // the fast path).
 
-func clientEnd(ci int32) network.End { return network.ClientEnd(ci) }
-
 // wired tells whether connection id runs on the segment model.
 func (e *Engine) wired(id client.ConnID) bool { return e.net != nil && e.net.Wired(id) }
 
@@ -96,12 +94,10 @@ func (e *Engine) openWire(id client.ConnID, from network.End, pod int32) {
 	if e.net == nil {
 		return
 	}
-	pi := e.conns.Get(id).Pool
-	if e.pools[pi].Streams > 0 {
-		e.net.Open(id, from, pod, true, e.receiveWindows(pod), e.senderWindows(pi))
-		return
+	e.net.Open(id, from, pod)
+	if pi := e.conns.Get(id).Pool; e.pools[pi].Streams > 0 {
+		e.net.StartFlow(id, e.receiveWindows(pod), e.senderWindows(pi))
 	}
-	e.net.Open(id, from, pod, false, [2]int64{}, [2]int64{})
 }
 
 // trackConn sizes the per-connection tables for id.

@@ -1,6 +1,6 @@
 // Package serve is the pod's server process of the emulate engine (`trafficlab serve`):
 // a real HTTP server that behaves as the scenario's pod spec says and as the
-// simulator models it (simulate/server.go, simulate/lifecycle.go).
+// simulator models it (simulate/server.go, simulate/lifecycle/).
 //
 // One TCP listener answers HTTP/1.1 and cleartext HTTP/2 (h2c with prior knowledge).
 // Each request takes one of the app's worker threads (Pod.Concurrency, queueing in
@@ -37,7 +37,7 @@ import (
 const PodHeader = "X-Trafficlab-Pod"
 
 // The probe endpoints. They bypass the worker pool: the simulator's readiness probe
-// succeeds while the app listens, however busy (simulate/lifecycle.go onProbe).
+// succeeds while the app listens, however busy (simulate/lifecycle/termination.go onProbe).
 const (
 	ReadyPath = "/healthz/ready"
 	LivePath  = "/healthz/live"
@@ -233,19 +233,20 @@ func (s *Server) Serve(ln net.Listener) error {
 }
 
 // Terminate is SIGTERM, which the kubelet sends once the preStop hook is done. The
-// app stops being ready, then does what spec.onSigterm says (simulate/lifecycle.go
-// onSigterm):
+// app stops being ready, then does what spec.onSigterm says (onSigterm in
+// simulate/lifecycle/termination.go):
 //
 //   - exit: the process ends at once. The kernel closes its sockets: a connection
 //     whose request the app was serving gets a FIN (the client reads EOF); one whose
 //     request still waited for a worker, unread as far as a thread-pool app is
-//     concerned, gets a reset (lifecycle.go exit: errClosed and errReset).
+//     concerned, gets a reset (podCluster.Exited in simulate/lifecycle.go: errClosed
+//     and errReset).
 //   - drain: as Go's http.Server.Shutdown, which the simulator's model follows: the
 //     listener closes (new connections are refused), idle keep-alive connections
 //     close, HTTP/2 connections get GOAWAY, requests in progress and queued finish
 //     and are answered with Connection: close; the process exits when nothing is
-//     left (lifecycle.go drained), or is cut as with exit at SIGKILL or at the
-//     app's drainTimeout, whichever comes first (lifecycle.go deletePod, onKill).
+//     left (Drained), or is cut as with exit at SIGKILL or at the app's
+//     drainTimeout, whichever comes first (Delete, onKill).
 //
 // Terminate returns once the listener is closed; Serve returns when the process
 // would have exited.

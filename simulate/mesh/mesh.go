@@ -123,13 +123,13 @@ type Mesh struct {
 	cfg  Config
 
 	envoys     []envoy
-	tasks      []task        // per request (job ID): its state in an envoy
-	connWorker []int16       // per connection: the worker that accepted it
-	poolEnvoy  []int32       // per pool: the envoy owning it, -1 or beyond: an app's
-	serial     uint32        // of attempts, for their timers
-	conns      *client.Conns // cfg.Tables.Conns
-	live       func(client.Waiter) bool
-	done       []int32 // scratch: tasks a CPU finished
+	tasks      []task                   // per request (job ID): its state in an envoy
+	connWorker []int16                  // per connection: the worker that accepted it
+	poolEnvoy  []int32                  // per pool: the envoy owning it, -1 or beyond: an app's
+	serial     uint32                   // of attempts, for their timers
+	conns      *client.Conns            // cfg.Tables.Conns
+	pendingFn  func(client.Waiter) bool // pending, as the pools take it
+	done       []int32                  // scratch: tasks a CPU finished
 	doneCopy   []int32
 
 	evProxyIn, evCPU, evLocalIn, evLocalOut, evUpFail, evRetry, evUnavailable, evPerTry, evConnectTimeout uint8
@@ -138,7 +138,7 @@ type Mesh struct {
 // New registers the mesh's event kinds with k.
 func New(k *sim.Kernel, cfg Config, apps Apps, up Upstream) *Mesh {
 	m := &Mesh{k: k, cfg: cfg, apps: apps, up: up}
-	m.live = m.pendingLive
+	m.pendingFn = m.pending
 	m.conns = cfg.Tables.Conns
 	m.evProxyIn = k.Register(m.onProxyIn)
 	m.evCPU = k.Register(m.onCPU)
@@ -166,13 +166,13 @@ type task struct {
 	// newConn: inbound, the envoy opened a connection to the app for it.
 	newConn bool
 
-	// An outbound request: serial is its job's (live while it is not freed; gone once
-	// the app gave up on it, see Abandon); the pod
-	// it goes to, the pods tried, the pool and connection of the attempt in progress
-	// (upConn -1: none), how it failed.
-	live          bool
-	gone          bool
-	serial        uint32
+	// An outbound request: live until its job is freed; gone once its app gave up
+	// on it (Abandon); serial is its job's.
+	live   bool
+	gone   bool
+	serial uint32
+	// The pod it goes to, the pods tried, the pool and connection of the attempt in
+	// progress (upConn -1: none), how it failed.
 	target        int32
 	tried         [3]int32
 	tries         uint8

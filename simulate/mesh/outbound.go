@@ -36,7 +36,7 @@ func (m *Mesh) Out(ei, ji int32, serial uint32, id client.ConnID, newConn bool) 
 
 // onProxyIn: the app's request reached its sidecar over loopback.
 func (m *Mesh) onProxyIn(ev sim.Event) {
-	if !m.waiting(ev.Obj) {
+	if !m.awaited(ev.Obj) {
 		m.apps.Free(ev.Obj)
 		return
 	}
@@ -47,7 +47,7 @@ func (m *Mesh) onProxyIn(ev sim.Event) {
 // route picks the upstream pod of outbound request di and sends it there: Envoy's
 // router with the worker's load balancer, avoiding pods already tried on a retry.
 func (m *Mesh) route(di int32) {
-	if !m.waiting(di) {
+	if !m.awaited(di) {
 		m.apps.Free(di)
 		return
 	}
@@ -205,7 +205,7 @@ func (m *Mesh) AttemptAnswered(a Attempt, closeAfter bool) bool {
 	if !m.current(a) || d.failing {
 		return false // the attempt was given up meanwhile
 	}
-	live := m.waiting(a.Req)
+	live := m.awaited(a.Req)
 	// An HTTP/1.1 request whose client went away was reset upstream: Envoy closes that
 	// connection rather than reuse it mid-answer.
 	m.release(d.pool, a.Conn, closeAfter || !live)
@@ -242,12 +242,12 @@ func (m *Mesh) release(pi int32, id client.ConnID, close bool) {
 	switch {
 	case x.http2:
 		// A stream whose client went away is reset (RST_STREAM); the connection stays.
-		out, w = p.EndStream(now, m.conns, id, m.live)
+		out, w = p.EndStream(now, m.conns, id, m.pendingFn)
 	case close:
 		p.Drop()
 		out = client.Closed
 	default:
-		out, w = p.Release(now, m.conns, id, m.live)
+		out, w = p.Release(now, m.conns, id, m.pendingFn)
 	}
 	switch out {
 	case client.Handed:
@@ -270,7 +270,7 @@ func (m *Mesh) Wake(pi int32) {
 	if !counted && p.Open() > 0 {
 		return
 	}
-	w, ok := p.NextWaiter(m.live)
+	w, ok := p.NextWaiter(m.pendingFn)
 	if !ok {
 		if counted {
 			x.breaker.Release(sidecar.Connections)
@@ -286,15 +286,15 @@ func (m *Mesh) Wake(pi int32) {
 	m.dial(w.Slot, pi)
 }
 
-// pendingLive tells whether a pending request still wants a connection; one that
+// pending tells whether a pending request still wants a connection; one that
 // does not leaves the queue, and releases what it held.
-func (m *Mesh) pendingLive(w client.Waiter) bool {
+func (m *Mesh) pending(w client.Waiter) bool {
 	d := &m.tasks[w.Slot]
 	if d.serial != w.Gen || !d.waiting {
 		return false // abandoned meanwhile
 	}
 	d.waiting = false
-	if m.waiting(w.Slot) {
+	if m.awaited(w.Slot) {
 		return true
 	}
 	m.envoys[d.envoy].breaker.Release(sidecar.PendingRequests)
@@ -303,8 +303,8 @@ func (m *Mesh) pendingLive(w client.Waiter) bool {
 	return false
 }
 
-// waiting tells whether the app still waits for outbound request di.
-func (m *Mesh) waiting(di int32) bool { return !m.tasks[di].gone }
+// awaited tells whether the app still waits for outbound request di.
+func (m *Mesh) awaited(di int32) bool { return !m.tasks[di].gone }
 
 // Abandon: the app gave up on outbound request di and reset or closed its
 // connection to the sidecar; the engine tells every time its app stops waiting for

@@ -59,8 +59,8 @@ func (m *Mesh) AddCPUUsed(now sim.Time, used []float64) {
 }
 
 // Audit checks the envoys' books: each one's Connections circuit breaker counts
-// exactly the upstream connections its pools hold. The engine's tests run it under
-// chaos.
+// exactly the upstream connections its pools hold. It is exported for the engine's
+// tests, which run it under chaos: only a whole run makes enough of it.
 func (m *Mesh) Audit() error {
 	for i := range m.envoys {
 		x := &m.envoys[i]

@@ -69,7 +69,7 @@ func (m *Mesh) retryOr503(di int32) {
 	d := &m.tasks[di]
 	x := &m.envoys[d.envoy]
 	d.failing = false
-	if !m.waiting(di) {
+	if !m.awaited(di) {
 		m.apps.Free(di)
 		return
 	}

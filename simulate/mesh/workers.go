@@ -69,7 +69,7 @@ func (m *Mesh) taskDone(ei, ji int32) {
 		if !ok {
 			break
 		}
-		if !x.inbound && !m.waiting(next) {
+		if !x.inbound && !m.awaited(next) {
 			m.apps.Free(next)
 			continue
 		}

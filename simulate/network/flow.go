@@ -65,9 +65,9 @@ func (n *Network) stream(ji int32, serial uint32) *stream {
 	return s
 }
 
-// startFlow turns flow control on for HTTP/2 connection id with the receivers'
+// StartFlow turns flow control on for HTTP/2 connection id with the receivers'
 // windows: up is the server's (for requests), down the client's (for answers).
-func (n *Network) startFlow(id client.ConnID, up, down [2]int64) {
+func (n *Network) StartFlow(id client.ConnID, up, down [2]int64) {
 	for int(id) >= len(n.flow) {
 		n.flow = append(n.flow, flowConn{})
 	}
@@ -191,7 +191,7 @@ func (n *Network) windowUpdateDelay(id client.ConnID, d netw.Dir) sim.Time {
 	return n.path(l.from, l.to).Latency
 }
 
-// live tells whether stream s of job ji still waits for credit in direction d.
+// live tells whether job ji (serial)'s stream still waits for credit in direction d.
 func (n *Network) live(ji int32, serial uint32, d netw.Dir) bool {
 	s := &n.streams[ji]
 	return s.serial == serial && n.msgs.Current(ji, serial) && s.dir == d && s.dataLeft > 0

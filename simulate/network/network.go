@@ -172,13 +172,10 @@ func (n *Network) Track(id client.ConnID) {
 func (n *Network) Wired(id client.ConnID) bool { return n.wire[id] >= 0 }
 
 // Open starts the TCP connection under connection id, from end from (a client pod,
-// or the client pod of an outbound envoy) to pod. HTTP/2 connections get flow
-// control, with the receivers' windows: up the server's, down the client's.
-func (n *Network) Open(id client.ConnID, from End, pod int32, http2 bool, up, down [2]int64) {
+// or the client pod of an outbound envoy) to pod; an HTTP/2 one then calls
+// StartFlow.
+func (n *Network) Open(id client.ConnID, from End, pod int32) {
 	w := n.stack.Open(n.path(from, pod), n.path(pod, from))
-	if http2 {
-		n.startFlow(id, up, down)
-	}
 	n.wires++
 	n.wire[id] = int32(w)
 	n.link[id], n.opened[id] = pathKey{from, pod}, n.k.Now()

@@ -117,7 +117,7 @@ func TestPathsFollowTheScenario(t *testing.T) {
 func TestMessagesCrossAndCloseLoses(t *testing.T) {
 	n, c, seq := newNetwork(t, "    network: {latency: 1ms, jitter: 0s}\n")
 	n.Track(0)
-	n.Open(0, ClientEnd(0), 0, false, [2]int64{}, [2]int64{})
+	n.Open(0, ClientEnd(0), 0)
 	n.Send(0, netw.Up, 100, 0, 7, 1)
 	n.k.Run(4 * ms)
 	n.Send(0, netw.Down, 200, 0, 7, 1)
