@@ -50,8 +50,7 @@ func (e *Engine) serverClosed(id client.ConnID) bool {
 	if c.Pod < 0 {
 		return false // the pod's own sidecar
 	}
-	st := e.life.Pod(c.Pod)
-	return e.life.Phase(c.Pod) >= lifecycle.Draining && e.k.Now() >= st.ClosedAt+e.hop+e.relay
+	return e.life.Phase(c.Pod) >= lifecycle.Draining && e.k.Now() >= e.life.Pod(c.Pod).ClosedAt+e.hop+e.relay
 }
 
 // endStream ends a stream on HTTP/2 connection id: a waiter takes it, or the

@@ -6,14 +6,15 @@ import (
 	"trafficlab/simulate/lifecycle"
 )
 
-// createPod adds a replica of template revision rev to service si and has the
-// scheduler place it. It returns the pod's id, or -1 when no node could take it:
-// the pod then waits Pending and reason says why.
-func (e *Engine) createPod(si, rev int32) (id int32, reason string) {
+// createPod adds a replica of template revision rev to service si, named name, and
+// has the scheduler place it. It returns the pod's id, or -1 when no node could
+// take it: the pod then waits Pending and reason says why.
+func (e *Engine) createPod(si, rev int32) (name string, id int32, reason string) {
 	svc := &e.services[si]
-	name := placement.Name(svc.name, svc.created)
+	name = placement.Name(svc.name, svc.created)
 	svc.created++
-	return e.life.Create(si, rev, name)
+	id, reason = e.life.Create(si, rev, name)
+	return name, id, reason
 }
 
 // podCluster is what the lifecycle subsystem asks of the Engine's pods and apps
@@ -80,19 +81,16 @@ func (c podCluster) Exited(id int32) {
 	back := e.hop + e.relay
 	e.done = p.grp.Abort(now, e.done[:0])
 	for _, ji := range e.done {
-		e.connFailed(ji, errClosed, back)
-		e.freeJob(ji)
+		e.failJob(ji, errClosed, back)
 	}
 	for ji, ok := p.queue.Pop(); ok; ji, ok = p.queue.Pop() {
-		e.connFailed(ji, errReset, back)
-		e.freeJob(ji)
+		e.failJob(ji, errReset, back)
 	}
 	// Requests blocked writing their log line die with the process; the line never
 	// reaches the pipe.
 	e.resumed = e.logs.Drop(id, e.resumed[:0])
 	for _, ji := range e.resumed {
-		e.connFailed(ji, errClosed, back)
-		e.freeJob(ji)
+		e.failJob(ji, errClosed, back)
 	}
 	// Requests waiting off-CPU: their pending wait events find the job dead.
 	for ji := range e.jobs {
@@ -108,8 +106,7 @@ func (c podCluster) Exited(id int32) {
 		// requests it held.
 		e.done = e.mesh.Stop(p.envoy, e.done[:0])
 		for _, ji := range e.done {
-			e.connFailed(ji, errClosed, back)
-			e.freeJob(ji)
+			e.failJob(ji, errClosed, back)
 		}
 	}
 }

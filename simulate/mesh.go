@@ -23,8 +23,7 @@ func (a meshApps) ToApp(ji int32, newConn bool) {
 
 // Closed: the pod exited under job ji's answer, on its way to the sidecar.
 func (a meshApps) Closed(ji int32) {
-	a.e.connFailed(ji, errClosed, a.e.hop+a.e.relay)
-	a.e.freeJob(ji)
+	a.e.failJob(ji, errClosed, a.e.hop+a.e.relay)
 }
 
 func (a meshApps) Reply(ji int32)  { a.e.reply(ji) }

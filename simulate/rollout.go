@@ -20,8 +20,9 @@ func (d deploymentPods) Active(si int32, into []deployment.Replica) []deployment
 			Name: p.name, UID: p.uid, Node: e.nodes[p.node].name, Starting: e.life.Phase(id) == lifecycle.Starting,
 			Ready: st.Ready, ReadySince: st.ReadySince, Created: st.Created})
 	}
-	for i, pp := range e.life.Pending() {
-		if pp.Svc == si {
+	pending := e.life.Pending()
+	for i := range pending {
+		if pp := &pending[i]; pp.Svc == si {
 			into = append(into, deployment.Replica{Pod: -1, Pending: i, Revision: pp.Revision,
 				Name: pp.Name, UID: pp.UID, Created: pp.Created})
 		}
@@ -39,12 +40,8 @@ func (d deploymentPods) Terminating(si, rev int32) bool {
 }
 
 func (d deploymentPods) Create(si, rev int32) (name string, placed bool, reason string) {
-	id, reason := d.e.createPod(si, rev)
-	if id < 0 {
-		pending := d.e.life.Pending()
-		return pending[len(pending)-1].Name, false, reason
-	}
-	return d.e.pods[id].name, true, ""
+	name, id, reason := d.e.createPod(si, rev)
+	return name, id >= 0, reason
 }
 
 func (d deploymentPods) Delete(pod int32) { d.e.life.Delete(pod) }

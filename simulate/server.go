@@ -121,16 +121,14 @@ func (e *Engine) arrive(ji int32) {
 			// HTTP/2: the draining server sent GOAWAY; a stream it did not process
 			// is refused, and the client retries it on a new connection (RFC 9113
 			// section 8.7: a refused request "can be retried").
-			e.connFailed(ji, errRefusedStream, e.hop+e.relay)
-			e.freeJob(ji)
+			e.failJob(ji, errRefusedStream, e.hop+e.relay)
 			return
 		}
 		fallthrough
 	default:
 		// A draining app closed this connection as idle (or never accepted it); an
 		// exited one has no socket at all: the kernel resets it.
-		e.connFailed(ji, errReset, e.hop+e.relay)
-		e.freeJob(ji)
+		e.failJob(ji, errReset, e.hop+e.relay)
 		return
 	}
 	if j.newConn {
@@ -150,8 +148,7 @@ func (e *Engine) appArrive(ji int32) {
 	p := &e.pods[j.pod]
 	if e.life.Phase(j.pod) != lifecycle.Running {
 		// The app behind a sidecar died meanwhile; the sidecar went with the pod.
-		e.connFailed(ji, errReset, e.hop+e.relay)
-		e.freeJob(ji)
+		e.failJob(ji, errReset, e.hop+e.relay)
 		return
 	}
 	if p.concurrency > 0 && p.busy >= p.concurrency {
@@ -298,6 +295,13 @@ func (e *Engine) connFailed(ji int32, kind uint8, delay sim.Time) {
 	e.k.After(delay, ev, j.slot, j.gen)
 }
 
+// failJob ends job ji, whose connection failed under it with kind: whoever sent it
+// hears after delay (connFailed).
+func (e *Engine) failJob(ji int32, kind uint8, delay sim.Time) {
+	e.connFailed(ji, kind, delay)
+	e.freeJob(ji)
+}
+
 // multiplexed tells whether connection id, as a job saw it (seq), is still open and
 // carries HTTP/2.
 func (e *Engine) multiplexed(id client.ConnID, seq uint32) bool {
@@ -319,8 +323,7 @@ func (e *Engine) reply(ji int32) {
 	if e.connSeq[j.conn] != j.seq || !e.net.Wired(j.conn) {
 		// The connection closed while the app worked: on HTTP/2 another stream's
 		// failure may have taken it down under this one.
-		e.connFailed(ji, errReset, e.hop+e.relay)
-		e.freeJob(ji)
+		e.failJob(ji, errReset, e.hop+e.relay)
 		return
 	}
 	e.sendMessage(j.conn, netw.Down, 0, int64(e.services[e.pods[j.pod].svc].respBytes), ji)

@@ -83,8 +83,7 @@ func (e *Engine) lostJob(ji int32) {
 	if e.jobs[ji].state == jobFree {
 		return
 	}
-	e.connFailed(ji, errReset, 0)
-	e.freeJob(ji)
+	e.failJob(ji, errReset, 0)
 }
 
 // openWire starts the TCP connection under connection id, from end from (a client

@@ -127,7 +127,6 @@ type Mesh struct {
 	connWorker []int16                  // per connection: the worker that accepted it
 	poolEnvoy  []int32                  // per pool: the envoy owning it, -1 or beyond: an app's
 	serial     uint32                   // of attempts, for their timers
-	conns      *client.Conns            // cfg.Tables.Conns
 	pendingFn  func(client.Waiter) bool // pending, as the pools take it
 	done       []int32                  // scratch: tasks a CPU finished
 	doneCopy   []int32
@@ -139,7 +138,6 @@ type Mesh struct {
 func New(k *sim.Kernel, cfg Config, apps Apps, up Upstream) *Mesh {
 	m := &Mesh{k: k, cfg: cfg, apps: apps, up: up}
 	m.pendingFn = m.pending
-	m.conns = cfg.Tables.Conns
 	m.evProxyIn = k.Register(m.onProxyIn)
 	m.evCPU = k.Register(m.onCPU)
 	m.evLocalIn = k.Register(m.onLocalIn)
@@ -277,6 +275,7 @@ func retryPolicy(r *scenario.Retries) sidecar.RetryPolicy {
 	return p
 }
 
+func (m *Mesh) conns() *client.Conns        { return m.cfg.Tables.Conns }
 func (m *Mesh) pool(pi int32) *client.Pool  { return &(*m.cfg.Tables.Pools)[pi] }
 func (m *Mesh) seq(id client.ConnID) uint32 { return (*m.cfg.Tables.Seq)[id] }
 
@@ -310,11 +309,16 @@ func (m *Mesh) workerOf(id client.ConnID) int16 {
 // held.
 func (m *Mesh) Free(ji int32) {
 	t := &m.tasks[ji]
+	m.releaseRetry(t)
+	t.live = false
+}
+
+// releaseRetry gives back the Retries circuit breaker's count t's retry held.
+func (m *Mesh) releaseRetry(t *task) {
 	if t.retryHeld {
 		m.envoys[t.envoy].breaker.Release(sidecar.Retries)
 		t.retryHeld = false
 	}
-	t.live = false
 }
 
 // Owns tells whether pool pi is an envoy's.

@@ -106,13 +106,13 @@ func (m *Mesh) acquire(di, pi int32) {
 	d.pool = pi
 	if x.http2 {
 		m.up.GoAways(pi)
-		if id, ok, _ := p.TakeStream(now, m.conns, nil); ok {
+		if id, ok, _ := p.TakeStream(now, m.conns(), nil); ok {
 			m.send(di, id, false)
 			return
 		}
 	} else {
 		for {
-			id, ok, _ := p.TakeIdle(now, m.conns, nil)
+			id, ok, _ := p.TakeIdle(now, m.conns(), nil)
 			if !ok {
 				break
 			}
@@ -165,7 +165,7 @@ func (m *Mesh) dial(di, pi int32) {
 	}
 	id := m.up.Dial(x.owner, d.target, pi)
 	if x.http2 {
-		m.pool(pi).AddStreamConn(m.conns, id)
+		m.pool(pi).AddStreamConn(m.conns(), id)
 	}
 	m.send(di, id, true)
 	if m.up.Wired(id) {
@@ -225,10 +225,7 @@ func (m *Mesh) end(di int32) {
 	x := &m.envoys[d.envoy]
 	x.breaker.Release(sidecar.Requests)
 	x.active[d.target]--
-	if d.retryHeld {
-		x.breaker.Release(sidecar.Retries)
-		d.retryHeld = false
-	}
+	m.releaseRetry(d)
 	d.upConn = -1
 }
 
@@ -242,12 +239,12 @@ func (m *Mesh) release(pi int32, id client.ConnID, close bool) {
 	switch {
 	case x.http2:
 		// A stream whose client went away is reset (RST_STREAM); the connection stays.
-		out, w = p.EndStream(now, m.conns, id, m.pendingFn)
+		out, w = p.EndStream(now, m.conns(), id, m.pendingFn)
 	case close:
 		p.Drop()
 		out = client.Closed
 	default:
-		out, w = p.Release(now, m.conns, id, m.pendingFn)
+		out, w = p.Release(now, m.conns(), id, m.pendingFn)
 	}
 	switch out {
 	case client.Handed:
@@ -348,7 +345,7 @@ func (m *Mesh) cancel(di int32) bool {
 
 // CloseUp closes an upstream connection of an envoy.
 func (m *Mesh) CloseUp(id client.ConnID) {
-	c := m.conns.Get(id)
+	c := m.conns().Get(id)
 	m.envoys[m.poolEnvoy[c.Pool]].breaker.Release(sidecar.Connections)
 	m.up.Close(id)
 }
@@ -357,7 +354,7 @@ func (m *Mesh) CloseUp(id client.ConnID) {
 // (their FIN or reset came long ago) and drops the pools left empty, so that neither
 // the pools nor the Connections circuit breaker keep counting them.
 func (m *Mesh) Forget(pod int32) {
-	conns := m.conns
+	conns := m.conns()
 	for ei := range m.envoys {
 		x := &m.envoys[ei]
 		if x.inbound {

@@ -36,7 +36,7 @@ func (m *Mesh) onUpFail(ev sim.Event) {
 	}
 	x := &m.envoys[d.envoy]
 	pi := d.pool
-	conns := m.conns
+	conns := m.conns()
 	open := d.upConn >= 0 && m.seq(d.upConn) == d.upSeq
 	switch {
 	case open && x.http2 && d.failure == sidecar.RefusedStream:

@@ -142,17 +142,13 @@ func Needed(sc *scenario.Scenario) bool {
 	mss := int64(netw.DefaultConfig().MSS * netw.DefaultConfig().InitCwnd)
 	for i := range sc.Spec.Clients {
 		c := &sc.Spec.Clients[i]
-		if c.Connections.Protocol == scenario.ProtocolHTTP2 || *c.Request.HeaderBytes+c.Request.BodyBytes > mss {
+		if c.Connections.Protocol == scenario.ProtocolHTTP2 || *c.Request.HeaderBytes+c.Request.BodyBytes > mss ||
+			c.Sidecar != nil && c.Sidecar.UpstreamProtocol == scenario.ProtocolHTTP2 {
 			return true
 		}
 	}
 	for i := range sc.Spec.Services {
 		if *sc.Spec.Services[i].Pod.ResponseBytes > mss {
-			return true
-		}
-	}
-	for i := range sc.Spec.Clients {
-		if s := sc.Spec.Clients[i].Sidecar; s != nil && s.UpstreamProtocol == scenario.ProtocolHTTP2 {
 			return true
 		}
 	}
