@@ -41,6 +41,8 @@ func unsupported(sc *scenario.Scenario) error {
 		switch {
 		case s.Sidecar != nil:
 			return not(path+".sidecar", "an Envoy sidecar is")
+		case len(s.Pod.Calls) > 0:
+			return not(path+".pod.calls", "a service's calls to other services are")
 		case s.Autoscaler != nil && len(s.Rollouts) > 0:
 			return not(path+".rollouts", "a rollout of an autoscaled service is")
 		}

@@ -95,6 +95,9 @@ type Result struct {
 	// pods they asked for and how those pods shut down. Absent from results written
 	// before it existed.
 	Services []Service `json:"services,omitempty"`
+	// Edges are the services' calls to one another, in the order the scenario lists
+	// the callers and their calls; absent when no service calls another.
+	Edges []Edge `json:"edges,omitempty"`
 	// Faults are the faults that ran (spec.faults), in the scenario's order; those
 	// due after the run's end are left out.
 	Faults []Fault `json:"faults,omitempty"`
@@ -119,6 +122,44 @@ type Service struct {
 	// TerminationGracePeriodS is terminationGracePeriodSeconds: from the deletion to
 	// SIGKILL, preStop included.
 	TerminationGracePeriodS float64 `json:"termination_grace_period_s"`
+	// Calls is set when the scenario's services call one another; the figures below
+	// are then the service's own, as its pods saw them.
+	Calls bool `json:"calls,omitempty"`
+	// Requests its pods answered, failed answers included.
+	Requests int64 `json:"requests,omitempty"`
+	// Errors are the requests its pods answered with a 503 because a call they made
+	// failed after its retries.
+	Errors int64 `json:"errors,omitempty"`
+	// LatencyMS is the time its pods held a request: from reaching the app to the
+	// answer leaving it (queueing, CPU, waits and calls), for the requests answered.
+	LatencyMS *Latency `json:"latency_ms,omitempty"`
+}
+
+// Edge is one service's calls to another: every call its pods made to it.
+type Edge struct {
+	// From is the calling service.
+	From string `json:"from"`
+	// To is the service called.
+	To string `json:"to"`
+	// Requests are the calls that ended, answered or failed after their retries.
+	Requests int64 `json:"requests"`
+	// Attempts are the requests sent for them, retries included.
+	Attempts int64 `json:"attempts"`
+	// Retries are the attempts after a failed one.
+	Retries int64 `json:"retries"`
+	// Errors are the calls that failed after their retries, by the error of their last
+	// attempt.
+	Errors Errors `json:"errors"`
+	// AttemptErrors are the attempts that failed, by error, retried ones included.
+	AttemptErrors Errors `json:"attempt_errors"`
+	// LatencyMS is the answered calls' latency as the caller saw it: from its first
+	// attempt to the last byte of the answer, connection waits and retries included.
+	LatencyMS Latency `json:"latency_ms"`
+	// ConnectionsOpened by the calling pods to the called service's pods.
+	ConnectionsOpened int64 `json:"connections_opened"`
+	// PodsReached is how many distinct pods of the called service those connections
+	// went to.
+	PodsReached int `json:"pods_reached"`
 }
 
 // Fault is one fault that ran.

@@ -132,6 +132,7 @@ func setDefaults(s *Scenario) {
 	defaultNetwork(&c.Network)
 	for i := range s.Spec.Services {
 		defaultPod(&s.Spec.Services[i].Pod)
+		defaultCalls(&s.Spec.Services[i].Pod)
 		if a := s.Spec.Services[i].Autoscaler; a != nil {
 			defaultAutoscaler(a)
 		}

@@ -290,6 +290,18 @@ type Pod struct {
 	// request: the knob for a host whose connections are expensive (TLS, a slow
 	// accept path). Default: 0.
 	AcceptCost metav1.Duration `yaml:"acceptCost"`
+	// Calls are the steps every request takes through other Services of the scenario,
+	// in order, after serviceTime and waitTime: each step one call, or calls made at
+	// once (parallel). A request holds its worker while it waits for them, as a
+	// thread-per-request server does, and no CPU. Unset: none; the app answers alone.
+	Calls []Call `yaml:"calls"`
+	// AfterCalls is CPU work after the calls, before the answer, on an idle core.
+	// With calls only. Unset: none.
+	AfterCalls *Distribution `yaml:"afterCalls"`
+	// Client is how the pods make their calls: the library, pools, timeout and requests
+	// of a client, one set of pools per pod and called Service. With calls only.
+	// Unset: a client's defaults.
+	Client *CallClient `yaml:"client"`
 
 	// StartupDelay is the time from a pod's creation to its app listening: scheduling,
 	// image pull and container start. Default: 2s, constant (a typical pod;

@@ -69,6 +69,7 @@ func validate(s *Scenario, pos Positions) Diagnostics {
 	v.cluster(&s.Spec.Cluster)
 	services := v.services(s.Spec.Services, s.Spec.Duration.Duration)
 	v.clients(s.Spec.Clients, services)
+	v.calls(s.Spec.Services, services)
 	for i := range s.Spec.Services {
 		v.placed(fmt.Sprintf("spec.services[%d].pod", i), &s.Spec.Services[i].Pod, nodes)
 	}
@@ -592,15 +593,7 @@ func (v *validator) positive(path string, d time.Duration, needs string) {
 }
 
 func (v *validator) clients(clients []Client, services map[string]*Service) {
-	svcNames := "the scenario has no services"
-	if len(services) > 0 {
-		names := make([]string, 0, len(services))
-		for n := range services {
-			names = append(names, n)
-		}
-		slices.Sort(names)
-		svcNames = "services: " + strings.Join(names, ", ")
-	}
+	svcNames := serviceNames(services)
 	names := map[string]string{}
 	for i := range clients {
 		c := &clients[i]
@@ -627,12 +620,25 @@ func (v *validator) clients(clients []Client, services map[string]*Service) {
 				v.errorf(at("library"), "unknown library %q; known: %s", c.Library, strings.Join(library.Names(), ", "))
 			}
 		}
-		v.connections(path, c)
+		v.connections(path+".connections", &c.Connections)
 		v.request(path, &c.Request)
 		if c.Sidecar != nil {
 			v.sidecar(path, c.Sidecar)
 		}
 	}
+}
+
+// serviceNames lists the scenario's services for an error that names one it lacks.
+func serviceNames(services map[string]*Service) string {
+	if len(services) == 0 {
+		return "the scenario has no services"
+	}
+	names := make([]string, 0, len(services))
+	for n := range services {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return "services: " + strings.Join(names, ", ")
 }
 
 // loop checks the closed-loop (threads) or open-loop (rate) settings of a client, or
@@ -732,17 +738,17 @@ func (v *validator) phase(path string, p *Phase) {
 	}
 }
 
-func (v *validator) connections(path string, c *Client) {
-	conn := path + ".connections"
-	v.oneOf(conn+".reuse", "reuse", c.Connections.Reuse, reuses)
-	if *c.Connections.MaxPerHost < 0 {
+// connections checks a client's pools, at conn.
+func (v *validator) connections(conn string, c *Connections) {
+	v.oneOf(conn+".reuse", "reuse", c.Reuse, reuses)
+	if *c.MaxPerHost < 0 {
 		v.errorf(conn+".maxPerHost", "must not be negative; 0 is unlimited")
 	}
-	if *c.Connections.MaxIdlePerHost < 0 {
+	if *c.MaxIdlePerHost < 0 {
 		v.errorf(conn+".maxIdlePerHost", "must not be negative; 0 is unlimited")
 	}
-	v.oneOf(conn+".protocol", "protocol", c.Connections.Protocol, protocols)
-	if w := c.Connections.HTTP2; w != nil && c.Connections.Protocol != ProtocolHTTP2 {
+	v.oneOf(conn+".protocol", "protocol", c.Protocol, protocols)
+	if w := c.HTTP2; w != nil && c.Protocol != ProtocolHTTP2 {
 		v.errorf(conn+".http2", "applies only with protocol: http2")
 	} else {
 		v.windows(conn+".http2", w)

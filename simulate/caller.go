@@ -122,7 +122,9 @@ func (e *Engine) onRefusedStream(ev sim.Event) {
 		e.endStream(d, s.pool, s.conn)
 	}
 	s.state = idle
-	e.stats.retries++
+	if s.call < 0 {
+		e.stats.retries++
+	}
 	e.acquire(si)
 }
 
@@ -143,7 +145,9 @@ func (e *Engine) connError(ev sim.Event, kind uint8) {
 	}
 	d := &e.deps[e.cpods[s.cpod].dep]
 	if s.state == inFlight && !s.fresh && d.retriesStale {
-		e.stats.retries++
+		if s.call < 0 {
+			e.stats.retries++
+		}
 		e.letGo(si, false)
 		e.acquire(si)
 		return
@@ -211,7 +215,11 @@ func (e *Engine) send(si int32, id client.ConnID, newConn bool) {
 	}
 	if e.wired(id) {
 		d := &e.deps[e.cpods[s.cpod].dep]
-		e.sendMessage(id, netw.Up, d.headerBytes, d.bodyBytes, j)
+		body := d.bodyBytes
+		if s.call >= 0 {
+			body = e.callSlots[s.call].spec.bodyBytes
+		}
+		e.sendMessage(id, netw.Up, d.headerBytes, body, j)
 		return
 	}
 	delay := e.hop + e.relay
@@ -239,6 +247,16 @@ func (e *Engine) respond(ji int32) {
 	now := e.k.Now()
 	cp := &e.cpods[s.cpod]
 	d := &e.deps[cp.dep]
+	if s.call >= 0 || j.unavailable {
+		s.state = idle
+		e.release(d, s.pool, s.conn, j.closeAfter)
+		if s.call >= 0 {
+			e.callAnswered(si, &j)
+			return
+		}
+		e.fail(si, errUnavailable, -1) // the app's own 503: a call it made failed
+		return
+	}
 	e.stats.success(s.sent, now)
 	e.stats.ended.add(s.sent, now, -1, d.bodyBytes, int64(e.services[d.svc].respBytes))
 	if e.onRequest != nil {
@@ -258,6 +276,9 @@ func (e *Engine) respond(ji int32) {
 func (e *Engine) onTimeout(ev sim.Event) {
 	si := ev.Obj
 	s := &e.slots[si]
+	if e.k.Now() != s.timerAt {
+		return // a timer a shorter call's replaced (attempt)
+	}
 	s.timerAt = 0
 	if s.state == idle {
 		return
@@ -297,6 +318,10 @@ func (e *Engine) onTimeout(ev sim.Event) {
 // aborts its run at a receive error (ab) does so here: an EOF is only counted.
 func (e *Engine) fail(si int32, kind uint8, cause int32) {
 	s := &e.slots[si]
+	if s.call >= 0 {
+		e.callFailed(si, kind, cause)
+		return
+	}
 	s.state = idle
 	cp := &e.cpods[s.cpod]
 	d := &e.deps[cp.dep]
@@ -311,9 +336,7 @@ func (e *Engine) fail(si int32, kind uint8, cause int32) {
 	if e.onRequest != nil {
 		e.streamRequest(si, int(kind), cause)
 	}
-	if cause >= 0 && e.life.Phase(cause) >= lifecycle.Draining {
-		e.pods[cause].errors.add(kind)
-	}
+	e.blame(kind, cause)
 	r := e.load.RunOf(s.cpod)
 	current := e.load.Current(s.cpod, s.epoch)
 	if r != nil && current {

@@ -53,6 +53,7 @@ type clientPod struct {
 	slots   []int32 // every slot of this pod
 	aborted int64   // runs the client library aborted
 	envoy   int32   // its sidecar in the mesh, or -1
+	from    int32   // the service pod whose calls it makes, or -1 for a client's pod
 }
 
 // Slot states.
@@ -80,6 +81,7 @@ type slot struct {
 	job       int32
 	jobSerial uint32
 	pod       int32  // pod dialled or connected to; -1 when none
+	call      int32  // the call it carries for a service pod (e.callSlots), or -1
 	seq       uint64 // the request's place in sending order
 	sent      sim.Time
 	deadline  sim.Time
@@ -91,10 +93,11 @@ type slot struct {
 }
 
 func (e *Engine) addClient(di int32, c *scenario.Client) error {
-	d := clientDeployment{spec: c, svc: e.serviceIndex(c.Target)}
-	if d.svc < 0 {
+	svc := e.serviceIndex(c.Target)
+	if svc < 0 {
 		return fieldError(fmt.Sprintf("spec.clients[%d].target", di), fmt.Errorf("no service %q", c.Target))
 	}
+	d := e.newDeployment(c, svc)
 	if c.ThinkTime != nil {
 		var err error
 		if d.think, err = dist.New(c.ThinkTime.Spec()); err != nil {
@@ -102,6 +105,38 @@ func (e *Engine) addClient(di int32, c *scenario.Client) error {
 		}
 		d.hasThink = true
 	}
+	e.load.AddPlan(c, e.sc.Spec.Duration.Duration)
+	e.deps = append(e.deps, d)
+	dep := &e.deps[di]
+	for r := 0; r < c.Replicas; r++ {
+		name := placement.Name(c.Name, r)
+		node, err := e.sched.Schedule(placement.ClientPod(c.Name, name))
+		if err != nil {
+			return fieldError(fmt.Sprintf("spec.clients[%d].replicas", di), placement.Unschedulable(name, err))
+		}
+		if e.check {
+			continue
+		}
+		cp := clientPod{dep: di, node: int32(node), pool: -1, name: name, envoy: -1, from: -1}
+		e.load.AddPod(di, sim.Stream(e.sc.Spec.Seed, "client/"+name))
+		ci := int32(len(e.cpods))
+		if c.Sidecar != nil {
+			cp.envoy = e.mesh.Add(c.Sidecar, false, ci, cp.node, d.svc, name)
+		}
+		if !d.perThread {
+			cp.pool = e.newPool(dep, ci)
+		}
+		e.cpods = append(e.cpods, cp)
+		dep.pods = append(dep.pods, ci)
+		e.load.Start(ci)
+	}
+	return nil
+}
+
+// newDeployment sets up callers of service svc with client c's library, pools,
+// timeout and requests: a client Deployment, or a service's pods calling another.
+func (e *Engine) newDeployment(c *scenario.Client, svc int32) clientDeployment {
+	d := clientDeployment{spec: c, svc: svc}
 	d.overhead = sim.Duration(c.Overhead.Duration)
 	d.timeout = sim.Duration(c.Timeout.Duration)
 	conn := c.Connections
@@ -123,35 +158,10 @@ func (e *Engine) addClient(di int32, c *scenario.Client) error {
 	}
 	d.http2 = conn.Protocol == scenario.ProtocolHTTP2 && !d.noReuse
 	if d.http2 {
-		d.limits.Streams = e.services[d.svc].streams
+		d.limits.Streams = e.services[svc].streams
 	}
 	d.perThread = conn.Reuse == scenario.ReusePerThread
-	e.load.AddPlan(c, e.sc.Spec.Duration.Duration)
-	e.deps = append(e.deps, d)
-	dep := &e.deps[di]
-	for r := 0; r < c.Replicas; r++ {
-		name := placement.Name(c.Name, r)
-		node, err := e.sched.Schedule(placement.ClientPod(c.Name, name))
-		if err != nil {
-			return fieldError(fmt.Sprintf("spec.clients[%d].replicas", di), placement.Unschedulable(name, err))
-		}
-		if e.check {
-			continue
-		}
-		cp := clientPod{dep: di, node: int32(node), pool: -1, name: name, envoy: -1}
-		e.load.AddPod(di, sim.Stream(e.sc.Spec.Seed, "client/"+name))
-		ci := int32(len(e.cpods))
-		if c.Sidecar != nil {
-			cp.envoy = e.mesh.Add(c.Sidecar, false, ci, cp.node, d.svc, name)
-		}
-		if !d.perThread {
-			cp.pool = e.newPool(dep, ci)
-		}
-		e.cpods = append(e.cpods, cp)
-		dep.pods = append(dep.pods, ci)
-		e.load.Start(ci)
-	}
-	return nil
+	return d
 }
 
 // replayable tells whether a library may resend a request of this method on another
@@ -186,7 +196,7 @@ func (e *Engine) newPool(d *clientDeployment, ci int32) int32 {
 func (e *Engine) newSlot(ci, thread int32) int32 {
 	cp := &e.cpods[ci]
 	d := &e.deps[cp.dep]
-	s := slot{cpod: ci, pool: cp.pool, thread: thread, pod: -1}
+	s := slot{cpod: ci, pool: cp.pool, thread: thread, pod: -1, call: -1}
 	if s.pool < 0 {
 		s.pool = e.newPool(d, ci)
 	}

@@ -44,6 +44,12 @@ type service struct {
 	limit     float64       // CPU limit per pod, cores
 	weight    float64       // CFS weight per pod
 	logCPU    time.Duration // CPU to encode an access-log line
+	// Its calls (calls.go): the steps, the CPU after them, its edges (by the place
+	// its pods index their callers at) and whether it propagates deadlines.
+	calls     []callStep
+	after     *dist.Sampler
+	edges     []int32
+	propagate bool
 }
 
 type pod struct {
@@ -68,6 +74,10 @@ type pod struct {
 	uid      string
 	revision int32 // its ReplicaSet, as service.revision
 	envoy    int32 // its sidecar in the mesh, or -1
+	// callers are its client pods per Service it calls (its service's edges), made
+	// at its first call there; nil until then, -1 for one not made yet.
+	callers []int32
+	calls   bool // its service makes calls
 }
 
 func (e *Engine) addService(si int32, s *scenario.Service) error {

@@ -23,6 +23,11 @@ func (e *Engine) serviceConfigs() []result.Service {
 		if d := pod.OnSigterm.DrainTimeout; d != nil && pod.OnSigterm.Action == scenario.SigtermDrain {
 			rs.DrainTimeoutS = d.Duration.Seconds()
 		}
+		if e.graph {
+			f := &e.svcFigures[len(out)]
+			lat := f.latency.result()
+			rs.Calls, rs.Requests, rs.Errors, rs.LatencyMS = true, f.requests, f.errors, &lat
+		}
 		out = append(out, rs)
 	}
 	return out

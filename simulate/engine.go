@@ -89,6 +89,15 @@ type Engine struct {
 	done     []int32 // scratch for finished CPU work
 	resumed  []int32 // scratch: jobs a log pipe hands back
 
+	// Services calling services (calls.go): one edge per caller and Service called,
+	// the call each caller slot of a service pod carries, and where each request at a
+	// pod with calls stands (by job). graph is set when any service calls another.
+	edges      []edge
+	callSlots  []callSlot
+	jobCalls   []jobCalls
+	svcFigures []serviceFigures
+	graph      bool
+
 	// What the run reports (stats.go, requests.go).
 	stats     stats
 	slowAfter sim.Time              // latency over which a request is slow
@@ -168,6 +177,9 @@ func newEngine(sc *scenario.Scenario, check bool) (*Engine, error) {
 		if err := e.addClient(int32(di), &spec.Clients[di]); err != nil {
 			return nil, err
 		}
+	}
+	if err := e.addCalls(); err != nil {
+		return nil, err
 	}
 	if check {
 		return e, nil // every pod is placed; nothing further can fail

@@ -15,6 +15,7 @@ const (
 	jobLogging       // blocked writing its access-log line, holding its worker
 	jobReply         // the answer is on its way back
 	jobDead          // its pod died while it waited off CPU
+	jobCalling       // waiting for its calls to other services, holding its worker
 )
 
 // job is a request as the server sees it.
@@ -26,10 +27,12 @@ type job struct {
 	newConn bool
 	// closeAfter: the answer carries Connection: close (the pod is draining).
 	closeAfter bool
-	wait       int64
-	conn       client.ConnID // the connection it came on, while connSeq[conn] == seq
-	seq        uint32
-	serial     uint32 // unique among live jobs, for events that must not hit a reused one
+	// unavailable: the answer is a 503, because a call the app made failed.
+	unavailable bool
+	wait        int64
+	conn        client.ConnID // the connection it came on, while connSeq[conn] == seq
+	seq         uint32
+	serial      uint32 // unique among live jobs, for events that must not hit a reused one
 
 	// Where its time went at the pod (diagnosis.go): mark is when its current part
 	// began, thr its container's throttled time then; served the pod that answered it

@@ -15,6 +15,9 @@ func (e *Engine) Layout() *placement.Layout {
 	}
 	for i := range e.cpods {
 		c := &e.cpods[i]
+		if c.from >= 0 {
+			continue // a service pod's callers: the pod itself is placed
+		}
 		spec := e.deps[c.dep].spec
 		l.Clients = append(l.Clients, placement.PlacedPod{Name: c.name, Owner: spec.Name, Node: l.Nodes[c.node], Index: int(c.dep)})
 	}

@@ -36,6 +36,7 @@ func (c podCluster) Bind(pp *lifecycle.Pending) (int32, string) {
 	p := pod{
 		name: pp.Name, uid: pp.UID, svc: si, revision: pp.Revision, node: n, concurrency: svc.spec.Pod.Concurrency,
 		work: svc.work, wait: svc.wait, acceptCost: int64(svc.spec.Pod.AcceptCost.Duration), rng: pp.RNG,
+		calls: len(svc.spec.Pod.Calls) > 0,
 	}
 	p.envoy = -1
 	p.logCPU = int64(svc.logCPU)
@@ -95,11 +96,16 @@ func (c podCluster) Exited(id int32) {
 	// Requests waiting off-CPU: their pending wait events find the job dead.
 	for ji := range e.jobs {
 		j := &e.jobs[ji]
-		if j.pod == id && j.state == jobWaiting {
+		switch {
+		case j.pod != id:
+		case j.state == jobWaiting:
 			j.state = jobDead
 			e.connFailed(int32(ji), errClosed, back)
+		case j.state == jobCalling:
+			e.failJob(int32(ji), errClosed, back)
 		}
 	}
+	e.dropCalls(id)
 	p.busy = 0
 	if p.envoy >= 0 {
 		// The sidecar ends with the pod: the kernel closes the connections of the

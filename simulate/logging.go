@@ -41,6 +41,9 @@ func (e *Engine) openLog(id int32) {
 // answer leaves, as chi's and zap's request loggers do.
 func (e *Engine) handled(ji int32) {
 	pod := e.jobs[ji].pod
+	if e.pods[pod].calls && e.callsNext(ji) {
+		return
+	}
 	if !e.logs.Has(pod) || e.logs.Write(pod, ji) {
 		e.finish(ji)
 		return

@@ -121,7 +121,7 @@ func (e *Engine) attemptAnswered(ui int32) {
 	e.freeJob(ui)
 	if e.mesh.AttemptAnswered(attemptOf(&u), u.closeAfter) {
 		d := &e.jobs[u.parent]
-		d.spent, d.served = u.spent, u.served
+		d.spent, d.served, d.unavailable = u.spent, u.served, u.unavailable
 	}
 }
 

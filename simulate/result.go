@@ -52,6 +52,9 @@ func (e *Engine) Result() *result.Result {
 		r.TCP = e.net.Result()
 	}
 	r.Services, r.Faults = e.serviceConfigs(), faults.Result(e.sc.Spec.Faults, e.end)
+	if e.graph {
+		r.Edges = e.edgeResults()
+	}
 	return r
 }
 
@@ -119,7 +122,7 @@ func (e *Engine) nodeResults() []result.Node {
 // clientResults is each client Deployment's connections, requests and runs.
 func (e *Engine) clientResults() []result.Client {
 	var out []result.Client
-	for di := range e.deps {
+	for di := range e.sc.Spec.Clients {
 		d := &e.deps[di]
 		c := d.spec
 		rc := result.Client{

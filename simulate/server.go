@@ -165,19 +165,30 @@ func (e *Engine) start(ji int32) {
 	j := &e.jobs[ji]
 	p := &e.pods[j.pod]
 	p.busy++
-	j.state = jobCPU
 	now := e.k.Now()
 	work := p.work.Sample(p.rng) + p.logCPU
 	if j.newConn {
 		work += p.acceptCost
 	}
+	j.wait = p.wait.Sample(p.rng)
+	j.spent[partQueue] += int64(now - j.mark)
+	if p.calls {
+		e.startCalls(ji)
+	}
+	e.onCore(ji, work)
+}
+
+// onCore puts job ji on its pod's CPU for work ns.
+func (e *Engine) onCore(ji int32, work int64) {
+	j := &e.jobs[ji]
+	p := &e.pods[j.pod]
+	now := e.k.Now()
+	j.state = jobCPU
 	// Every request runs on its pod's CPU, however little work it draws (an
 	// exponential draw under 1 ns truncates to 0): a container stalled by its quota
 	// or starved of cores answers nothing until it runs again (CFS dequeues a
 	// throttled group's tasks: kernel/sched/fair.c, throttle_cfs_rq).
 	work = max(work, 1)
-	j.wait = p.wait.Sample(p.rng)
-	j.spent[partQueue] += int64(now - j.mark)
 	j.spent[partWork] += work
 	j.mark = now
 	j.thr = p.grp.Throttled(now)
@@ -245,6 +256,9 @@ func (e *Engine) finish(ji int32) {
 	p.requests++
 	j.served = j.pod
 	j.state = jobReply
+	if e.graph {
+		e.serviceAnswered(j)
+	}
 	j.closeAfter = e.life.Phase(j.pod) == lifecycle.Draining
 	if p.envoy >= 0 {
 		e.mesh.AppAnswered(ji)

@@ -47,6 +47,9 @@ func (e *Engine) matches(s *scenario.Selector, x network.End) bool {
 			s.Node != "" && s.Node == e.nodes[p.node].name
 	}
 	cp := &e.cpods[-x-1]
+	if cp.from >= 0 {
+		return e.matches(s, network.End(cp.from)) // a service pod's calls
+	}
 	return s.Client != "" && s.Client == e.deps[cp.dep].spec.Name || s.Pod != "" && s.Pod == cp.name ||
 		s.Node != "" && s.Node == e.nodes[cp.node].name
 }

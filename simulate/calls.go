@@ -1,0 +1,464 @@
+package simulate
+
+import (
+	"fmt"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"trafficlab/model/dist"
+	"trafficlab/result"
+	"trafficlab/scenario"
+	"trafficlab/sim"
+	"trafficlab/simulate/lifecycle"
+)
+
+// Calls: a service's pods calling other services (spec.services[].pod.calls). A pod
+// calls through callers of its own: per Service it calls, a client pod on its node
+// with the pod's client library and pools, made at its first call, whose open-loop
+// slots carry one call each. kube-proxy on the node picks each new connection's pod,
+// as for any client. A request at the app holds its worker while its calls are out
+// (jobCalling) and goes on when the step's last call has ended.
+
+// callSpec is one call of a service's steps.
+type callSpec struct {
+	edge        int32 // in e.edges
+	caller      int32 // the edge's place among its service's, as pods index their callers
+	timeout     sim.Time
+	retries     int32
+	count       int32
+	probability float64
+	bodyBytes   int64
+	optional    bool
+}
+
+// callStep is one step of a service's calls: one call, or calls made at once.
+type callStep []callSpec
+
+// edge is one service's calls to another, and what they did.
+type edge struct {
+	from, to                    int32
+	dep                         int32 // the calling pods' callers
+	requests, attempts, retries int64
+	errors, attemptErrors       errorCounts
+	latency                     latencies
+}
+
+// callSlot is the call a service pod's caller slot carries.
+type callSlot struct {
+	job    int32 // the request at the calling pod, while its serial matches
+	serial uint32
+	spec   *callSpec
+	left   int32    // calls still to make after this one (count)
+	tries  int32    // attempts made of this call
+	start  sim.Time // when the call began
+}
+
+// jobCalls is where a request at a pod with calls stands.
+type jobCalls struct {
+	step    int32 // the next step to start
+	pending int32 // calls of the current step not yet ended
+	failed  bool  // a call that is not optional failed: the answer is a 503
+	// deadline is its caller's (propagateDeadline); 0 when unknown or not propagated.
+	deadline sim.Time
+}
+
+// serviceFigures is what a service's pods did, for a scenario with calls.
+type serviceFigures struct {
+	requests, errors int64
+	latency          latencies
+}
+
+// latencies is a histogram of latencies in ns with their exact extremes.
+type latencies struct {
+	h        *hdr.Histogram
+	min, max int64
+}
+
+func (l *latencies) record(v int64) {
+	if l.h == nil {
+		l.h = hdr.New(1, int64(3600e9), 3)
+	}
+	v = min(max(v, 1), l.h.HighestTrackableValue())
+	if l.h.TotalCount() == 0 || v < l.min {
+		l.min = v
+	}
+	l.max = max(l.max, v)
+	_ = l.h.RecordValue(v)
+}
+
+func (l *latencies) result() result.Latency {
+	if l.h == nil {
+		return result.Latency{}
+	}
+	return result.LatencyBetween(l.h, l.min, l.max)
+}
+
+// addCalls sets up every service's call steps, with one edge and one deployment of
+// callers per service and Service it calls.
+func (e *Engine) addCalls() error {
+	for si := range e.services {
+		svc := &e.services[si]
+		pod := &svc.spec.Pod
+		if len(pod.Calls) == 0 {
+			continue
+		}
+		path := fmt.Sprintf("spec.services[%d]", si)
+		if svc.spec.Sidecar != nil {
+			return fieldError(path+".sidecar", fmt.Errorf("calls out of a pod with a sidecar are not simulated yet"))
+		}
+		e.graph = true
+		svc.propagate = pod.Client.PropagateDeadline
+		if pod.AfterCalls != nil {
+			after, err := dist.New(pod.AfterCalls.Spec())
+			if err != nil {
+				return fieldError(path+".pod.afterCalls", err)
+			}
+			svc.after = &after
+		}
+		for _, c := range pod.Calls {
+			var step callStep
+			if c.Parallel == nil {
+				step = append(step, e.callSpec(int32(si), &c))
+			}
+			for k := range c.Parallel {
+				step = append(step, e.callSpec(int32(si), &c.Parallel[k]))
+			}
+			svc.calls = append(svc.calls, step)
+		}
+	}
+	e.svcFigures = make([]serviceFigures, len(e.services))
+	return nil
+}
+
+// callSpec is call c of service si, on the edge to its Service, made first if new.
+func (e *Engine) callSpec(si int32, c *scenario.Call) callSpec {
+	svc := &e.services[si]
+	to := e.serviceIndex(c.Service)
+	k := int32(0)
+	for ; int(k) < len(svc.edges) && e.edges[svc.edges[k]].to != to; k++ {
+	}
+	if int(k) == len(svc.edges) {
+		cc := svc.spec.Pod.Client
+		as := &scenario.Client{Name: svc.name, Target: c.Service, Library: cc.Library, Timeout: cc.Timeout,
+			Connections: cc.Connections, Request: cc.Request, Replicas: 1}
+		e.deps = append(e.deps, e.newDeployment(as, to))
+		svc.edges = append(svc.edges, int32(len(e.edges)))
+		e.edges = append(e.edges, edge{from: si, to: to, dep: int32(len(e.deps) - 1)})
+	}
+	return callSpec{edge: svc.edges[k], caller: k, timeout: sim.Duration(c.Timeout.Duration), retries: int32(c.Retries),
+		count: int32(*c.Count), probability: *c.Probability, bodyBytes: *c.RequestBytes, optional: c.Optional}
+}
+
+// callsNext moves request ji at a pod with calls on: it starts the next step that
+// makes a call, or the CPU after the calls. It reports false when nothing is left
+// before the answer.
+func (e *Engine) callsNext(ji int32) bool {
+	j := &e.jobs[ji]
+	svc := &e.services[e.pods[j.pod].svc]
+	jc := &e.jobCalls[ji]
+	for !jc.failed && int(jc.step) < len(svc.calls) {
+		step := svc.calls[jc.step]
+		jc.step++
+		if e.startStep(ji, step) {
+			j.state = jobCalling
+			j.mark = e.k.Now()
+			return true
+		}
+	}
+	if jc.failed {
+		j.unavailable = true
+		return false
+	}
+	if int(jc.step) == len(svc.calls) && svc.after != nil {
+		jc.step++
+		p := &e.pods[j.pod]
+		j.wait = 0
+		e.onCore(ji, svc.after.Sample(p.rng))
+		return true
+	}
+	return false
+}
+
+// startStep makes the calls of step that request ji draws, and reports whether it
+// made any.
+func (e *Engine) startStep(ji int32, step callStep) bool {
+	p := &e.pods[e.jobs[ji].pod]
+	jc := &e.jobCalls[ji]
+	// Held while the calls start, so that one failing at once cannot end the step.
+	jc.pending = 1
+	for i := range step {
+		c := &step[i]
+		if c.probability < 1 && p.rng.Float64() >= c.probability {
+			continue
+		}
+		si := e.callSlot(e.jobs[ji].pod, c.caller)
+		e.callSlots[e.slots[si].call] = callSlot{job: ji, serial: e.jobs[ji].serial, spec: c, left: c.count - 1, start: e.k.Now()}
+		jc.pending++
+		if !e.attempt(si) {
+			// The caller's deadline has passed: the call fails before it is sent.
+			e.callEnded(si, false, errTimeout)
+		}
+	}
+	jc.pending--
+	return jc.pending > 0
+}
+
+// callSlot is a free caller slot of pod pi for the edge at place k of its service.
+func (e *Engine) callSlot(pi, k int32) int32 {
+	p := &e.pods[pi]
+	if p.callers == nil {
+		p.callers = make([]int32, len(e.services[p.svc].edges))
+		for i := range p.callers {
+			p.callers[i] = -1
+		}
+	}
+	ci := p.callers[k]
+	if ci < 0 {
+		ed := &e.edges[e.services[p.svc].edges[k]]
+		d := &e.deps[ed.dep]
+		ci = int32(len(e.cpods))
+		cp := clientPod{dep: ed.dep, node: p.node, name: p.name, envoy: -1, from: pi}
+		cp.pool = e.newPool(d, ci)
+		e.cpods = append(e.cpods, cp)
+		d.pods = append(d.pods, ci)
+		p.callers[k] = ci
+	}
+	cp := &e.cpods[ci]
+	if n := len(cp.free); n > 0 {
+		si := cp.free[n-1]
+		cp.free = cp.free[:n-1]
+		return si
+	}
+	si := e.newSlot(ci, -1)
+	e.slots[si].call = int32(len(e.callSlots))
+	e.callSlots = append(e.callSlots, callSlot{})
+	return si
+}
+
+// attempt sends the next attempt of slot si's call, with the call's timeout, cut to
+// its caller's remaining time when the service propagates deadlines. It reports
+// false, sending nothing, when no time is left.
+func (e *Engine) attempt(si int32) bool {
+	s := &e.slots[si]
+	cs := &e.callSlots[s.call]
+	now := e.k.Now()
+	deadline := now + cs.spec.timeout
+	if dl := e.jobCalls[cs.job].deadline; dl > 0 && dl < deadline {
+		if dl <= now {
+			return false
+		}
+		deadline = dl
+	}
+	cs.tries++
+	ed := &e.edges[cs.spec.edge]
+	ed.attempts++
+	d := &e.deps[ed.dep]
+	d.sent++
+	s.sent = now
+	s.deadline = deadline
+	// Calls on one slot may have shorter timeouts than the pending timer's: a timer
+	// that is no longer the slot's own finds timerAt moved (onTimeout).
+	if s.timerAt == 0 || deadline < s.timerAt {
+		s.timerAt = deadline
+		e.k.At(deadline, e.evTimeout, si, 0)
+	}
+	e.acquire(si)
+	return true
+}
+
+// callAnswered: slot si's attempt was answered by job j; its connection went back
+// to the pool. A 503 is a failed attempt.
+func (e *Engine) callAnswered(si int32, j *job) {
+	d := &e.deps[e.cpods[e.slots[si].cpod].dep]
+	if j.unavailable {
+		d.errors++
+		e.callFailed(si, errUnavailable, -1)
+		return
+	}
+	d.requests++
+	e.callEnded(si, true, 0)
+}
+
+// callFailed: slot si's attempt failed with kind, caused by pod cause (see fail).
+// The call tries again while it has retries and its request is still waiting.
+func (e *Engine) callFailed(si int32, kind uint8, cause int32) {
+	s := &e.slots[si]
+	s.state = idle
+	cs := &e.callSlots[s.call]
+	ed := &e.edges[cs.spec.edge]
+	ed.attemptErrors.add(kind)
+	e.blame(kind, cause)
+	if cs.tries <= cs.spec.retries && e.waiting(cs) {
+		ed.retries++
+		if e.attempt(si) {
+			return
+		}
+	}
+	e.callEnded(si, false, kind)
+}
+
+// blame counts a failure against pod cause when its removal was under way.
+func (e *Engine) blame(kind uint8, cause int32) {
+	if cause >= 0 && e.life.Phase(cause) >= lifecycle.Draining {
+		e.pods[cause].errors.add(kind)
+	}
+}
+
+// callEnded: slot si's call ended, answered (ok) or failed with kind. The branch
+// makes its next call (count), or frees the slot; the request goes on when its
+// step's last call has ended.
+func (e *Engine) callEnded(si int32, ok bool, kind uint8) {
+	s := &e.slots[si]
+	s.state = idle
+	cs := &e.callSlots[s.call]
+	now := e.k.Now()
+	ed := &e.edges[cs.spec.edge]
+	ed.requests++
+	if ok {
+		ed.latency.record(int64(now - cs.start))
+	} else {
+		ed.errors.add(kind)
+	}
+	ji := cs.job
+	if !e.waiting(cs) {
+		e.cpods[s.cpod].free = append(e.cpods[s.cpod].free, si)
+		return // the request is gone with its pod
+	}
+	jc := &e.jobCalls[ji]
+	if !ok && !cs.spec.optional {
+		jc.failed = true
+	}
+	if cs.left > 0 && !jc.failed {
+		cs.left--
+		cs.tries = 0
+		cs.start = now
+		if e.attempt(si) {
+			return
+		}
+		e.callEnded(si, false, errTimeout)
+		return
+	}
+	e.cpods[s.cpod].free = append(e.cpods[s.cpod].free, si)
+	if jc.pending--; jc.pending > 0 {
+		return
+	}
+	j := &e.jobs[ji]
+	j.spent[partDependency] += int64(now - j.mark)
+	e.handled(ji)
+}
+
+// waiting tells whether the request that made call cs still waits for it.
+func (e *Engine) waiting(cs *callSlot) bool {
+	j := &e.jobs[cs.job]
+	return j.serial == cs.serial && j.state != jobFree
+}
+
+// startCalls readies request ji at a pod with calls for its steps.
+func (e *Engine) startCalls(ji int32) {
+	if n := len(e.jobs); len(e.jobCalls) < n {
+		e.jobCalls = append(e.jobCalls, make([]jobCalls, n-len(e.jobCalls))...)
+	}
+	jc := jobCalls{}
+	if e.services[e.pods[e.jobs[ji].pod].svc].propagate {
+		jc.deadline = e.callerDeadline(ji)
+	}
+	e.jobCalls[ji] = jc
+}
+
+// callerDeadline is when request ji's caller gives up on it: the deadline of the
+// slot that sent it (through an outbound envoy's attempt, the app's request to it).
+func (e *Engine) callerDeadline(ji int32) sim.Time {
+	j := &e.jobs[ji]
+	if j.attempt {
+		j = &e.jobs[j.parent]
+	}
+	if j.slot < 0 {
+		return 0
+	}
+	s := &e.slots[j.slot]
+	if s.gen != j.gen {
+		return e.k.Now() // its caller has given up already
+	}
+	return s.deadline
+}
+
+// dropCalls ends the calls of pod pi, whose process exited: the kernel closes its
+// connections, and the pods it called see them close.
+func (e *Engine) dropCalls(pi int32) {
+	for _, ci := range e.pods[pi].callers {
+		if ci < 0 {
+			continue
+		}
+		cp := &e.cpods[ci]
+		for _, si := range cp.slots {
+			s := &e.slots[si]
+			if s.state == idle {
+				continue
+			}
+			if s.state == inFlight || s.state == dialing {
+				e.letGo(si, false)
+			}
+			s.state = idle
+			s.gen++
+			cp.free = append(cp.free, si)
+		}
+		e.closeIdle(ci)
+	}
+}
+
+// closeIdle closes the connections client pod ci keeps idle.
+func (e *Engine) closeIdle(ci int32) {
+	cp := &e.cpods[ci]
+	d := &e.deps[cp.dep]
+	p := &e.pools[cp.pool]
+	for len(p.Muxed()) > 0 {
+		if id := p.Muxed()[0]; p.Retire(&e.conns, id) {
+			e.closeConn(d, id)
+		}
+	}
+	for {
+		id, ok, expired := p.TakeIdle(e.k.Now(), &e.conns, e.expired[:0])
+		for _, x := range expired {
+			e.closeConn(d, x)
+		}
+		e.expired = expired
+		if !ok {
+			return
+		}
+		p.Drop()
+		e.closeConn(d, id)
+	}
+}
+
+// serviceAnswered records what service si's pod did with request j: for a scenario
+// with calls, each service's own figures.
+func (e *Engine) serviceAnswered(j *job) {
+	f := &e.svcFigures[e.pods[j.pod].svc]
+	f.requests++
+	if j.unavailable {
+		f.errors++
+	}
+	f.latency.record(j.spent.atPod())
+}
+
+// edgeResults are the edges' figures, in the order their callers list them.
+func (e *Engine) edgeResults() []result.Edge {
+	var out []result.Edge
+	for i := range e.edges {
+		ed := &e.edges[i]
+		d := &e.deps[ed.dep]
+		re := result.Edge{
+			From: e.services[ed.from].name, To: e.services[ed.to].name,
+			Requests: ed.requests, Attempts: ed.attempts, Retries: ed.retries,
+			Errors: errorsOf(ed.errors), AttemptErrors: errorsOf(ed.attemptErrors),
+			LatencyMS: ed.latency.result(), ConnectionsOpened: d.opened,
+		}
+		for _, r := range d.reached {
+			if r {
+				re.PodsReached++
+			}
+		}
+		out = append(out, re)
+	}
+	return out
+}
