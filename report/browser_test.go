@@ -154,6 +154,9 @@ func checkDOM(t *testing.T, dom []byte, r *result.Result, explained, hasScenario
 	if len(r.Nodes) > 1 {
 		want["nodes"] = "chart"
 	}
+	if len(r.Edges) > 0 {
+		want["call-graph"] = "chart"
+	}
 	checkPanels(t, dom, want)
 }
 

@@ -60,6 +60,7 @@ type page struct {
 	Histogram string
 	Per       string // what one point of a time chart covers, when not one second
 	Nodes     []nodeRow
+	Graph     *callGraph // nil when no service calls another
 	Scenario  string
 	// NoScenario says why Scenario is empty.
 	NoScenario string
@@ -102,6 +103,7 @@ func HTML(w io.Writer, r *result.Result, opts HTMLOptions) error {
 		Quiet:      quiet(r),
 		Histogram:  histogramCaption(r),
 		Nodes:      nodeRows(r),
+		Graph:      graphOf(r),
 		Scenario:   string(opts.Scenario),
 		NoScenario: noScenario(r),
 		Text:       text.String(),

@@ -324,19 +324,24 @@ func writeAttribution(b *strings.Builder, r *result.Result) {
 	if !attributes(r) {
 		return
 	}
-	total := r.Errors.Total()
+	failures, byCalls := failedAttempts(r)
+	total := failures.Total()
+	what := plural(total, "failed request")
+	if len(r.Edges) > 0 {
+		what = plural(total, "failed attempt") + " (the clients' requests and the services' calls)"
+	}
 	if len(culprits) > 0 || len(faults) == 0 {
 		if blamed.Total() == 0 {
-			fmt.Fprintf(b, "\nWhere the errors came from: none of the %s was caused by a pod's removal", plural(total, "failed request"))
+			fmt.Fprintf(b, "\nWhere the errors came from: none of the %s was caused by a pod's removal", what)
 		} else {
-			fmt.Fprintf(b, "\nWhere the errors came from: %d of %s caused by pods being removed", blamed.Total(), plural(total, "failed request"))
+			fmt.Fprintf(b, "\nWhere the errors came from: %d of %s caused by pods being removed", blamed.Total(), what)
 		}
 		if len(faults) > 0 {
 			fmt.Fprintf(b, ", %d during faults", inFaults.Total())
 		}
 		fmt.Fprintf(b, "\n")
 	} else {
-		fmt.Fprintf(b, "\nWhere the errors came from: %d of %s during faults\n", inFaults.Total(), plural(total, "failed request"))
+		fmt.Fprintf(b, "\nWhere the errors came from: %d of %s during faults\n", inFaults.Total(), what)
 	}
 	idx, omitted := shown(len(culprits))
 	for k, i := range idx {
@@ -349,11 +354,15 @@ func writeAttribution(b *strings.Builder, r *result.Result) {
 	for _, fe := range faults {
 		fmt.Fprintf(b, "%s\n", indentWrap(faultLine(r, fe), "  - ", "    "))
 	}
+	if byCalls > 0 {
+		fmt.Fprintf(b, "%s\n", indentWrap(fmt.Sprintf("answered 503 by a service because a call it made failed: %d (see Calls above).", byCalls), "  - ", "    "))
+	}
 	known := blamed
 	known.AddAll(inFaults)
+	known.Add(result.ErrorHTTP503, byCalls)
 	var rest result.Errors
 	for k := range result.ErrorKinds {
-		rest.Add(k, max(0, r.Errors.Of(k)-known.Of(k)))
+		rest.Add(k, max(0, failures.Of(k)-known.Of(k)))
 	}
 	nobody := "not attributed to any pod: "
 	if len(faults) > 0 {
@@ -385,6 +394,20 @@ func writeAttribution(b *strings.Builder, r *result.Result) {
 		fmt.Fprintf(b, "%s\n", wrap(fmt.Sprintf("Not counted as errors: the client library resent %s on a new connection "+
 			"after the reused one failed under them; the callers saw only the delay.", plural(r.Requests.Retried, "request")), width))
 	}
+}
+
+// failedAttempts are the failures a pod's removal can have caused: the clients'
+// failed requests and, when services call services, every failed call attempt;
+// byCalls of them are 503s services answered because a call they made failed.
+func failedAttempts(r *result.Result) (failures result.Errors, byCalls int64) {
+	failures = r.Errors
+	for _, e := range r.Edges {
+		failures.AddAll(e.AttemptErrors)
+	}
+	for _, s := range r.Services {
+		byCalls += s.Errors
+	}
+	return failures, byCalls
 }
 
 // attributes says whether writeAttribution has anything to say: errors a removed pod

@@ -175,6 +175,8 @@ type textSection struct {
 var textSections = []textSection{
 	{write: writeServices},
 	{write: writeClients},
+	{write: writeCalls, explains: true},
+	{prose: callFailures, explains: true},
 	{write: writeBackground, explains: true},
 	{write: writeRuns, explains: true},
 	{write: writeScaleEvents},
@@ -521,17 +523,17 @@ func Explain(r *result.Result, svc string) string {
 	if !Uneven(pods) {
 		return ""
 	}
-	clients, conns, peak, reqs := clientsOf(r, svc)
-	if len(clients) == 0 || conns == 0 {
+	callers, conns, peak, reqs := callersOf(r, svc)
+	if len(callers) == 0 || conns == 0 {
 		return ""
 	}
 	n := len(pods)
 	idle := idlePods(pods)
 	var held []string
-	sort.Slice(clients, func(i, j int) bool { return clients[i].Name < clients[j].Name })
-	for _, c := range clients {
-		held = append(held, fmt.Sprintf("%s opened %s (at most %d at once) for %s", c.Name,
-			plural(c.ConnectionsOpened, "connection"), c.PeakOpen, plural(c.Requests, "request")))
+	sort.Slice(callers, func(i, j int) bool { return callers[i].name < callers[j].name })
+	for _, c := range callers {
+		held = append(held, fmt.Sprintf("%s opened %s (at most %d at once) for %s", c.name,
+			plural(c.opened, "connection"), c.peak, plural(c.requests, c.noun)))
 	}
 	mode := r.ProxyMode.String()
 	if r.IPVSScheduler != "" {
@@ -552,9 +554,9 @@ func Explain(r *result.Result, svc string) string {
 	late := lateIdle(pods)
 	switch {
 	case lived && len(late) > 0 && len(late) == idle:
-		s += fmt.Sprintf("%s came after the clients' connections were open: kube-proxy balances only new connections "+
+		s += fmt.Sprintf("%s came after the %s connections were open: kube-proxy balances only new connections "+
 			"and established ones never move, so a pool that is already full sends nothing to a pod a scale-out adds. ",
-			strings.Join(late, ", "))
+			strings.Join(late, ", "), whose(callers))
 	case r.IPVSScheduler == "sh":
 		s += "IPVS source hashing sends every connection from one client pod to the same pod, so no more pods are used than there are client pods. "
 	case r.ProxyMode.InTurn():
@@ -580,16 +582,42 @@ func Explain(r *result.Result, svc string) string {
 
 // clientsOf returns the clients of svc and, summed over them, the connections they
 // opened, the most they held open at once and their requests.
-func clientsOf(r *result.Result, svc string) (clients []result.Client, conns, peak, reqs int64) {
+func callersOf(r *result.Result, svc string) (callers []caller, conns, peak, reqs int64) {
 	for _, c := range r.Clients {
 		if c.Target == svc {
-			clients = append(clients, c)
-			conns += c.ConnectionsOpened
-			peak += c.PeakOpen
-			reqs += c.Requests
+			callers = append(callers, caller{c.Name, c.ConnectionsOpened, c.PeakOpen, c.Requests, "request"})
 		}
 	}
-	return clients, conns, peak, reqs
+	for _, e := range r.Edges {
+		if e.To == svc {
+			callers = append(callers, caller{e.From + "'s pods", e.ConnectionsOpened, e.PeakOpen, e.Requests, "call"})
+		}
+	}
+	for _, c := range callers {
+		conns += c.opened
+		peak += c.peak
+		reqs += c.requests
+	}
+	return callers, conns, peak, reqs
+}
+
+// whose names the callers' kind for prose: the clients', or the callers' when a
+// service's pods call too.
+func whose(callers []caller) string {
+	for _, c := range callers {
+		if c.noun == "call" {
+			return "callers'"
+		}
+	}
+	return "clients'"
+}
+
+// caller is what holds connections to a service: a client Deployment, or the pods
+// of a service that calls it.
+type caller struct {
+	name                   string
+	opened, peak, requests int64
+	noun                   string // what it sends: request or call
 }
 
 // lateIdle names the idle pods that a scale-out added after the connections were

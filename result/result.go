@@ -157,6 +157,8 @@ type Edge struct {
 	LatencyMS Latency `json:"latency_ms"`
 	// ConnectionsOpened by the calling pods to the called service's pods.
 	ConnectionsOpened int64 `json:"connections_opened"`
+	// PeakOpen is the most of those connections open at any instant.
+	PeakOpen int64 `json:"peak_open_connections"`
 	// PodsReached is how many distinct pods of the called service those connections
 	// went to.
 	PodsReached int `json:"pods_reached"`

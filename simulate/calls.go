@@ -451,7 +451,7 @@ func (e *Engine) edgeResults() []result.Edge {
 			From: e.services[ed.from].name, To: e.services[ed.to].name,
 			Requests: ed.requests, Attempts: ed.attempts, Retries: ed.retries,
 			Errors: errorsOf(ed.errors), AttemptErrors: errorsOf(ed.attemptErrors),
-			LatencyMS: ed.latency.result(), ConnectionsOpened: d.opened,
+			LatencyMS: ed.latency.result(), ConnectionsOpened: d.opened, PeakOpen: d.peak,
 		}
 		for _, r := range d.reached {
 			if r {

@@ -57,6 +57,7 @@ var generated = Comments{
 			"Errors":            "Errors are the calls that failed after their retries, by the error of their last\nattempt.",
 			"From":              "From is the calling service.",
 			"LatencyMS":         "LatencyMS is the answered calls' latency as the caller saw it: from its first\nattempt to the last byte of the answer, connection waits and retries included.",
+			"PeakOpen":          "PeakOpen is the most of those connections open at any instant.",
 			"PodsReached":       "PodsReached is how many distinct pods of the called service those connections\nwent to.",
 			"Requests":          "Requests are the calls that ended, answered or failed after their retries.",
 			"Retries":           "Retries are the attempts after a failed one.",

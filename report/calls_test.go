@@ -1,0 +1,165 @@
+package report_test
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+
+	"trafficlab/report"
+	"trafficlab/result"
+	"trafficlab/scenario"
+	"trafficlab/simulate"
+)
+
+// callGraph is a frontend calling a cart that calls a db, and an ads service the
+// frontend calls at once with the db, optionally; --set lines change it per case.
+const callGraph = `apiVersion: trafficlab/v1alpha1
+kind: Scenario
+metadata: {name: shop}
+spec:
+  duration: 10s
+  cluster:
+    endpointPropagation: {latency: 300ms, jitter: 0s}
+  services:
+  - name: frontend
+    replicas: 2
+    pod:
+      serviceTime: {distribution: exponential, mean: 1ms}
+      calls:
+      - {service: cart}
+      - parallel: [{service: db}, {service: ads, optional: true}]
+      client: {library: curl-loop}
+  - name: cart
+    replicas: 2
+    pod:
+      serviceTime: {distribution: exponential, mean: 1ms}
+      calls: [{service: db}]
+      client: {library: curl-loop}
+  - name: db
+    replicas: 3
+    pod:
+      serviceTime: {distribution: exponential, mean: 1ms}
+  - name: ads
+    replicas: 1
+    pod:
+      serviceTime: {distribution: exponential, mean: 2ms}
+  clients:
+  - name: users
+    target: frontend
+    rate: 100/s
+`
+
+func runGraph(t *testing.T, sets ...string) (*result.Result, string) {
+	t.Helper()
+	sc, _, diags := scenario.Load("shop.yaml", []byte(callGraph), sets)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	e, err := simulate.New(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Run(nil)
+	r := e.Result()
+	var b bytes.Buffer
+	if err := report.Text(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	return r, b.String()
+}
+
+// The calls section draws the graph as a tree from the client, each service's
+// calls under the call that reaches it, with the figures of the Result's edges.
+func TestCallsTreeDrawsTheEdges(t *testing.T) {
+	r, text := runGraph(t)
+	for _, want := range []string{
+		"users → frontend ",
+		"├─ frontend → cart ",
+		"│  └─ cart → db ",
+		"├─ frontend → db ",
+		"└─ frontend → ads ",
+		"Services (time at their pods",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the text lacks %q:\n%s", want, text)
+		}
+	}
+	for _, e := range r.Edges {
+		row := lineWith(text, e.From+" → "+e.To+" ")
+		if rate := fmt.Sprintf("%.1f/s", float64(e.Requests)/r.DurationS); !strings.Contains(row, rate) {
+			t.Errorf("row %q lacks the rate %s", row, rate)
+		}
+	}
+	// Nothing failed: no call failure is explained, no pod is blamed.
+	for _, not := range []string{"with a 503 because", "Where the errors came from"} {
+		if strings.Contains(text, not) {
+			t.Errorf("a run without errors says %q:\n%s", not, text)
+		}
+	}
+}
+
+func lineWith(text, s string) string {
+	for _, l := range strings.Split(text, "\n") {
+		if strings.Contains(l, s) {
+			return l
+		}
+	}
+	return ""
+}
+
+// A run whose services make no calls has no calls section.
+func TestNoCallsNoCallsSection(t *testing.T) {
+	_, text := runGraph(t, "spec.services[0].pod.calls=[]", "spec.services[1].pod.calls=[]")
+	for _, not := range []string{"Calls (", "Services (time at their pods"} {
+		if strings.Contains(text, not) {
+			t.Errorf("a run without calls says %q:\n%s", not, text)
+		}
+	}
+}
+
+// The db scaled in from 3 pods to 1 mid-run (a rollout would do as well): its
+// deleted pods refuse the new connections kube-proxy still sends them, the cart
+// and the frontend answer 503s, and the report says which calls failed and blames
+// the deleted pods for every failed attempt, the 503s being the calls' doing.
+func TestCallFailuresAreExplainedAndAttributed(t *testing.T) {
+	r, text := runGraph(t, "spec.services[2].rollouts=[{at: 5s}]")
+	var byCalls int64
+	for _, s := range r.Services {
+		byCalls += s.Errors
+		if s.Errors == 0 {
+			if strings.Contains(text, s.Name+" answered ") {
+				t.Errorf("%s answered no 503, but the text says it did:\n%s", s.Name, text)
+			}
+			continue
+		}
+		want := fmt.Sprintf("%s answered %d requests with a 503 because a call it made still failed after its retries", s.Name, s.Errors)
+		if s.Errors == 1 {
+			want = strings.Replace(want, "requests", "request", 1)
+		}
+		if !strings.Contains(strings.Join(strings.Fields(text), " "), want) {
+			t.Errorf("the text lacks %q:\n%s", want, text)
+		}
+	}
+	if byCalls == 0 {
+		t.Fatalf("the db's rollout failed no call; the case tests nothing:\n%s", text)
+	}
+	failures := r.Errors
+	for _, e := range r.Edges {
+		failures.AddAll(e.AttemptErrors)
+	}
+	var blamed int64
+	for _, p := range r.Pods {
+		blamed += p.Errors.Total()
+	}
+	want := fmt.Sprintf("Where the errors came from: %d of %d failed attempts (the clients' requests and the services' calls)", blamed, failures.Total())
+	if !strings.Contains(text, want) {
+		t.Errorf("the text lacks %q:\n%s", want, text)
+	}
+	if line := fmt.Sprintf("answered 503 by a service because a call it made failed: %d", byCalls); !strings.Contains(text, line) {
+		t.Errorf("the text lacks %q:\n%s", line, text)
+	}
+	if blamed+byCalls != failures.Total() || strings.Contains(text, "not attributed") {
+		t.Errorf("%d blamed and %d 503s of calls for %d failures; every failure here has a cause:\n%s", blamed, byCalls, failures.Total(), text)
+	}
+}
