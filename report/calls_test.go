@@ -163,3 +163,55 @@ func TestCallFailuresAreExplainedAndAttributed(t *testing.T) {
 		t.Errorf("%d blamed and %d 503s of calls for %d failures; every failure here has a cause:\n%s", blamed, byCalls, failures.Total(), text)
 	}
 }
+
+// The services' and calls' figures that sweep tabulates and --find tests read the
+// Result's own values, and a run without calls has none of them.
+func TestGraphFiguresReadTheResult(t *testing.T) {
+	r, _ := runGraph(t, "spec.services[2].rollouts=[{at: 5s}]")
+	figs := report.GraphFigures(r)
+	if want := 4*len(r.Services) + 6*len(r.Edges); len(figs) != want {
+		t.Errorf("%d figures, want %d: 4 per service and 6 per call", len(figs), want)
+	}
+	for _, e := range r.Edges {
+		name := "edge." + e.From + "." + e.To + "."
+		for fig, want := range map[string]float64{"requests": float64(e.Requests), "attempts": float64(e.Attempts),
+			"retries": float64(e.Retries), "errors": float64(e.Errors.Total()), "p50_ms": e.LatencyMS.P50, "p99_ms": e.LatencyMS.P99} {
+			f, ok := report.FigureNamed(name + fig)
+			if !ok || f.Of(r) != want {
+				t.Errorf("%s%s = %v (found %v), want %v", name, fig, f.Of(r), ok, want)
+			}
+		}
+	}
+	for _, s := range r.Services {
+		f, _ := report.FigureNamed("service." + s.Name + ".errors")
+		if f.Of(r) != float64(s.Errors) {
+			t.Errorf("service.%s.errors = %v, want %d", s.Name, f.Of(r), s.Errors)
+		}
+	}
+	leaf, _ := runGraph(t, "spec.services[0].pod.calls=[]", "spec.services[1].pod.calls=[]")
+	if figs := report.GraphFigures(leaf); len(figs) != 0 {
+		t.Errorf("a run without calls has figures %v", figs)
+	}
+}
+
+// compare shows the calls' rows when a result has calls, a "-" for a result without
+// that call, and none at all between results without calls.
+func TestCompareShowsTheCalls(t *testing.T) {
+	graph, _ := runGraph(t)
+	leaf, _ := runGraph(t, "spec.services[0].pod.calls=[]", "spec.services[1].pod.calls=[]")
+	var b bytes.Buffer
+	if err := report.Compare(&b, []string{"graph", "leaf"}, []*result.Result{graph, leaf}); err != nil {
+		t.Fatal(err)
+	}
+	row := lineWith(b.String(), "calls frontend → cart p99")
+	if f := strings.Fields(row); len(f) < 2 || f[len(f)-1] != "-" {
+		t.Errorf("row %q: want the leaf run's cell to be -", row)
+	}
+	b.Reset()
+	if err := report.Compare(&b, []string{"a", "b"}, []*result.Result{leaf, leaf}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "calls ") || strings.Contains(b.String(), "p99 at its pods") {
+		t.Errorf("results without calls compare their calls:\n%s", b.String())
+	}
+}

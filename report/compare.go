@@ -318,6 +318,7 @@ func compareRows(rs []*result.Result) []compareRow {
 		}})
 	}
 	rows = append(rows, spreadRows(rs)...)
+	rows = append(rows, callRows(rs)...)
 	if anyOf(rs, func(r *result.Result) bool { return r.TCP != nil }) {
 		rows = append(rows, compareRow{"tcp retransmits", countRule, lower, func(r *result.Result) (float64, string, bool) {
 			if r.TCP == nil {
@@ -384,6 +385,54 @@ func spreadRows(rs []*result.Result) []compareRow {
 			shareRow("min pod share"+suffix, svc, func(a, b int64) bool { return b < a }).judged(higher))
 	}
 	return out
+}
+
+// callRows are, when services call services in any result, each service's p99 at its
+// pods and each call's p99 as its caller saw it and its failed calls. A result
+// without the service or call shows "-".
+func callRows(rs []*result.Result) []compareRow {
+	var svcs []string
+	var edges [][2]string
+	seenSvc, seenEdge := map[string]bool{}, map[[2]string]bool{}
+	for _, r := range rs {
+		for _, s := range r.Services {
+			if s.LatencyMS != nil && !seenSvc[s.Name] {
+				seenSvc[s.Name] = true
+				svcs = append(svcs, s.Name)
+			}
+		}
+		for _, e := range r.Edges {
+			if k := [2]string{e.From, e.To}; !seenEdge[k] {
+				seenEdge[k] = true
+				edges = append(edges, k)
+			}
+		}
+	}
+	var out []compareRow
+	for _, svc := range svcs {
+		fig, _ := FigureNamed("service." + svc + ".p99_ms")
+		out = append(out, figureRow(svc+": p99 at its pods", fig, latencyRule, lower))
+	}
+	for _, e := range edges {
+		name := "edge." + e[0] + "." + e[1] + "."
+		p99, _ := FigureNamed(name + "p99_ms")
+		errs, _ := FigureNamed(name + "errors")
+		out = append(out, figureRow("calls "+e[0]+" → "+e[1]+" p99", p99, latencyRule, lower),
+			figureRow("calls "+e[0]+" → "+e[1]+" failed", errs, countRule, lower))
+	}
+	return out
+}
+
+// figureRow is a row of one of a service's or a call's figures, absent ("-") from a
+// result without them.
+func figureRow(label string, f Figure, rule changeRule, d better) compareRow {
+	return compareRow{label, rule, d, func(r *result.Result) (float64, string, bool) {
+		v := f.Of(r)
+		if math.IsNaN(v) {
+			return 0, "", false
+		}
+		return v, f.Unit.Format(v), true
+	}}
 }
 
 // shareRow is the share of svc's requests of the pod that pick prefers (the busiest

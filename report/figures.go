@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"trafficlab/result"
 )
@@ -47,14 +48,15 @@ var Figures = slices.Concat([]Figure{
 	{"min_pod_share", Share, func(r *result.Result) float64 { return podShare(r, func(a, b float64) bool { return b < a }) }},
 })
 
-// FigureNamed finds a figure by its name.
+// FigureNamed finds a figure by its name: one of Figures, or a service's or a
+// call's (see GraphFigures).
 func FigureNamed(name string) (Figure, bool) {
 	for _, f := range Figures {
 		if f.Name == name {
 			return f, true
 		}
 	}
-	return Figure{}, false
+	return graphFigure(name)
 }
 
 // errorFigures count each error kind, named as the JSON result names it.
@@ -93,4 +95,105 @@ func (u Unit) Format(v float64) string {
 		return fmt.Sprintf("%.1f", v)
 	}
 	return count(int64(v))
+}
+
+// The figures of one service (service.NAME.FIGURE) and of one service's calls to
+// another (edge.FROM.TO.FIGURE), in a run whose services call services.
+var (
+	serviceFigures = []Figure{
+		{"requests", Count, nil}, {"errors", Count, nil}, {"mean_ms", Millis, nil}, {"p99_ms", Millis, nil},
+	}
+	edgeFigures = []Figure{
+		{"requests", Count, nil}, {"attempts", Count, nil}, {"retries", Count, nil}, {"errors", Count, nil},
+		{"p50_ms", Millis, nil}, {"p99_ms", Millis, nil},
+	}
+)
+
+// GraphFigures are r's figures of each service and each call between services: its
+// requests, errors and latency at its pods; the calls' requests, attempts,
+// retries, errors and latency as the caller saw it. None without calls.
+func GraphFigures(r *result.Result) []Figure {
+	var out []Figure
+	for _, s := range r.Services {
+		if s.LatencyMS == nil {
+			continue
+		}
+		for _, f := range serviceFigures {
+			g, _ := FigureNamed("service." + s.Name + "." + f.Name)
+			out = append(out, g)
+		}
+	}
+	for _, e := range r.Edges {
+		for _, f := range edgeFigures {
+			g, _ := FigureNamed("edge." + e.From + "." + e.To + "." + f.Name)
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// graphFigure is the figure a name of the form service.NAME.FIGURE or
+// edge.FROM.TO.FIGURE stands for (names have no dots: they are DNS labels). Of
+// reports NaN for a run without that service or call.
+func graphFigure(name string) (Figure, bool) {
+	parts := strings.Split(name, ".")
+	switch {
+	case len(parts) == 3 && parts[0] == "service":
+		for _, f := range serviceFigures {
+			if f.Name != parts[2] {
+				continue
+			}
+			return Figure{name, f.Unit, func(r *result.Result) float64 {
+				for _, s := range r.Services {
+					if s.Name == parts[1] && s.LatencyMS != nil {
+						return serviceValue(s, f.Name)
+					}
+				}
+				return math.NaN()
+			}}, true
+		}
+	case len(parts) == 4 && parts[0] == "edge":
+		for _, f := range edgeFigures {
+			if f.Name != parts[3] {
+				continue
+			}
+			return Figure{name, f.Unit, func(r *result.Result) float64 {
+				for _, e := range r.Edges {
+					if e.From == parts[1] && e.To == parts[2] {
+						return edgeValue(e, f.Name)
+					}
+				}
+				return math.NaN()
+			}}, true
+		}
+	}
+	return Figure{}, false
+}
+
+func serviceValue(s result.Service, name string) float64 {
+	switch name {
+	case "requests":
+		return float64(s.Requests)
+	case "errors":
+		return float64(s.Errors)
+	case "mean_ms":
+		return s.LatencyMS.Mean
+	}
+	return s.LatencyMS.P99
+}
+
+func edgeValue(e result.Edge, name string) float64 {
+	switch name {
+	case "requests":
+		return float64(e.Requests)
+	case "attempts":
+		return float64(e.Attempts)
+	case "retries":
+		return float64(e.Retries)
+	case "errors":
+		return float64(e.Errors.Total())
+	case "p50_ms":
+		return e.LatencyMS.P50
+	}
+	return e.LatencyMS.P99
 }

@@ -156,21 +156,49 @@ func writeFind(b *strings.Builder, sw *result.Sweep) {
 	}
 }
 
+// csvFigures are the CSV's figure columns: every one of Figures, then the services'
+// and calls' figures any run has, sorted.
+func csvFigures(sw *result.Sweep) []string {
+	var names, graph []string
+	static := map[string]bool{}
+	for _, f := range Figures {
+		names = append(names, f.Name)
+		static[f.Name] = true
+	}
+	seen := map[string]bool{}
+	for _, p := range sw.Points {
+		for _, r := range p.Runs {
+			for name := range r.Figures {
+				if !static[name] && !seen[name] {
+					seen[name] = true
+					graph = append(graph, name)
+				}
+			}
+		}
+	}
+	slices.Sort(graph)
+	return append(names, graph...)
+}
+
 // SweepCSV writes one row per run: the parameters' values, the seed, then every figure.
 func SweepCSV(w io.Writer, sw *result.Sweep) error {
 	c := csv.NewWriter(w)
 	head := append(append([]string(nil), sw.Parameters...), "seed")
-	for _, f := range Figures {
-		head = append(head, f.Name)
-	}
+	names := csvFigures(sw)
+	head = append(head, names...)
 	if err := c.Write(head); err != nil {
 		return err
 	}
 	for _, p := range sw.Points {
 		for _, r := range p.Runs {
 			row := append(append([]string(nil), p.Values...), strconv.FormatInt(r.Seed, 10))
-			for _, f := range Figures {
-				row = append(row, strconv.FormatFloat(r.Figures[f.Name], 'f', -1, 64))
+			for _, name := range names {
+				v, ok := r.Figures[name]
+				if !ok {
+					row = append(row, "") // a point without that service or call
+					continue
+				}
+				row = append(row, strconv.FormatFloat(v, 'f', -1, 64))
 			}
 			if err := c.Write(row); err != nil {
 				return err

@@ -129,10 +129,30 @@ func (c *checker) check(r *result.Result) {
 		c.count(f+".requests", cl.Requests)
 		c.count(f+".errors", cl.Errors)
 	}
+	c.edges(r)
 	if r.Ended != nil {
 		c.ended(r.Ended, r.Requests.Total)
 	}
 	c.rates(r)
+}
+
+// edges checks each call's counts add up: the calls that ended were sent (an attempt
+// each at least), retries are among the attempts, and failed calls among the calls.
+func (c *checker) edges(r *result.Result) {
+	for i, e := range r.Edges {
+		f := fmt.Sprintf("edges[%d]", i)
+		c.latency(f+".latency_ms", e.LatencyMS)
+		c.errors(f+".errors", e.Errors)
+		c.errors(f+".attempt_errors", e.AttemptErrors)
+		switch {
+		case e.Requests > e.Attempts-e.Retries:
+			c.fail(f+".requests", "%d calls ended, more than the %d first attempts (attempts less retries)", e.Requests, e.Attempts-e.Retries)
+		case e.Errors.Total() > e.Requests:
+			c.fail(f+".errors", "%d failed calls, more than the %d that ended", e.Errors.Total(), e.Requests)
+		case e.AttemptErrors.Total() > e.Attempts:
+			c.fail(f+".attempt_errors", "%d failed attempts, more than the %d sent", e.AttemptErrors.Total(), e.Attempts)
+		}
+	}
 }
 
 // requests checks the request counts add up: total = ok + failed, and the errors by
@@ -351,7 +371,7 @@ func nodeCores(r *result.Result, name string) float64 {
 // podRequests checks the pods' requests against the run's: a pod counts the
 // requests it finished, so together they finished at most those the clients sent
 // (ended, in flight or abandoned), plus each request again that was sent twice:
-// the library's resends and the sidecars' retries.
+// the library's resends and the sidecars' retries; and the services' calls.
 func (c *checker) podRequests(r *result.Result) {
 	q := r.Requests
 	var pods, retries int64
@@ -361,9 +381,12 @@ func (c *checker) podRequests(r *result.Result) {
 	for _, sc := range r.Sidecars {
 		retries += min(sc.Retries, math.MaxInt64-retries)
 	}
+	for _, e := range r.Edges {
+		retries += min(e.Attempts, math.MaxInt64-retries)
+	}
 	limit := float64(q.Total) + float64(q.InFlight) + float64(q.Abandoned) + float64(q.Retried) + float64(retries)
 	if float64(pods) > limit {
-		c.fail("pods", "the pods finished %d requests, more than the %.0f the clients sent (requests.total, in_flight, abandoned and retried, and the sidecars' retries)", pods, limit)
+		c.fail("pods", "the pods finished %d requests, more than the %.0f the clients sent (requests.total, in_flight, abandoned and retried, the sidecars' retries, and the services' call attempts)", pods, limit)
 	}
 }
 

@@ -31,7 +31,7 @@ type Cond struct {
 var (
 	queryRE = regexp.MustCompile(`^\s*(min|max)\s+(\S+)\s+where\s+(.+?)\s*$`)
 	andRE   = regexp.MustCompile(`\s+and\s+`)
-	condRE  = regexp.MustCompile(`^\s*([A-Za-z_][A-Za-z0-9_.]*)\s*(<=|>=|==|!=|<|>)\s*(\S+)\s*$`)
+	condRE  = regexp.MustCompile(`^\s*([A-Za-z_][A-Za-z0-9_.-]*)\s*(<=|>=|==|!=|<|>)\s*(\S+)\s*$`)
 )
 
 // figureAliases are the short names people type for figures.
@@ -85,7 +85,8 @@ func parseCond(s string) (Cond, error) {
 		for _, f := range report.Figures {
 			names = append(names, f.Name)
 		}
-		return Cond{}, fmt.Errorf("%q: no figure %s; figures: %s (p50 for p50_ms, rps, idle, refused, ... also work)",
+		return Cond{}, fmt.Errorf("%q: no figure %s; figures: %s (p50 for p50_ms, rps, idle, refused, ... also work); "+
+			"with calls, service.NAME.{requests,errors,mean,p99} and edge.FROM.TO.{requests,attempts,retries,errors,p50,p99}",
 			s, m[1], strings.Join(names, ", "))
 	}
 	v, err := figureValue(f, m[3])
@@ -106,6 +107,9 @@ func parseCond(s string) (Cond, error) {
 
 func lookupFigure(name string) (report.Figure, bool) {
 	for _, n := range []string{name, name + "_ms", figureAliases[name]} {
+		if n == "" {
+			continue
+		}
 		if f, ok := report.FigureNamed(n); ok {
 			return f, true
 		}
@@ -162,12 +166,32 @@ func (c Cond) holds(v float64) bool {
 func (q Query) met(p result.SweepPoint) bool {
 	for _, r := range p.Runs {
 		for _, c := range q.Conds {
-			if !c.holds(r.Figures[c.Figure.Name]) {
+			// A run without the figure (no such service or call) does not meet it.
+			if v, ok := r.Figures[c.Figure.Name]; !ok || !c.holds(v) {
 				return false
 			}
 		}
 	}
 	return true
+}
+
+// Unknown lists the query's figures that no run of the sweep has: a service or a
+// call its scenario does not have.
+func (q Query) Unknown(sw *result.Sweep) []string {
+	var out []string
+	for _, c := range q.Conds {
+		found := false
+		for _, p := range sw.Points {
+			for _, r := range p.Runs {
+				_, ok := r.Figures[c.Figure.Name]
+				found = found || ok
+			}
+		}
+		if !found {
+			out = append(out, c.Figure.Name)
+		}
+	}
+	return out
 }
 
 // Answer finds, for each combination of the other axes' values, the smallest (or

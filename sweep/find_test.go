@@ -25,6 +25,11 @@ func TestParseQuery(t *testing.T) {
 		{q: "max spec.clients[0].threads where p99.9<=1s and max_pod_share < 30% and rps >= 1000/s", max: true, axis: 1,
 			conds: []Cond{{Op: "<=", Value: 1000}, {Op: "<", Value: 0.3}, {Op: ">=", Value: 1000}}},
 		{q: "min spec.services[0].replicas where refused != 0", axis: 0, conds: []Cond{{Op: "!=", Value: 0}}},
+		{q: "min spec.services[0].replicas where service.cart-v2.p99 < 20ms and edge.front.cart-v2.errors == 0", axis: 0,
+			conds: []Cond{{Op: "<", Value: 20}, {Op: "==", Value: 0}}},
+		{q: "min spec.services[0].replicas where edge.front.cart.p99 < 5", err: "write it as a duration"},
+		{q: "min spec.services[0].replicas where service.cart.p42 < 1ms", err: "no figure service.cart.p42"},
+		{q: "min spec.services[0].replicas where edge.cart.errors < 1", err: "no figure edge.cart.errors"},
 		{q: "smallest replicas", err: `want "min PATH where`},
 		{q: "min spec.seed where p99 < 1ms", err: "spec.seed is not swept"},
 		{q: "min spec.services[0].replicas where p99 < 50", err: "write it as a duration"},
@@ -95,11 +100,16 @@ func TestAnswer(t *testing.T) {
 		{"min spec.services[0].replicas where p99 < 50ms and errors == 0", map[string]string{"5": "4", "20": "8"}},
 		{"max spec.services[0].replicas where p99 > 50ms", map[string]string{"5": "2", "20": "2"}},
 		{"min spec.services[0].replicas where p99 < 10ms", map[string]string{"5": "", "20": ""}},
+		// No run has this call: no point meets a condition on it.
+		{"min spec.services[0].replicas where edge.a.b.errors == 0", map[string]string{"5": "", "20": ""}},
 	}
 	for _, c := range cases {
 		q, err := ParseQuery(c.q, replicasAndThreads)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if unknown := q.Unknown(sw); strings.Contains(c.q, "edge.a.b") != (len(unknown) == 1) {
+			t.Errorf("%s: unknown figures %v", c.q, unknown)
 		}
 		f := q.Answer(sw, replicasAndThreads)
 		if len(f.Answers) != 2 || f.Parameter != "spec.services[0].replicas" {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 
 	"trafficlab/report"
@@ -136,9 +137,11 @@ func describe(p Point) string {
 	return fmt.Sprintf("the point %v", p.Sets)
 }
 
+// figures are a run's figures: every one of report.Figures, and when its services
+// call services, theirs (report.GraphFigures).
 func figures(r *result.Result) map[string]float64 {
 	out := make(map[string]float64, len(report.Figures))
-	for _, f := range report.Figures {
+	for _, f := range slices.Concat(report.Figures, report.GraphFigures(r)) {
 		out[f.Name] = f.Of(r)
 	}
 	return out
@@ -151,23 +154,39 @@ func aggregate(runs []result.SweepRun) result.SweepPoint {
 		Min: map[string]float64{}, Max: map[string]float64{}}
 	n := float64(len(runs))
 	for _, f := range report.Figures {
-		lo, hi, sum := math.Inf(1), math.Inf(-1), 0.0
-		for _, r := range runs {
-			v := r.Figures[f.Name]
-			sum += v
-			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		aggregateFigure(&sp, runs, f.Name, n)
+	}
+	// A point's runs share their scenario, and so their services and calls.
+	var graph []string
+	for name := range runs[0].Figures {
+		if _, static := sp.Mean[name]; !static {
+			graph = append(graph, name)
 		}
-		mean := sum / n
-		ss := 0.0
-		for _, r := range runs {
-			d := r.Figures[f.Name] - mean
-			ss += d * d
-		}
-		sd := 0.0 // exactly, when every run agrees: no ±0.0µs of rounding
-		if n > 1 && hi > lo {
-			sd = math.Sqrt(ss / (n - 1))
-		}
-		sp.Mean[f.Name], sp.SD[f.Name], sp.Min[f.Name], sp.Max[f.Name] = mean, sd, lo, hi
+	}
+	slices.Sort(graph)
+	for _, name := range graph {
+		aggregateFigure(&sp, runs, name, n)
 	}
 	return sp
+}
+
+// aggregateFigure sums up one figure over a point's runs.
+func aggregateFigure(sp *result.SweepPoint, runs []result.SweepRun, name string, n float64) {
+	lo, hi, sum := math.Inf(1), math.Inf(-1), 0.0
+	for _, r := range runs {
+		v := r.Figures[name]
+		sum += v
+		lo, hi = math.Min(lo, v), math.Max(hi, v)
+	}
+	mean := sum / n
+	ss := 0.0
+	for _, r := range runs {
+		d := r.Figures[name] - mean
+		ss += d * d
+	}
+	sd := 0.0 // exactly, when every run agrees: no ±0.0µs of rounding
+	if n > 1 && hi > lo {
+		sd = math.Sqrt(ss / (n - 1))
+	}
+	sp.Mean[name], sp.SD[name], sp.Min[name], sp.Max[name] = mean, sd, lo, hi
 }

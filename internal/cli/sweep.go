@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -152,9 +153,30 @@ func runSweep(c *cobra.Command, args []string, f *sweepFlags, stdout, stderr io.
 		sw.File = args[0]
 	}
 	if query != nil && !sw.Interrupted {
+		if unknown := query.Unknown(sw); len(unknown) > 0 {
+			return badInput{fmt.Errorf("--find: no run has %s: the scenario has no such service or call; its services' and calls' figures are %s",
+				strings.Join(unknown, ", "), graphFigureNames(sw))}
+		}
 		sw.Find = query.Answer(sw, axes)
 	}
 	return writeSweep(sw, f, render, stdout)
+}
+
+// graphFigureNames lists the service and call figures of the sweep's first run.
+func graphFigureNames(sw *result.Sweep) string {
+	var names []string
+	if len(sw.Points) > 0 && len(sw.Points[0].Runs) > 0 {
+		for name := range sw.Points[0].Runs[0].Figures {
+			if strings.HasPrefix(name, "service.") || strings.HasPrefix(name, "edge.") {
+				names = append(names, name)
+			}
+		}
+	}
+	if len(names) == 0 {
+		return "none: no service calls another"
+	}
+	slices.Sort(names)
+	return strings.Join(names, ", ")
 }
 
 // checkFlagsNotSet refuses --seed or --duration on a path a --set also gives: they
