@@ -250,6 +250,7 @@ func (e *Engine) attempt(si int32) bool {
 		deadline = dl
 	}
 	cs.tries++
+	e.callsSent++
 	ed := &e.edges[cs.spec.edge]
 	ed.attempts++
 	d := &e.deps[ed.dep]

@@ -96,6 +96,7 @@ type Engine struct {
 	callSlots  []callSlot
 	jobCalls   []jobCalls
 	svcFigures []serviceFigures
+	callsSent  int64 // attempts of calls sent
 	graph      bool
 
 	// What the run reports (stats.go, requests.go).
@@ -241,8 +242,9 @@ func (e *Engine) RunContext(ctx context.Context, progress Progress) {
 // Interrupted says whether RunContext ended early, and the duration it was to run.
 func (e *Engine) Interrupted() (bool, sim.Time) { return e.planned > 0, e.planned }
 
-// Requests is the number of requests sent so far.
-func (e *Engine) Requests() int64 { return e.stats.sent }
+// Requests is the number of requests sent so far: the clients' and, when services
+// call services, every attempt of their calls.
+func (e *Engine) Requests() int64 { return e.stats.sent + e.callsSent }
 
 // Events is the number of events handled so far.
 func (e *Engine) Events() uint64 { return e.k.Processed }

@@ -18,9 +18,11 @@ const RequestsPerWallSecond = 1e6
 
 // Offered estimates how many requests a validated scenario's run sends: an open
 // loop's rate over the time it runs, a closed loop's threads over the time one
-// request takes (the round trip, service and wait time, think time and overhead, at
-// most the timeout), at most what its service's pods serve. It reads the scenario
-// only, so it is cheap, and it is for telling the user how long a run will take.
+// request takes (the round trip, service and wait time, calls, think time and
+// overhead, at most the timeout), at most what its service's pods serve; each
+// request again for every call it leads to (Requests counts those too). It reads
+// the scenario only, so it is cheap, and it is for telling the user how long a run
+// will take.
 func Offered(sc *scenario.Scenario) float64 {
 	total := 0.0
 	run := sc.Spec.Duration.Seconds()
@@ -38,9 +40,82 @@ func Offered(sc *scenario.Scenario) float64 {
 		default:
 			n = closed(c.Threads) * run
 		}
-		total += n * float64(max(c.Replicas, 1))
+		total += n * float64(max(c.Replicas, 1)) * hops(sc, c.Target, 0)
 	}
 	return total
+}
+
+// hops is the requests one request to service name leads to at the pods: itself and
+// the calls it makes, theirs included, as many as they are drawn on average.
+func hops(sc *scenario.Scenario, name string, depth int) float64 {
+	svc := serviceNamed(sc, name)
+	if svc == nil || depth > len(sc.Spec.Services) {
+		return 1
+	}
+	n := 1.0
+	for _, c := range calls(svc) {
+		n += *c.Probability * float64(*c.Count) * hops(sc, c.Service, depth+1)
+	}
+	return n
+}
+
+// hold is the time a request to svc holds its worker: its work and wait, its calls
+// (a parallel step as long as its longest call), and the work after them.
+func hold(sc *scenario.Scenario, svc *scenario.Service, depth int) float64 {
+	t := mean(&svc.Pod.ServiceTime) + mean(svc.Pod.WaitTime) + mean(svc.Pod.AfterCalls)
+	if depth > len(sc.Spec.Services) {
+		return t
+	}
+	trip := 2 * sc.Spec.Cluster.Network.Latency.Seconds()
+	for _, step := range svc.Pod.Calls {
+		longest := 0.0
+		for _, c := range stepCalls(&step) {
+			if callee := serviceNamed(sc, c.Service); callee != nil {
+				longest = max(longest, *c.Probability*float64(*c.Count)*(trip+hold(sc, callee, depth+1)))
+			}
+		}
+		t += longest
+	}
+	return t
+}
+
+// calls are every call of svc's steps, those of parallel steps included.
+func calls(svc *scenario.Service) []*scenario.Call {
+	var out []*scenario.Call
+	for i := range svc.Pod.Calls {
+		out = append(out, stepCalls(&svc.Pod.Calls[i])...)
+	}
+	return out
+}
+
+// stepCalls are the calls of one step: itself, or the calls it makes at once.
+func stepCalls(step *scenario.Call) []*scenario.Call {
+	if step.Parallel == nil {
+		return []*scenario.Call{step}
+	}
+	var out []*scenario.Call
+	for i := range step.Parallel {
+		out = append(out, &step.Parallel[i])
+	}
+	return out
+}
+
+func serviceNamed(sc *scenario.Scenario, name string) *scenario.Service {
+	for i := range sc.Spec.Services {
+		if sc.Spec.Services[i].Name == name {
+			return &sc.Spec.Services[i]
+		}
+	}
+	return nil
+}
+
+// mean is a distribution's mean in seconds; 0 when unset.
+func mean(d *scenario.Distribution) float64 {
+	s, err := dist.New(d.Spec())
+	if err != nil {
+		return 0
+	}
+	return s.Mean() / 1e9
 }
 
 // phasesCount is the requests of a client pod's phases, repeated, within run seconds.
@@ -79,24 +154,12 @@ func phasesCount(c *scenario.Client, closed func(int) float64, run float64) floa
 // closedRate returns the request rate of a given number of closed-loop threads in
 // one of client c's pods.
 func closedRate(sc *scenario.Scenario, c *scenario.Client) func(int) float64 {
-	var svc *scenario.Service
-	for i := range sc.Spec.Services {
-		if sc.Spec.Services[i].Name == c.Target {
-			svc = &sc.Spec.Services[i]
-		}
-	}
-	mean := func(d *scenario.Distribution) float64 {
-		s, err := dist.New(d.Spec())
-		if err != nil {
-			return 0
-		}
-		return s.Mean() / 1e9
-	}
+	svc := serviceNamed(sc, c.Target)
 	cycle := 2*sc.Spec.Cluster.Network.Latency.Seconds() + mean(c.ThinkTime) + c.Overhead.Seconds()
 	capacity := math.Inf(1)
 	if svc != nil && svc.Replicas > 0 {
-		work, wait := mean(&svc.Pod.ServiceTime), mean(svc.Pod.WaitTime)
-		cycle += work + wait
+		work, held := mean(&svc.Pod.ServiceTime), hold(sc, svc, 0)
+		cycle += held
 		if work > 0 {
 			// Every pod's cores, at most the cluster's.
 			cores := math.Inf(1)
@@ -105,8 +168,8 @@ func closedRate(sc *scenario.Scenario, c *scenario.Client) func(int) float64 {
 			}
 			capacity = min(cores, clusterCores(sc)) / work
 		}
-		if k := svc.Pod.Concurrency; k > 0 && work+wait > 0 {
-			capacity = min(capacity, float64(svc.Replicas*k)/(work+wait))
+		if k := svc.Pod.Concurrency; k > 0 && held > 0 {
+			capacity = min(capacity, float64(svc.Replicas*k)/held)
 		}
 	}
 	if c.Timeout != nil {

@@ -42,6 +42,13 @@ var figures = map[string]generator{
 	"r5-server-sidecars": r5ServerSidecars,
 	"r5-concurrency-16":  r5Concurrency16,
 	"r5-sent":            r5Sent,
+	"shop-table":         shopTable,
+	"shop-hpa":           shopHPA,
+	"shop-cart-share":    shopCartShare,
+	"fan-out-table":      fanOutTable,
+	"r1-in-cluster":      r1InClusterTable,
+	"storm-table":        stormTable,
+	"storm-stays-down":   stormStaysDown,
 }
 
 // claim is the error for a sentence of the document that the runs no longer bear out.
