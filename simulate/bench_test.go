@@ -59,6 +59,17 @@ var benchExamples = []struct {
 	// heap no bigger than after 1 hour.
 	{"r3-noisy-neighbour-1h", "r3-noisy-neighbour.yaml", []string{"spec.duration=1h"}},
 	{"r3-noisy-neighbour-24h", "r3-noisy-neighbour.yaml", nil},
+	// Issue 19's budget: the three-tier shop (4 hops a request) at its peak rate, at
+	// least 1.5 M hops per wall second on one core, the heap flat with simulated time
+	// but for the per-second timeline, which stops growing at 3,600 points (1 h).
+	{"shop-600rps-10s", "calls-three-tier-shop.yaml", shopSteady("10s")},
+	{"shop-600rps-1h", "calls-three-tier-shop.yaml", shopSteady("1h")},
+	{"shop-600rps-2h", "calls-three-tier-shop.yaml", shopSteady("2h")},
+}
+
+// shopSteady is the shop at a steady 600 requests a second for duration.
+func shopSteady(duration string) []string {
+	return []string{"spec.duration=" + duration, "spec.clients[0].phases=[{rate: 600/s, duration: " + duration + "}]"}
 }
 
 func BenchmarkExamples(b *testing.B) {
@@ -68,7 +79,7 @@ func BenchmarkExamples(b *testing.B) {
 }
 
 func measure(b *testing.B, make func() *Engine) {
-	var requests int64
+	var requests, hops int64
 	var events uint64
 	var peak uint64
 	var wall time.Duration
@@ -89,6 +100,7 @@ func measure(b *testing.B, make func() *Engine) {
 		wall += time.Since(start)
 		r := e.Result()
 		requests += r.Requests.Total
+		hops += e.Requests()
 		scaleEvents = len(r.ScaleEvents)
 		events += e.Events()
 	}
@@ -97,6 +109,10 @@ func measure(b *testing.B, make func() *Engine) {
 	b.ReportMetric(float64(events)/float64(requests), "events/req")
 	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
 	b.ReportMetric(float64(requests)/float64(b.N), "requests")
+	if hops > requests+requests/10 {
+		// Services call services: every request at a pod, the calls' included.
+		b.ReportMetric(float64(hops)/wall.Seconds()/1e6, "Mhops/s")
+	}
 	if scaleEvents > 0 {
 		b.ReportMetric(float64(scaleEvents), "scale-events")
 	}
