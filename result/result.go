@@ -415,7 +415,9 @@ type Background struct {
 type Sidecar struct {
 	// Pod the sidecar is in.
 	Pod string `json:"pod"`
-	// Direction: inbound (in front of a service's app) or outbound (a client's).
+	// Direction: inbound (in front of a service's app), outbound (a client's), or
+	// both (a service's whose app also called other services through it: its
+	// requests count both ways).
 	Direction string `json:"direction"`
 	// Workers is its worker threads (Envoy's --concurrency).
 	Workers int `json:"workers"`

@@ -210,7 +210,7 @@ func (e *Engine) send(si int32, id client.ConnID, newConn bool) {
 	if c.Pod < 0 {
 		// To the client pod's sidecar, over loopback.
 		e.jobs[j].outbound = true
-		e.mesh.Out(e.cpods[s.cpod].envoy, j, s.jobSerial, id, newConn)
+		e.mesh.Out(e.cpods[s.cpod].envoy, j, s.jobSerial, s.cpod, e.deps[e.cpods[s.cpod].dep].svc, id, newConn)
 		return
 	}
 	if e.wired(id) {

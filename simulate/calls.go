@@ -103,9 +103,6 @@ func (e *Engine) addCalls() error {
 			continue
 		}
 		path := fmt.Sprintf("spec.services[%d]", si)
-		if svc.spec.Sidecar != nil {
-			return fieldError(path+".sidecar", fmt.Errorf("calls out of a pod with a sidecar are not simulated yet"))
-		}
 		e.graph = true
 		svc.propagate = pod.Client.PropagateDeadline
 		if pod.AfterCalls != nil {
@@ -217,7 +214,9 @@ func (e *Engine) callSlot(pi, k int32) int32 {
 		ed := &e.edges[e.services[p.svc].edges[k]]
 		d := &e.deps[ed.dep]
 		ci = int32(len(e.cpods))
-		cp := clientPod{dep: ed.dep, node: p.node, name: p.name, envoy: -1, from: pi}
+		// With a sidecar, the calls leave through the pod's Envoy, which balances per
+		// request over the callee's endpoints.
+		cp := clientPod{dep: ed.dep, node: p.node, name: p.name, envoy: p.envoy, from: pi}
 		cp.pool = e.newPool(d, ci)
 		e.cpods = append(e.cpods, cp)
 		d.pods = append(d.pods, ci)

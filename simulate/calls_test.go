@@ -312,3 +312,50 @@ spec:
 		}
 	}
 }
+
+// Calls out of a pod with a sidecar leave through the pod's Envoy, which balances
+// each request over the callee's endpoints: one thread's calls, which a pooled
+// client without a sidecar keeps on one connection and so on one pod, reach every
+// pod of the callee. The pod's envoy relays both ways on the same workers.
+func TestSidecarBalancesCallsPerRequest(t *testing.T) {
+	services := `  - name: front
+    replicas: 1
+    pod:
+      serviceTime: {distribution: exponential, mean: 200us}
+      calls: [{service: back}]
+      client: {library: dotnet-httpclient}%s
+  - name: back
+    replicas: 5
+    pod:
+      serviceTime: {distribution: exponential, mean: 200us}`
+	clients := `  - name: load
+    target: front
+    threads: 1
+    library: dotnet-httpclient`
+	for _, c := range []struct {
+		sidecar string
+		busy    int // back pods that served calls
+	}{{"", 1}, {"\n    sidecar: {concurrency: 2}", 5}} {
+		r := graph(t, 1, "10s", "[{name: worker, count: 3}]", fmt.Sprintf(services, c.sidecar), clients)
+		busy := 0
+		var calls int64
+		for _, p := range r.Pods {
+			if p.Service == "back" && p.Requests > 0 {
+				busy++
+				calls += p.Requests
+			}
+		}
+		if busy != c.busy {
+			t.Errorf("sidecar %q: %d back pods served calls, want %d", c.sidecar, busy, c.busy)
+		}
+		ed := edgeOf(t, r, "front", "back")
+		if ed.Requests == 0 || ed.Errors.Total() != 0 || calls < ed.Requests {
+			t.Errorf("sidecar %q: edge %+v, back pods served %d", c.sidecar, ed, calls)
+		}
+		if c.sidecar != "" {
+			if len(r.Sidecars) != 1 || r.Sidecars[0].Direction != "both" || r.Sidecars[0].Requests < 2*ed.Requests {
+				t.Errorf("the front pod's sidecar: %+v, want one relaying both ways, its requests in and its calls out", r.Sidecars)
+			}
+		}
+	}
+}

@@ -121,7 +121,7 @@ func (e *Engine) addClient(di int32, c *scenario.Client) error {
 		e.load.AddPod(di, sim.Stream(e.sc.Spec.Seed, "client/"+name))
 		ci := int32(len(e.cpods))
 		if c.Sidecar != nil {
-			cp.envoy = e.mesh.Add(c.Sidecar, false, ci, cp.node, d.svc, name)
+			cp.envoy = e.mesh.Add(c.Sidecar, false, ci, cp.node, name)
 		}
 		if !d.perThread {
 			cp.pool = e.newPool(dep, ci)

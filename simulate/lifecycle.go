@@ -46,7 +46,7 @@ func (c podCluster) Bind(pp *lifecycle.Pending) (int32, string) {
 	svc.pods = append(svc.pods, id)
 	e.openLog(id)
 	if svc.spec.Sidecar != nil {
-		e.pods[id].envoy = e.mesh.Add(svc.spec.Sidecar, true, id, n, si, pp.Name)
+		e.pods[id].envoy = e.mesh.Add(svc.spec.Sidecar, true, id, n, pp.Name)
 	}
 	return id, ""
 }

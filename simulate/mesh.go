@@ -89,7 +89,11 @@ func (u meshUpstream) Send(di int32, gen uint32, id client.ConnID, newConn bool)
 	ui := e.newJob(job{slot: -1, gen: gen, attempt: true, parent: di, pod: c.Pod, state: jobWire, newConn: newConn, conn: id, seq: e.connSeq[id]})
 	serial := e.jobs[ui].serial
 	if e.wired(id) {
-		e.sendMessage(id, netw.Up, dep.headerBytes, dep.bodyBytes, ui)
+		body := dep.bodyBytes
+		if s := &e.slots[e.jobs[di].slot]; s.call >= 0 {
+			body = e.callSlots[s.call].spec.bodyBytes // a service pod's call
+		}
+		e.sendMessage(id, netw.Up, dep.headerBytes, body, ui)
 		return ui, serial
 	}
 	delay := e.hop

@@ -426,7 +426,7 @@ var generated = Comments{
 			"CPUCores":          "CPUCores is the mean cores it used.",
 			"CPULimit":          "CPULimit is its container's CPU limit in cores; 0 = none.",
 			"CPUUtilization":    "CPUUtilization is the CPU used over its limit (or over the node's cores without\none); CPUCores the mean cores used.",
-			"Direction":         "Direction: inbound (in front of a service's app) or outbound (a client's).",
+			"Direction":         "Direction: inbound (in front of a service's app), outbound (a client's), or\nboth (a service's whose app also called other services through it: its\nrequests count both ways).",
 			"HTTP503":           "HTTP503 counts every 503 it answered.",
 			"Overflows":         "Overflows are requests a circuit breaker refused.",
 			"Pod":               "Pod the sidecar is in.",

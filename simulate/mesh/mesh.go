@@ -164,11 +164,15 @@ type task struct {
 	// newConn: inbound, the envoy opened a connection to the app for it.
 	newConn bool
 
-	// An outbound request: live until its job is freed; gone once its app gave up
-	// on it (Abandon); serial is its job's.
+	// An outbound request (out): live until its job is freed; gone once its app gave
+	// up on it (Abandon); serial is its job's. It goes to service svc for the app's
+	// client pod caller, whose pools and network end its attempts use.
+	out    bool
 	live   bool
 	gone   bool
 	serial uint32
+	svc    int32
+	caller int32
 	// The pod it goes to, the pods tried, the pool and connection of the attempt in
 	// progress (upConn -1: none), how it failed.
 	target        int32
@@ -194,7 +198,7 @@ type envoy struct {
 	inbound bool  // on a service pod, else on a client pod
 	owner   int32 // the service pod, or the client pod
 	node    int32
-	svc     int32 // outbound: the service it routes to
+	calls   bool // a service pod's, whose app has made calls out through it
 	grp     *node.Group
 	limit   float64 // CPU limit, cores; 0 = none
 	half    int64   // worker CPU per request and direction, ns
@@ -221,9 +225,9 @@ type worker struct {
 	appIdle int             // inbound: idle connections to the app
 }
 
-// Add builds sidecar s in pod owner (a service pod when inbound, else a client pod
-// routing to service svc) on node n, and returns its ID.
-func (m *Mesh) Add(s *scenario.Sidecar, inbound bool, owner, n, svc int32, name string) int32 {
+// Add builds sidecar s in pod owner (a service pod when inbound, else a client pod)
+// on node n, and returns its ID. Both kinds relay their app's requests out (Out).
+func (m *Mesh) Add(s *scenario.Sidecar, inbound bool, owner, n int32, name string) int32 {
 	ei := int32(len(m.envoys))
 	limit := 0.0
 	if s.CPU != nil {
@@ -232,7 +236,7 @@ func (m *Mesh) Add(s *scenario.Sidecar, inbound bool, owner, n, svc int32, name 
 	// Istio requests 100m for its proxy, whatever the limit; cpu.weight follows it.
 	weight := float64(node.CPUWeight(sidecar.IstioProxyCPURequestMilli))
 	x := envoy{
-		name: name, inbound: inbound, owner: owner, node: n, svc: svc,
+		name: name, inbound: inbound, owner: owner, node: n,
 		grp: m.up.CPU(n, -ei-1, weight, limit, "sidecar/"+name), limit: limit,
 		half: int64(s.PerRequestCPU.Duration) / 2, http2: s.UpstreamProtocol == scenario.ProtocolHTTP2,
 		breaker: sidecar.NewBreaker(sidecar.Thresholds{

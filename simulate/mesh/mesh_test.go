@@ -111,7 +111,7 @@ func (u upstream) CPU(_, id int32, weight, _ float64, _ string) *node.Group {
 // freed.
 func TestInboundWorkerTakesOneTaskAtATime(t *testing.T) {
 	r := newRig()
-	ei := r.m.Add(spec(t, "{concurrency: 1, perRequestCPU: 2ms}"), true, 0, 0, 0, "web-0")
+	ei := r.m.Add(spec(t, "{concurrency: 1, perRequestCPU: 2ms}"), true, 0, 0, "web-0")
 	for ji := int32(1); ji <= 3; ji++ {
 		r.m.In(ei, ji, 0, ji == 1)
 	}
@@ -163,10 +163,10 @@ func TestOutboundRoutesRetriesAndRefuses(t *testing.T) {
 			for pod, how := range tc.reach {
 				r.reach[pod] = how
 			}
-			ei := r.m.Add(spec(t, tc.settings), false, 0, 0, 0, "c-0")
+			ei := r.m.Add(spec(t, tc.settings), false, 0, 0, "c-0")
 			for _, ji := range tc.requests {
 				r.m.Accept(ei, client.ConnID(ji))
-				r.m.Out(ei, ji, 1, client.ConnID(ji), true)
+				r.m.Out(ei, ji, 1, 0, 0, client.ConnID(ji), true)
 			}
 			r.k.Run(sim.Time(time.Second))
 			var got []string

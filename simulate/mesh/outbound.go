@@ -27,10 +27,16 @@ func (m *Mesh) current(a Attempt) bool {
 	return t.live && t.serial == a.Gen && t.upConn == a.Conn && t.upSeq == a.Seq
 }
 
-// Out: the app sent request ji (its job's serial) to its pod's outbound envoy ei on
-// connection id, over loopback.
-func (m *Mesh) Out(ei, ji int32, serial uint32, id client.ConnID, newConn bool) {
-	*m.task(ji) = task{envoy: ei, worker: m.workerOf(id), stage: stageIn, upConn: -1, live: true, serial: serial}
+// Out: the app of client pod caller sent request ji (its job's serial) for service
+// svc to its pod's envoy ei on connection id, over loopback. A service pod's envoy
+// relays its app's calls as a client's does, on the same workers as its inbound
+// requests (Istio's one Envoy per pod, both ways).
+func (m *Mesh) Out(ei, ji int32, serial uint32, caller, svc int32, id client.ConnID, newConn bool) {
+	*m.task(ji) = task{envoy: ei, worker: m.workerOf(id), stage: stageIn, upConn: -1, out: true, live: true,
+		serial: serial, svc: svc, caller: caller}
+	if m.envoys[ei].inbound {
+		m.envoys[ei].calls = true
+	}
 	m.k.After(m.loopback(newConn), m.evProxyIn, ji, 0)
 }
 
@@ -55,7 +61,7 @@ func (m *Mesh) route(di int32) {
 	x := &m.envoys[d.envoy]
 	d.upConn, d.failing = -1, false
 	x.hosts = x.hosts[:0]
-	for _, pod := range m.up.Endpoints(x.node, x.svc) {
+	for _, pod := range m.up.Endpoints(x.node, d.svc) {
 		for int(pod) >= len(x.active) {
 			x.active = append(x.active, 0)
 		}
@@ -87,7 +93,7 @@ func (m *Mesh) route(di int32) {
 	}
 	pi, ok := wk.pools[pod]
 	if !ok {
-		pi = m.up.NewPool(x.owner, x.svc, x.http2)
+		pi = m.up.NewPool(d.caller, d.svc, x.http2)
 		for int(pi) >= len(m.poolEnvoy) {
 			m.poolEnvoy = append(m.poolEnvoy, -1)
 		}
@@ -163,7 +169,7 @@ func (m *Mesh) dial(di, pi int32) {
 		m.failAttempt(di, sidecar.ConnectFailure, istioConnectTimeout)
 		return
 	}
-	id := m.up.Dial(x.owner, d.target, pi)
+	id := m.up.Dial(d.caller, d.target, pi)
 	if x.http2 {
 		m.pool(pi).AddStreamConn(m.conns(), id)
 	}
@@ -357,9 +363,6 @@ func (m *Mesh) Forget(pod int32) {
 	conns := m.conns()
 	for ei := range m.envoys {
 		x := &m.envoys[ei]
-		if x.inbound {
-			continue
-		}
 		for w := range x.workers {
 			pi, ok := x.workers[w].pools[pod]
 			if !ok {

@@ -37,7 +37,10 @@ func (m *Mesh) envoyResult(x *envoy, end sim.Time) result.Sidecar {
 		Pod: x.name, Direction: "outbound", Workers: len(x.workers), CPULimit: x.limit,
 		Requests: x.requests, Retries: x.retries, Overflows: x.overflows, HTTP503: x.unavailable,
 	}
-	if x.inbound {
+	switch {
+	case x.calls:
+		r.Direction = "both"
+	case x.inbound:
 		r.Direction = "inbound"
 	}
 	if life > 0 {

@@ -49,14 +49,14 @@ func (m *Mesh) taskDone(ei, ji int32) {
 	wk.busy = false
 	wk.busyNs += now - wk.since
 	switch {
-	case x.inbound && t.stage == stageIn:
+	case !t.out && t.stage == stageIn:
 		x.requests++
 		t.newConn = wk.appIdle == 0
 		if !t.newConn {
 			wk.appIdle--
 		}
 		m.k.After(m.loopback(t.newConn), m.evLocalIn, ji, 0)
-	case x.inbound:
+	case !t.out:
 		m.apps.Reply(ji)
 	case t.stage == stageIn:
 		x.requests++
@@ -69,7 +69,7 @@ func (m *Mesh) taskDone(ei, ji int32) {
 		if !ok {
 			break
 		}
-		if !x.inbound && !m.awaited(next) {
+		if m.tasks[next].out && !m.awaited(next) {
 			m.apps.Free(next)
 			continue
 		}
