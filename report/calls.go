@@ -139,3 +139,39 @@ func callFailures(r *result.Result) []string {
 	}
 	return out
 }
+
+// partWords name a part of a pod's time in prose.
+var partWords = map[string]string{
+	"work": "CPU work", "queue": "queue for a worker", "cpu": "wait for a core", "throttled": "CPU throttling",
+	"disk": "disk", "dependency": "waitTime",
+}
+
+// pathWords says what one part of the slow requests' critical path is: "cart waiting
+// for db-2's disk", "frontend-1's own CPU work", "cart's calls to db on the way".
+func pathWords(p result.PathShare) string {
+	switch {
+	case p.Part == "network" && p.Caller == "":
+		return "the clients' own network and connection waits"
+	case p.Part == "network":
+		return fmt.Sprintf("%s's calls to %s on the way (network, connection waits, failed attempts)", p.Caller, p.Service)
+	case p.Caller == "":
+		return fmt.Sprintf("%s's own %s (%s the most, %s)", p.Service, partWords[p.Part], p.Pod, percent(p.PodShare, 0))
+	}
+	return fmt.Sprintf("%s waiting for %s's %s (%s the most, %s)", p.Caller, p.Service, partWords[p.Part], p.Pod, percent(p.PodShare, 0))
+}
+
+// writeSlowPath says where the slow requests' time went along their critical path
+// across the services they called: at each step of calls, the call that ended last.
+func writeSlowPath(b *strings.Builder, r *result.Result) {
+	if len(r.SlowPath) == 0 {
+		return
+	}
+	top := r.SlowPath[0]
+	fmt.Fprintf(b, "\n%s\n", wrap(fmt.Sprintf("Where the %s over %s spent their time along their calls (at each step, the call that ended last): %s of it is %s.",
+		counted(r.Slow, "slow request"), ms(r.SlowThresholdMS), percent(top.ShareOfTail, 0), pathWords(top)), width))
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	for _, p := range r.SlowPath {
+		fmt.Fprintf(tw, "  %s\t%s\n", percent(p.ShareOfTail, 0), pathWords(p))
+	}
+	tw.Flush()
+}

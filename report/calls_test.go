@@ -215,3 +215,22 @@ func TestCompareShowsTheCalls(t *testing.T) {
 		t.Errorf("results without calls compare their calls:\n%s", b.String())
 	}
 }
+
+// The slow requests' critical path is told when requests were slow, with the
+// Result's largest part first, and not at all when none was.
+func TestSlowPathIsToldOnlyOfSlowRequests(t *testing.T) {
+	r, text := runGraph(t, "spec.report.slowThreshold=3ms")
+	if r.Slow == 0 || len(r.SlowPath) == 0 {
+		t.Fatalf("no slow request over 3 ms; the case tests nothing: slow %d, path %+v", r.Slow, r.SlowPath)
+	}
+	flat := strings.Join(strings.Fields(text), " ")
+	top := r.SlowPath[0]
+	want := fmt.Sprintf("spent their time along their calls (at each step, the call that ended last): %s of it is", strings.TrimSpace(fmt.Sprintf("%.0f%%", top.ShareOfTail*100)))
+	if !strings.Contains(flat, want) {
+		t.Errorf("the text lacks %q:\n%s", want, text)
+	}
+	_, quiet := runGraph(t)
+	if strings.Contains(quiet, "along their calls") {
+		t.Errorf("a run without slow requests tells their path:\n%s", quiet)
+	}
+}

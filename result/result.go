@@ -98,6 +98,10 @@ type Result struct {
 	// Edges are the services' calls to one another, in the order the scenario lists
 	// the callers and their calls; absent when no service calls another.
 	Edges []Edge `json:"edges,omitempty"`
+	// SlowPath is where the slow requests' time went along their critical path across
+	// the services they called, by service and kind, the largest first (each at least
+	// 1 % of it); absent when no service calls another or no request was slow.
+	SlowPath []PathShare `json:"slow_path,omitempty"`
 	// Faults are the faults that ran (spec.faults), in the scenario's order; those
 	// due after the run's end are left out.
 	Faults []Fault `json:"faults,omitempty"`
@@ -133,6 +137,27 @@ type Service struct {
 	// LatencyMS is the time its pods held a request: from reaching the app to the
 	// answer leaving it (queueing, CPU, waits and calls), for the requests answered.
 	LatencyMS *Latency `json:"latency_ms,omitempty"`
+}
+
+// PathShare is one part of the slow requests' critical path across services: a
+// service's own time of one kind (work, queue, ...), reached by the clients'
+// requests or by Caller's calls, or the time on the way (network) of Caller's calls
+// to Service (with neither named, the clients' own network and connection waits).
+type PathShare struct {
+	// Caller is the service whose calls reached it; empty for the clients' requests.
+	Caller string `json:"caller,omitempty"`
+	// Service is the service whose time it is, or which the calls on the way went to.
+	Service string `json:"service,omitempty"`
+	// Part is work, queue, cpu, throttled, disk, dependency (waitTime) or network.
+	Part string `json:"part"`
+	// ShareOfTail is its share of the slow requests' time.
+	ShareOfTail float64 `json:"share_of_tail"`
+	// Pod is the service's pod with the largest share of it; empty for time on the
+	// way.
+	Pod string `json:"pod,omitempty"`
+	// PodShare is that pod's share of the slow requests' time, 0 to 1; absent with
+	// no pod.
+	PodShare float64 `json:"pod_share,omitempty"`
 }
 
 // Edge is one service's calls to another: every call its pods made to it.

@@ -251,7 +251,7 @@ func (e *Engine) respond(ji int32) {
 		s.state = idle
 		e.release(d, s.pool, s.conn, j.closeAfter)
 		if s.call >= 0 {
-			e.callAnswered(si, &j)
+			e.callAnswered(si, ji, &j)
 			return
 		}
 		e.fail(si, errUnavailable, -1) // the app's own 503: a call it made failed
@@ -263,6 +263,9 @@ func (e *Engine) respond(ji int32) {
 		e.streamRequest(si, -1, j.served)
 	}
 	e.observe(&j, now-s.sent)
+	if e.graph && now-s.sent > e.slowAfter {
+		e.tailPath(ji, &j, now-s.sent)
+	}
 	d.requests++
 	d.heldNS += int64(now - s.sent - s.waited)
 	s.state = idle

@@ -51,6 +51,8 @@ type callSlot struct {
 	left   int32    // calls still to make after this one (count)
 	tries  int32    // attempts made of this call
 	start  sim.Time // when the call began
+	// path is its branch's critical path so far (critical.go).
+	path []pathItem
 }
 
 // jobCalls is where a request at a pod with calls stands.
@@ -58,6 +60,7 @@ type jobCalls struct {
 	step    int32 // the next step to start
 	pending int32 // calls of the current step not yet ended
 	failed  bool  // a call that is not optional failed: the answer is a 503
+	callsNS int64 // time its steps of calls took (in spent's dependency part too)
 	// deadline is its caller's (propagateDeadline); 0 when unknown or not propagated.
 	deadline sim.Time
 }
@@ -189,11 +192,12 @@ func (e *Engine) startStep(ji int32, step callStep) bool {
 			continue
 		}
 		si := e.callSlot(e.jobs[ji].pod, c.caller)
-		e.callSlots[e.slots[si].call] = callSlot{job: ji, serial: e.jobs[ji].serial, spec: c, left: c.count - 1, start: e.k.Now()}
+		cs := &e.callSlots[e.slots[si].call]
+		*cs = callSlot{job: ji, serial: e.jobs[ji].serial, spec: c, left: c.count - 1, start: e.k.Now(), path: cs.path[:0]}
 		jc.pending++
 		if !e.attempt(si) {
 			// The caller's deadline has passed: the call fails before it is sent.
-			e.callEnded(si, false, errTimeout)
+			e.callEnded(si, false, errTimeout, -1, nil)
 		}
 	}
 	jc.pending--
@@ -266,9 +270,9 @@ func (e *Engine) attempt(si int32) bool {
 	return true
 }
 
-// callAnswered: slot si's attempt was answered by job j; its connection went back
-// to the pool. A 503 is a failed attempt.
-func (e *Engine) callAnswered(si int32, j *job) {
+// callAnswered: slot si's attempt was answered by job ji (j, a copy: it is freed);
+// its connection went back to the pool. A 503 is a failed attempt.
+func (e *Engine) callAnswered(si, ji int32, j *job) {
 	d := &e.deps[e.cpods[e.slots[si].cpod].dep]
 	if j.unavailable {
 		d.errors++
@@ -276,7 +280,7 @@ func (e *Engine) callAnswered(si int32, j *job) {
 		return
 	}
 	d.requests++
-	e.callEnded(si, true, 0)
+	e.callEnded(si, true, 0, ji, j)
 }
 
 // callFailed: slot si's attempt failed with kind, caused by pod cause (see fail).
@@ -294,7 +298,7 @@ func (e *Engine) callFailed(si int32, kind uint8, cause int32) {
 			return
 		}
 	}
-	e.callEnded(si, false, kind)
+	e.callEnded(si, false, kind, -1, nil)
 }
 
 // blame counts a failure against pod cause when its removal was under way.
@@ -304,10 +308,11 @@ func (e *Engine) blame(kind uint8, cause int32) {
 	}
 }
 
-// callEnded: slot si's call ended, answered (ok) or failed with kind. The branch
-// makes its next call (count), or frees the slot; the request goes on when its
-// step's last call has ended.
-func (e *Engine) callEnded(si int32, ok bool, kind uint8) {
+// callEnded: slot si's call ended, answered (ok, by job calleeJob, a copy callee)
+// or failed with kind. The branch makes its next call (count), or frees the slot;
+// the request goes on when its step's last call has ended, that call's branch being
+// the step's critical path.
+func (e *Engine) callEnded(si int32, ok bool, kind uint8, calleeJob int32, callee *job) {
 	s := &e.slots[si]
 	s.state = idle
 	cs := &e.callSlots[s.call]
@@ -319,6 +324,7 @@ func (e *Engine) callEnded(si int32, ok bool, kind uint8) {
 	} else {
 		ed.errors.add(kind)
 	}
+	e.branchCall(cs, calleeJob, callee)
 	ji := cs.job
 	if !e.waiting(cs) {
 		e.cpods[s.cpod].free = append(e.cpods[s.cpod].free, si)
@@ -335,7 +341,7 @@ func (e *Engine) callEnded(si int32, ok bool, kind uint8) {
 		if e.attempt(si) {
 			return
 		}
-		e.callEnded(si, false, errTimeout)
+		e.callEnded(si, false, errTimeout, -1, nil)
 		return
 	}
 	e.cpods[s.cpod].free = append(e.cpods[s.cpod].free, si)
@@ -343,7 +349,12 @@ func (e *Engine) callEnded(si int32, ok bool, kind uint8) {
 		return
 	}
 	j := &e.jobs[ji]
-	j.spent[partDependency] += int64(now - j.mark)
+	took := int64(now - j.mark)
+	j.spent[partDependency] += took
+	jc.callsNS += took
+	for _, it := range cs.path {
+		e.paths[ji] = addItem(e.paths[ji], it.via, it.pod, it.part, it.ns)
+	}
 	e.handled(ji)
 }
 
@@ -355,14 +366,21 @@ func (e *Engine) waiting(cs *callSlot) bool {
 
 // startCalls readies request ji at a pod with calls for its steps.
 func (e *Engine) startCalls(ji int32) {
-	if n := len(e.jobs); len(e.jobCalls) < n {
-		e.jobCalls = append(e.jobCalls, make([]jobCalls, n-len(e.jobCalls))...)
-	}
+	e.growCalls(ji)
 	jc := jobCalls{}
 	if e.services[e.pods[e.jobs[ji].pod].svc].propagate {
 		jc.deadline = e.callerDeadline(ji)
 	}
 	e.jobCalls[ji] = jc
+	e.paths[ji] = e.paths[ji][:0]
+}
+
+// growCalls makes the tables by job hold job ji.
+func (e *Engine) growCalls(ji int32) {
+	if n := max(len(e.jobs), int(ji)+1); len(e.jobCalls) < n {
+		e.jobCalls = append(e.jobCalls, make([]jobCalls, n-len(e.jobCalls))...)
+		e.paths = append(e.paths, make([][]pathItem, n-len(e.paths))...)
+	}
 }
 
 // callerDeadline is when request ji's caller gives up on it: the deadline of the

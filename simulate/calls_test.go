@@ -359,3 +359,51 @@ func TestSidecarBalancesCallsPerRequest(t *testing.T) {
 		}
 	}
 }
+
+// The slow requests' critical path takes, at each step of calls, the call that ended
+// last: with constant times and an instant network, a front with 1 ms of work that
+// calls a 1 ms and a 20 ms service at once spends 1/21 of its time on its own work
+// and 20/21 waiting for the slow one, the fast call being off the path; made one
+// after another, both calls are on it (1/22, 1/22, 20/22).
+func TestSlowPathFollowsTheLastCallOfEachStep(t *testing.T) {
+	for _, c := range []struct {
+		calls string
+		want  map[string]float64 // caller/service/part → share
+	}{
+		{"[{parallel: [{service: fast}, {service: slow}]}]",
+			map[string]float64{"/front/work": 1.0 / 21, "front/slow/work": 20.0 / 21}},
+		{"[{service: fast}, {service: slow}]",
+			map[string]float64{"/front/work": 1.0 / 22, "front/fast/work": 1.0 / 22, "front/slow/work": 20.0 / 22}},
+	} {
+		services := fmt.Sprintf(`  - name: front
+    replicas: 1
+    pod:
+      serviceTime: {distribution: constant, value: 1ms}
+      calls: %s
+  - name: fast
+    replicas: 1
+    pod:
+      serviceTime: {distribution: constant, value: 1ms}
+  - name: slow
+    replicas: 1
+    pod:
+      serviceTime: {distribution: constant, value: 20ms}`, c.calls)
+		// Every request is slow: 10 ms is under each one's 21 ms.
+		r := graph(t, 1, "10s", "[{name: worker, count: 1}]", services, `  - name: load
+    target: front
+    threads: 2
+  report: {slowThreshold: 10ms}`)
+		got := map[string]float64{}
+		for _, p := range r.SlowPath {
+			got[p.Caller+"/"+p.Service+"/"+p.Part] = p.ShareOfTail
+		}
+		if len(got) != len(c.want) {
+			t.Errorf("%s: slow path %+v, want %v", c.calls, r.SlowPath, c.want)
+		}
+		for k, want := range c.want {
+			if math.Abs(got[k]-want) > 1e-3 {
+				t.Errorf("%s: %s is %.4f of the slow time, want %.4f", c.calls, k, got[k], want)
+			}
+		}
+	}
+}

@@ -98,6 +98,12 @@ type Engine struct {
 	svcFigures []serviceFigures
 	callsSent  int64 // attempts of calls sent
 	graph      bool
+	// The critical path (critical.go): each request's at a pod with calls (by job),
+	// and the slow requests' sums.
+	paths       [][]pathItem
+	tail        map[pathKey]int64
+	tailNS      int64
+	scratchPath []pathItem
 
 	// What the run reports (stats.go, requests.go).
 	stats     stats

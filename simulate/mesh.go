@@ -126,6 +126,9 @@ func (e *Engine) attemptAnswered(ui int32) {
 	if e.mesh.AttemptAnswered(attemptOf(&u), u.closeAfter) {
 		d := &e.jobs[u.parent]
 		d.spent, d.served, d.unavailable = u.spent, u.served, u.unavailable
+		if u.served >= 0 && e.pods[u.served].calls {
+			e.copyPath(ui, u.parent)
+		}
 	}
 }
 

@@ -53,7 +53,7 @@ func (e *Engine) Result() *result.Result {
 	}
 	r.Services, r.Faults = e.serviceConfigs(), faults.Result(e.sc.Spec.Faults, e.end)
 	if e.graph {
-		r.Edges = e.edgeResults()
+		r.Edges, r.SlowPath = e.edgeResults(), e.slowPath()
 	}
 	return r
 }

@@ -228,6 +228,17 @@ var generated = Comments{
 			"To":   "To is its last value, included.",
 		},
 	},
+	"trafficlab/result.PathShare": {
+		Doc: "PathShare is one part of the slow requests' critical path across services: a\nservice's own time of one kind (work, queue, ...), reached by the clients'\nrequests or by Caller's calls, or the time on the way (network) of Caller's calls\nto Service (with neither named, the clients' own network and connection waits).",
+		Fields: map[string]string{
+			"Caller":      "Caller is the service whose calls reached it; empty for the clients' requests.",
+			"Part":        "Part is work, queue, cpu, throttled, disk, dependency (waitTime) or network.",
+			"Pod":         "Pod is the service's pod with the largest share of it; empty for time on the\nway.",
+			"PodShare":    "PodShare is that pod's share of the slow requests' time, 0 to 1; absent with\nno pod.",
+			"Service":     "Service is the service whose time it is, or which the calls on the way went to.",
+			"ShareOfTail": "ShareOfTail is its share of the slow requests' time.",
+		},
+	},
 	"trafficlab/result.PendingPod": {
 		Doc: "PendingPod is a pod that no node could take when the run ended.",
 		Fields: map[string]string{
@@ -351,6 +362,7 @@ var generated = Comments{
 			"Services":          "Services are the server Deployments as the scenario configured them: how many\npods they asked for and how those pods shut down. Absent from results written\nbefore it existed.",
 			"Sidecars":          "Sidecars are the Envoy proxies of the run, on service pods and client pods.",
 			"Slow":              "Slow counts the successful requests over the slow threshold.",
+			"SlowPath":          "SlowPath is where the slow requests' time went along their critical path across\nthe services they called, by service and kind, the largest first (each at least\n1 % of it); absent when no service calls another or no request was slow.",
 			"SlowShare":         "SlowShare is Slow's share of the successful requests.",
 			"SlowThresholdMS":   "SlowThresholdMS is the latency above which a successful request counts as slow\n(the scenario's report.slowThreshold); Slow counts them and SlowShare is their\nshare of successful requests.",
 			"Suspects":          "Suspects rank the node resources whose waits make up the slow requests' time,\nworst first; empty when no request was slow.",
