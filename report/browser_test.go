@@ -30,9 +30,11 @@ const browserEnv = "TRAFFICLAB_BROWSER_TEST"
 // and three nodes: every panel has something to draw. Its first 120 s hold all of
 // that (the scale-in at 80 s, the errors right after it, the last scale-in at 100 s).
 // quietScenario has one node and no errors: the panels that are then empty or absent.
+// callsScenario's services call services: the call graph and each service's time.
 const (
 	browserScenario = "r2-rapid-scaling.yaml"
 	quietScenario   = "cpu-limit-throttling.yaml"
+	callsScenario   = "calls-retry-storm.yaml"
 )
 
 // TestPageInBrowser opens pages in headless Chromium, from disk, and checks in the
@@ -48,6 +50,7 @@ func TestPageInBrowser(t *testing.T) {
 			browserScenario, len(r.ScaleEvents), r.Errors.Total(), len(r.Nodes))
 	}
 	quiet, quietSrc := simulated(t, quietScenario, "20s")
+	calls, callsSrc := simulated(t, callsScenario, "20s")
 	cases := []struct {
 		name       string
 		r          *result.Result
@@ -57,6 +60,7 @@ func TestPageInBrowser(t *testing.T) {
 	}{
 		{"busy", r, src, true, "html-report.png"},
 		{"quiet", quiet, quietSrc, true, ""}, // its pod is throttled
+		{"calls", calls, callsSrc, true, "html-report-calls.png"},
 		{"empty", &result.Result{Engine: "simulate", Scenario: "nothing"}, nil, false, ""},
 	}
 	for _, c := range cases {
@@ -156,6 +160,7 @@ func checkDOM(t *testing.T, dom []byte, r *result.Result, explained, hasScenario
 	}
 	if len(r.Edges) > 0 {
 		want["call-graph"] = "chart"
+		want["service-latency"] = "chart"
 	}
 	checkPanels(t, dom, want)
 }

@@ -44,6 +44,9 @@ type data struct {
 	Histogram *histogram `json:"histogram"`
 	Spectrum  *spectrum  `json:"spectrum"`
 	Samples   *samples   `json:"samples"`
+	// ServiceP99 is each service's p99 at its pods, in ms, when services call
+	// services; null where it answered none.
+	ServiceP99 []line `json:"service_p99"`
 	// NodeCPU is the mean cores each of the busiest nodes used; Nodes is how many
 	// nodes there were in all.
 	NodeCPU []line `json:"node_cpu"`
@@ -174,6 +177,7 @@ func chartData(r *result.Result) data {
 		d.Events = append(d.Events, event{ev.TS, ev.Service, ev.From, ev.To, ev.Reason})
 	}
 	d.Latency = latency(buckets)
+	d.ServiceP99 = serviceP99(r, buckets)
 	d.Errors = errorSeries(buckets, interval)
 	d.Histogram = histogramOf(r)
 	d.Spectrum = spectrumOf(r.LatencySpectrum)
@@ -280,6 +284,38 @@ func replicasOf(r *result.Result, svc string, interval float64) (replicaSet, boo
 // spike of one second survives in a bucket of many. Only points in which a request
 // succeeded have a latency (the timeline's JSON writes the others' as null): a
 // bucket of none is NaN, which the charts draw as a gap, not as 0 ms.
+// serviceP99 is each service's p99 at its pods over time, the worst of a bucket's
+// points; nil without calls.
+func serviceP99(r *result.Result, buckets [][]result.Point) []line {
+	if len(r.Edges) == 0 {
+		return nil
+	}
+	var out []line
+	for _, s := range r.Services {
+		if s.LatencyMS == nil {
+			continue
+		}
+		l := line{Name: s.Name, Values: make(series, len(buckets))}
+		for i, b := range buckets {
+			l.Values[i] = math.NaN()
+			for _, p := range b {
+				if v, ok := p.ServiceP99MS[s.Name]; ok && v > 0 {
+					l.Values[i] = max(v, nanAsZero(l.Values[i]))
+				}
+			}
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+func nanAsZero(v float64) float64 {
+	if math.IsNaN(v) {
+		return 0
+	}
+	return v
+}
+
 func latency(buckets [][]result.Point) []line {
 	get := []func(result.Point) float64{
 		func(p result.Point) float64 { return p.P50MS },

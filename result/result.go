@@ -835,6 +835,10 @@ type Point struct {
 	// NodeCPUCores is the mean cores each node's containers used in the interval;
 	// absent with a single node.
 	NodeCPUCores map[string]float64 `json:"node_cpu_cores,omitempty"`
+	// ServiceP99MS is, when services call services, each service's 99th percentile
+	// of the time its pods held the requests they answered in the interval
+	// (services[].latency_ms's), ms; services that answered none are left out.
+	ServiceP99MS map[string]float64 `json:"service_p99_ms,omitempty"`
 }
 
 // Percentile is one step of the latency spectrum: Percentile of the successful

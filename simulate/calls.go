@@ -65,10 +65,12 @@ type jobCalls struct {
 	deadline sim.Time
 }
 
-// serviceFigures is what a service's pods did, for a scenario with calls.
+// serviceFigures is what a service's pods did, for a scenario with calls: over the
+// run, and the latencies of the timeline interval in progress.
 type serviceFigures struct {
 	requests, errors int64
 	latency          latencies
+	interval         *hdr.Histogram
 }
 
 // latencies is a histogram of latencies in ns with their exact extremes.
@@ -456,7 +458,25 @@ func (e *Engine) serviceAnswered(j *job) {
 	if j.unavailable {
 		f.errors++
 	}
-	f.latency.record(j.spent.atPod())
+	v := j.spent.atPod()
+	f.latency.record(v)
+	if f.interval == nil {
+		f.interval = hdr.New(1, int64(3600e9), 2)
+	}
+	_ = f.interval.RecordValue(min(max(v, 1), f.interval.HighestTrackableValue()))
+}
+
+// intervalP99s are each service's p99 at its pods in the timeline interval that
+// ends (0: none answered), and starts the next.
+func (e *Engine) intervalP99s() []int64 {
+	out := make([]int64, len(e.svcFigures))
+	for i := range e.svcFigures {
+		if h := e.svcFigures[i].interval; h != nil && h.TotalCount() > 0 {
+			out[i] = h.ValueAtQuantile(99)
+			h.Reset()
+		}
+	}
+	return out
 }
 
 // edgeResults are the edges' figures, in the order their callers list them.

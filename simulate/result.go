@@ -185,6 +185,14 @@ func (e *Engine) timelineResult() []result.Point {
 			kinds := errorsOf(p.errors)
 			pt.ErrorsByKind = &kinds
 		}
+		for i, v := range p.svcP99 {
+			if v > 0 {
+				if pt.ServiceP99MS == nil {
+					pt.ServiceP99MS = map[string]float64{}
+				}
+				pt.ServiceP99MS[e.services[i].name] = result.MS(v)
+			}
+		}
 		out = append(out, pt)
 	}
 	return out

@@ -63,6 +63,7 @@ type point struct {
 	// containers used in it.
 	podRequests []podCount
 	nodeCPU     []float64
+	svcP99      []int64 // with calls: each service's p99 at its pods, ns (0: none)
 }
 
 // podCount is one pod's requests in a timeline interval.
@@ -153,6 +154,9 @@ func (e *Engine) closeInterval(start sim.Time) {
 		}
 	}
 	p.nodeCPU = e.nodeCPU(min(start+e.stats.step, e.end))
+	if e.graph {
+		p.svcP99 = e.intervalP99s()
+	}
 	for i, used := range p.nodeCPU {
 		p.nodeCPU[i], e.nodeUsedAt[i] = used-e.nodeUsedAt[i], used
 	}

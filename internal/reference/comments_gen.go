@@ -297,6 +297,7 @@ var generated = Comments{
 			"ReadyEndpoints":  "ReadyEndpoints per service are the ready endpoints of its EndpointSlice.",
 			"Replicas":        "Replicas per service at the interval's end: pods not terminating, Pending\nones included.",
 			"Requests":        "Requests finished in the interval, answered or failed.",
+			"ServiceP99MS":    "ServiceP99MS is, when services call services, each service's 99th percentile\nof the time its pods held the requests they answered in the interval\n(services[].latency_ms's), ms; services that answered none are left out.",
 			"Slow":            "Slow counts the interval's successful requests over the slow threshold.",
 			"TS":              "TS is the interval's start.",
 		},

@@ -414,6 +414,21 @@ document.addEventListener("DOMContentLoaded", function () {
 		}, framed([T].concat(lines.map(l => l.values))), nonNull(lines.map(l => l.values)));
 	});
 
+	panel("service-latency", (sec, box) => {
+		const lines = D.service_p99 || [];
+		if (!lines.length) return empty(sec, box, "No service answered a request.");
+		plot(sec, box, {
+			scales: { x: timeX(), y: { distr: 3, log: 10 } },
+			axes: [timeAxis(), Object.assign({}, AXIS, LOG, { label: "p99 at its pods", values: (u, vals) => vals.map(fmtMS), size: 60 })],
+			series: [timeSeries].concat(lines.map((l, k) => ({
+				label: l.name, stroke: PALETTE[k % PALETTE.length], width: 1.5,
+				value: (u, v) => fmtMS(v),
+			}))),
+			cursor: cursor(),
+			plugins: [markers(events, false)],
+		}, framed([T].concat(lines.map(l => l.values))), nonNull(lines.map(l => l.values)));
+	});
+
 	panel("samples", (sec, box) => {
 		const s = D.samples;
 		if (!s || !s.t.length) return empty(sec, box, "No requests were sampled (the scenario's report.samples is 0).");
