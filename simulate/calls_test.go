@@ -407,3 +407,35 @@ func TestSlowPathFollowsTheLastCallOfEachStep(t *testing.T) {
 		}
 	}
 }
+
+// propagateDeadline gives each attempt at most the time its request has left before
+// its caller gives up, as gRPC does: a 100 ms callee behind a 50 ms client timeout
+// is called with 1 s to spare and answers (the client having long given up), or
+// with the client's deadline and times out with it, failing after about 50 ms.
+func TestPropagatedDeadlineCutsTheCall(t *testing.T) {
+	for _, propagate := range []bool{false, true} {
+		services := fmt.Sprintf(`  - name: front
+    replicas: 1
+    pod:
+      serviceTime: {distribution: constant, value: 1ms}
+      calls: [{service: back, timeout: 1s}]
+      client: {propagateDeadline: %t}
+  - name: back
+    replicas: 1
+    pod:
+      serviceTime: {distribution: constant, value: 100ms}`, propagate)
+		r := graph(t, 1, "5s", "[{name: worker, count: 1}]", services, `  - name: load
+    target: front
+    threads: 1
+    timeout: 50ms`)
+		ed := edgeOf(t, r, "front", "back")
+		switch {
+		case r.Errors.Timeout < 90 || r.Requests.OK != 0: // 5 s of 50 ms requests: about 100
+			t.Errorf("propagate %t: the client saw %+v, want every request timed out", propagate, r.Errors)
+		case !propagate && (ed.Errors.Total() != 0 || ed.LatencyMS.Mean < 100):
+			t.Errorf("without propagation the calls should take 100 ms and succeed: %+v", ed)
+		case propagate && (ed.Requests == 0 || ed.Errors.Timeout != ed.Requests):
+			t.Errorf("with propagation every call should time out at the client's deadline: %+v", ed)
+		}
+	}
+}
