@@ -111,7 +111,13 @@ func simulated(t *testing.T, name, duration string) (*result.Result, []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc, _, diags := scenario.Load(name, src, []string{"spec.duration=" + duration})
+	return simulateSource(t, name, src, "spec.duration="+duration), src
+}
+
+// simulateSource runs scenario src, named name, with --set overrides sets.
+func simulateSource(t *testing.T, name string, src []byte, sets ...string) *result.Result {
+	t.Helper()
+	sc, _, diags := scenario.Load(name, src, sets)
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
@@ -120,7 +126,7 @@ func simulated(t *testing.T, name, duration string) (*result.Result, []byte) {
 		t.Fatal(err)
 	}
 	e.Run(nil)
-	return e.Result(), src
+	return e.Result()
 }
 
 // checkDOM checks each panel's data-rendered: "chart" with points drawn where r

@@ -8,8 +8,6 @@ import (
 
 	"trafficlab/report"
 	"trafficlab/result"
-	"trafficlab/scenario"
-	"trafficlab/simulate"
 )
 
 // callGraph is a frontend calling a cart that calls a db, and an ads service the
@@ -52,16 +50,7 @@ spec:
 
 func runGraph(t *testing.T, sets ...string) (*result.Result, string) {
 	t.Helper()
-	sc, _, diags := scenario.Load("shop.yaml", []byte(callGraph), sets)
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
-	e, err := simulate.New(sc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.Run(nil)
-	r := e.Result()
+	r := simulateSource(t, "shop.yaml", []byte(callGraph), sets...)
 	var b bytes.Buffer
 	if err := report.Text(&b, r); err != nil {
 		t.Fatal(err)

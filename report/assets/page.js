@@ -399,34 +399,30 @@ document.addEventListener("DOMContentLoaded", function () {
 		}, framed([T].concat(sums.map(a => a.map(v => v > 0 ? v : null)))), lines.reduce((n, l) => n + l.values.filter(v => v > 0).length, 0));
 	});
 
-	panel("latency-over-time", (sec, box) => {
-		const lines = D.latency || [];
-		if (!lines.length) return empty(sec, box, "No request succeeded in this run.");
+	// latencyLines draws latency lines over time on a log scale, each with its colour
+	// and width.
+	function latencyLines(sec, box, lines, label, style) {
 		plot(sec, box, {
 			scales: { x: timeX(), y: { distr: 3, log: 10 } },
-			axes: [timeAxis(), Object.assign({}, AXIS, LOG, { label: "latency", values: (u, vals) => vals.map(fmtMS), size: 60 })],
-			series: [timeSeries].concat(lines.map(l => ({
-				label: l.name, stroke: PERCENTILES[l.name], width: l.name === "p50" ? 2 : 1.5,
-				value: (u, v) => fmtMS(v),
-			}))),
+			axes: [timeAxis(), Object.assign({}, AXIS, LOG, { label, values: (u, vals) => vals.map(fmtMS), size: 60 })],
+			series: [timeSeries].concat(lines.map((l, k) => Object.assign({
+				label: l.name, value: (u, v) => fmtMS(v),
+			}, style(l, k)))),
 			cursor: cursor(),
 			plugins: [markers(events, false)],
 		}, framed([T].concat(lines.map(l => l.values))), nonNull(lines.map(l => l.values)));
+	}
+
+	panel("latency-over-time", (sec, box) => {
+		const lines = D.latency || [];
+		if (!lines.length) return empty(sec, box, "No request succeeded in this run.");
+		latencyLines(sec, box, lines, "latency", l => ({ stroke: PERCENTILES[l.name], width: l.name === "p50" ? 2 : 1.5 }));
 	});
 
 	panel("service-latency", (sec, box) => {
 		const lines = D.service_p99 || [];
 		if (!lines.length) return empty(sec, box, "No service answered a request.");
-		plot(sec, box, {
-			scales: { x: timeX(), y: { distr: 3, log: 10 } },
-			axes: [timeAxis(), Object.assign({}, AXIS, LOG, { label: "p99 at its pods", values: (u, vals) => vals.map(fmtMS), size: 60 })],
-			series: [timeSeries].concat(lines.map((l, k) => ({
-				label: l.name, stroke: PALETTE[k % PALETTE.length], width: 1.5,
-				value: (u, v) => fmtMS(v),
-			}))),
-			cursor: cursor(),
-			plugins: [markers(events, false)],
-		}, framed([T].concat(lines.map(l => l.values))), nonNull(lines.map(l => l.values)));
+		latencyLines(sec, box, lines, "p99 at its pods", (l, k) => ({ stroke: PALETTE[k % PALETTE.length], width: 1.5 }));
 	});
 
 	panel("samples", (sec, box) => {
