@@ -37,55 +37,25 @@ const (
 	margin         = 10
 )
 
+// link is one line of the graph: a client's requests or a service's calls.
+type link struct {
+	from, to         string
+	requests, failed int64
+	p99              float64 // -1: not known (one of several clients)
+	retries          int64
+}
+
 // graphOf lays r's calls out; nil when no service calls another.
 func graphOf(r *result.Result) *callGraph {
 	if len(r.Edges) == 0 {
 		return nil
 	}
-	type link struct {
-		from, to         string
-		requests, failed int64
-		p99              float64
-		retries          int64
-		client           bool
-	}
-	var links []link
-	for _, c := range r.Clients {
-		p99 := -1.0
-		if len(r.Clients) == 1 {
-			p99 = r.LatencyMS.P99
-		}
-		links = append(links, link{from: c.Name, to: c.Target, requests: c.Requests + c.Errors, failed: c.Errors, p99: p99, client: true})
-	}
-	for _, e := range r.Edges {
-		links = append(links, link{from: e.From, to: e.To, requests: e.Requests, failed: e.Errors.Total(), p99: e.LatencyMS.P99, retries: e.Retries})
-	}
-	// Each node's column: clients 0, a service one right of its furthest caller.
-	col := map[string]int{}
-	var order []string
+	links := graphLinks(r)
 	isClient := map[string]bool{}
 	for _, c := range r.Clients {
 		isClient[c.Name] = true
 	}
-	add := func(n string) {
-		if _, ok := col[n]; !ok {
-			col[n] = 0
-			if !isClient[n] {
-				col[n] = 1
-			}
-			order = append(order, n)
-		}
-	}
-	for _, l := range links {
-		add(l.from)
-		add(l.to)
-	}
-	// Longest path over a graph validation keeps acyclic: as many passes as nodes.
-	for range order {
-		for _, l := range links {
-			col[l.to] = max(col[l.to], col[l.from]+1)
-		}
-	}
+	col, order := graphColumns(links, isClient)
 	// A call that skips columns arcs over the boxes between: room above for it.
 	top := margin
 	for _, l := range links {
@@ -108,36 +78,83 @@ func graphOf(r *result.Result) *callGraph {
 	}
 	most := slices.MaxFunc(links, func(a, b link) int { return int(a.requests - b.requests) }).requests
 	for _, l := range links {
-		a, b := g.Nodes[pos[l.from]], g.Nodes[pos[l.to]]
-		x1, y1, x2, y2 := a.X+a.W, a.Y+a.H/2, b.X, b.Y+b.H/2
-		mid := (x1 + x2) / 2
-		width := 1.5
-		if most > 0 {
-			width += 6.5 * float64(l.requests) / float64(most)
-		}
-		class := "ok"
-		if l.failed > 0 {
-			class = "some"
-			if float64(l.failed) >= 0.01*float64(l.requests) {
-				class = "bad"
-			}
-		}
-		title := fmt.Sprintf("%s → %s: %s, %s failed", l.from, l.to, rateOf(l.requests, r.DurationS), errorShare(l.failed, l.requests))
-		if l.p99 >= 0 {
-			title += ", p99 " + ms(l.p99)
-		}
-		if l.retries > 0 {
-			title += fmt.Sprintf(", %d retries", l.retries)
-		}
-		d := fmt.Sprintf("M%d %d C%d %d %d %d %d %d", x1, y1, mid, y1, mid, y2, x2, y2)
-		if col[l.to]-col[l.from] > 1 {
-			arc := min(y1, y2) - nodeH - rowGap
-			d = fmt.Sprintf("M%d %d C%d %d %d %d %d %d", x1, y1, x1+colGap/2, arc, x2-colGap/2, arc, x2, y2)
-		}
-		g.Edges = append(g.Edges, graphEdge{D: d,
-			Width: fmt.Sprintf("%.1f", width), Class: class, Title: title})
+		g.Edges = append(g.Edges, graphLine(r, l, g.Nodes[pos[l.from]], g.Nodes[pos[l.to]], col[l.to]-col[l.from] > 1, most))
 	}
 	return g
+}
+
+// graphLinks are the clients' requests, then the services' calls.
+func graphLinks(r *result.Result) []link {
+	var links []link
+	for _, c := range r.Clients {
+		p99 := -1.0
+		if len(r.Clients) == 1 {
+			p99 = r.LatencyMS.P99
+		}
+		links = append(links, link{from: c.Name, to: c.Target, requests: c.Requests + c.Errors, failed: c.Errors, p99: p99})
+	}
+	for _, e := range r.Edges {
+		links = append(links, link{from: e.From, to: e.To, requests: e.Requests, failed: e.Errors.Total(), p99: e.LatencyMS.P99, retries: e.Retries})
+	}
+	return links
+}
+
+// graphColumns places each node in a column, clients at 0 and a service one right
+// of its furthest caller, and lists the nodes in the order they first appear.
+func graphColumns(links []link, isClient map[string]bool) (map[string]int, []string) {
+	col := map[string]int{}
+	var order []string
+	add := func(n string) {
+		if _, ok := col[n]; !ok {
+			col[n] = 0
+			if !isClient[n] {
+				col[n] = 1
+			}
+			order = append(order, n)
+		}
+	}
+	for _, l := range links {
+		add(l.from)
+		add(l.to)
+	}
+	// Longest path over a graph validation keeps acyclic: as many passes as nodes.
+	for range order {
+		for _, l := range links {
+			col[l.to] = max(col[l.to], col[l.from]+1)
+		}
+	}
+	return col, order
+}
+
+// graphLine draws link l from box a to box b, arcing over the boxes between when it
+// skips columns; most is the busiest link's requests, which the widest line has.
+func graphLine(r *result.Result, l link, a, b graphNode, skips bool, most int64) graphEdge {
+	x1, y1, x2, y2 := a.X+a.W, a.Y+a.H/2, b.X, b.Y+b.H/2
+	mid := (x1 + x2) / 2
+	d := fmt.Sprintf("M%d %d C%d %d %d %d %d %d", x1, y1, mid, y1, mid, y2, x2, y2)
+	if skips {
+		arc := min(y1, y2) - nodeH - rowGap
+		d = fmt.Sprintf("M%d %d C%d %d %d %d %d %d", x1, y1, x1+colGap/2, arc, x2-colGap/2, arc, x2, y2)
+	}
+	width := 1.5
+	if most > 0 {
+		width += 6.5 * float64(l.requests) / float64(most)
+	}
+	class := "ok"
+	if l.failed > 0 {
+		class = "some"
+		if float64(l.failed) >= 0.01*float64(l.requests) {
+			class = "bad"
+		}
+	}
+	title := fmt.Sprintf("%s → %s: %s, %s failed", l.from, l.to, rateOf(l.requests, r.DurationS), errorShare(l.failed, l.requests))
+	if l.p99 >= 0 {
+		title += ", p99 " + ms(l.p99)
+	}
+	if l.retries > 0 {
+		title += fmt.Sprintf(", %d retries", l.retries)
+	}
+	return graphEdge{D: d, Width: fmt.Sprintf("%.1f", width), Class: class, Title: title}
 }
 
 // nodeTitle is what hovering a node tells: a client's requests, or a service's own

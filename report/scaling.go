@@ -325,24 +325,7 @@ func writeAttribution(b *strings.Builder, r *result.Result) {
 		return
 	}
 	failures, byCalls := failedAttempts(r)
-	total := failures.Total()
-	what := plural(total, "failed request")
-	if len(r.Edges) > 0 {
-		what = plural(total, "failed attempt") + " (the clients' requests and the services' calls)"
-	}
-	if len(culprits) > 0 || len(faults) == 0 {
-		if blamed.Total() == 0 {
-			fmt.Fprintf(b, "\nWhere the errors came from: none of the %s was caused by a pod's removal", what)
-		} else {
-			fmt.Fprintf(b, "\nWhere the errors came from: %d of %s caused by pods being removed", blamed.Total(), what)
-		}
-		if len(faults) > 0 {
-			fmt.Fprintf(b, ", %d during faults", inFaults.Total())
-		}
-		fmt.Fprintf(b, "\n")
-	} else {
-		fmt.Fprintf(b, "\nWhere the errors came from: %d of %s during faults\n", inFaults.Total(), what)
-	}
+	writeAttributionHead(b, r, failures.Total(), blamed.Total(), inFaults.Total(), len(culprits) > 0, len(faults) > 0)
 	idx, omitted := shown(len(culprits))
 	for k, i := range idx {
 		if omitted > 0 && k == listKeep {
@@ -394,6 +377,28 @@ func writeAttribution(b *strings.Builder, r *result.Result) {
 		fmt.Fprintf(b, "%s\n", wrap(fmt.Sprintf("Not counted as errors: the client library resent %s on a new connection "+
 			"after the reused one failed under them; the callers saw only the delay.", plural(r.Requests.Retried, "request")), width))
 	}
+}
+
+// writeAttributionHead is the section's first line: how many of the total failures
+// removed pods caused (blamed) and how many came during faults.
+func writeAttributionHead(b *strings.Builder, r *result.Result, total, blamed, inFaults int64, culprits, faults bool) {
+	what := plural(total, "failed request")
+	if len(r.Edges) > 0 {
+		what = plural(total, "failed attempt") + " (the clients' requests and the services' calls)"
+	}
+	if !culprits && faults {
+		fmt.Fprintf(b, "\nWhere the errors came from: %d of %s during faults\n", inFaults, what)
+		return
+	}
+	if blamed == 0 {
+		fmt.Fprintf(b, "\nWhere the errors came from: none of the %s was caused by a pod's removal", what)
+	} else {
+		fmt.Fprintf(b, "\nWhere the errors came from: %d of %s caused by pods being removed", blamed, what)
+	}
+	if faults {
+		fmt.Fprintf(b, ", %d during faults", inFaults)
+	}
+	fmt.Fprintf(b, "\n")
 }
 
 // failedAttempts are the failures a pod's removal can have caused: the clients'
