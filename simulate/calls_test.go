@@ -1,10 +1,13 @@
 package simulate
 
 import (
+	"bytes"
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 
+	"trafficlab/report"
 	"trafficlab/result"
 	"trafficlab/scenario"
 )
@@ -309,6 +312,14 @@ spec:
 		}
 		if blamed != ed.AttemptErrors.Total() {
 			t.Errorf("%s: pods blamed for %d of %d failed attempts", c.mode, blamed, ed.AttemptErrors.Total())
+		}
+		// The report names the scale event behind each blamed pod.
+		var text bytes.Buffer
+		if err := report.Text(&text, r); err != nil {
+			t.Fatal(err)
+		}
+		if scaled := strings.Contains(text.String(), "by the scale-in 3→1"); scaled != c.fails {
+			t.Errorf("%s: the report blames the scale-in: %v, want %v:\n%s", c.mode, scaled, c.fails, text.String())
 		}
 	}
 }
