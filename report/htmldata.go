@@ -46,7 +46,7 @@ type data struct {
 	Samples   *samples   `json:"samples"`
 	// ServiceP99 is each service's p99 at its pods, in ms, when services call
 	// services; null where it answered none.
-	ServiceP99 []line `json:"service_p99"`
+	ServiceP99 []line `json:"service_p99,omitempty"`
 	// NodeCPU is the mean cores each of the busiest nodes used; Nodes is how many
 	// nodes there were in all.
 	NodeCPU []line `json:"node_cpu"`

@@ -168,7 +168,8 @@ type Edge struct {
 	To string `json:"to"`
 	// Requests are the calls that ended, answered or failed after their retries.
 	Requests int64 `json:"requests"`
-	// Attempts are the requests sent for them, retries included.
+	// Attempts are the tries made for them, retries included, each counted when it
+	// starts: one still waiting for a pooled connection counts.
 	Attempts int64 `json:"attempts"`
 	// Retries are the attempts after a failed one.
 	Retries int64 `json:"retries"`

@@ -250,11 +250,14 @@ func (e *Engine) respond(ji int32) {
 	if s.call >= 0 || j.unavailable {
 		s.state = idle
 		e.release(d, s.pool, s.conn, j.closeAfter)
+		if j.unavailable {
+			e.svcFigures[e.pods[j.served].svc].errors++ // the app's own 503: a call it made failed
+		}
 		if s.call >= 0 {
 			e.callAnswered(si, ji, &j)
 			return
 		}
-		e.fail(si, errUnavailable, -1) // the app's own 503: a call it made failed
+		e.fail(si, errUnavailable, -1)
 		return
 	}
 	e.stats.success(s.sent, now)

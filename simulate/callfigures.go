@@ -44,9 +44,6 @@ func (l *latencies) result() result.Latency {
 func (e *Engine) serviceAnswered(j *job) {
 	f := &e.svcFigures[e.pods[j.pod].svc]
 	f.requests++
-	if j.unavailable {
-		f.errors++
-	}
 	v := j.spent.atPod()
 	f.latency.record(v)
 	if f.interval == nil {

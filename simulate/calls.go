@@ -107,7 +107,9 @@ func (e *Engine) callSpec(si int32, c *scenario.Call) callSpec {
 		cc := svc.spec.Pod.Client
 		as := &scenario.Client{Name: svc.name, Target: c.Service, Library: cc.Library, Timeout: cc.Timeout,
 			Connections: cc.Connections, Request: cc.Request, Replicas: 1}
-		e.deps = append(e.deps, e.newDeployment(as, to))
+		d := e.newDeployment(as, to)
+		d.from = si
+		e.deps = append(e.deps, d)
 		svc.edges = append(svc.edges, int32(len(e.edges)))
 		e.edges = append(e.edges, edge{from: si, to: to, dep: int32(len(e.deps) - 1)})
 	}
@@ -126,6 +128,8 @@ func (e *Engine) callsNext(ji int32) bool {
 		step := svc.calls[jc.step]
 		jc.step++
 		if e.startStep(ji, step) {
+			// Sending the calls made jobs, which may have moved the table.
+			j = &e.jobs[ji]
 			j.state = jobCalling
 			j.mark = e.k.Now()
 			return true
@@ -239,13 +243,17 @@ func (e *Engine) attempt(si int32) bool {
 // callAnswered: slot si's attempt was answered by job ji (j, a copy: it is freed);
 // its connection went back to the pool. A 503 is a failed attempt.
 func (e *Engine) callAnswered(si, ji int32, j *job) {
-	d := &e.deps[e.cpods[e.slots[si].cpod].dep]
 	if j.unavailable {
-		d.errors++
 		e.callFailed(si, errUnavailable, -1)
 		return
 	}
+	s := &e.slots[si]
+	d := &e.deps[e.cpods[s.cpod].dep]
+	now := e.k.Now()
 	d.requests++
+	d.heldNS += int64(now - s.sent - s.waited)
+	e.answeredBy(j, now-s.sent) // the callee pod's diagnosis; slow counts are the clients'
+
 	e.callEnded(si, true, 0, ji, j)
 }
 
@@ -257,12 +265,11 @@ func (e *Engine) callFailed(si int32, kind uint8, cause int32) {
 	cs := &e.callSlots[s.call]
 	ed := &e.edges[cs.spec.edge]
 	ed.attemptErrors.add(kind)
+	e.deps[ed.dep].errors++
 	e.blame(kind, cause)
-	if cs.tries <= cs.spec.retries && e.waiting(cs) {
+	if cs.tries <= cs.spec.retries && e.waiting(cs) && e.attempt(si) {
 		ed.retries++
-		if e.attempt(si) {
-			return
-		}
+		return
 	}
 	e.callEnded(si, false, kind, -1, nil)
 }
@@ -367,8 +374,29 @@ func (e *Engine) callerDeadline(ji int32) sim.Time {
 }
 
 // dropCalls ends the calls of pod pi, whose process exited: the kernel closes its
-// connections, and the pods it called see them close.
+// connections, and the pods it called see them close. Every call of the pod is cut
+// before any connection is let go, so that the room a closing connection frees
+// goes to no other call of the dying pod. A call cut counts as failed, closed.
 func (e *Engine) dropCalls(pi int32) {
+	for _, ci := range e.pods[pi].callers {
+		if ci < 0 {
+			continue
+		}
+		for _, si := range e.cpods[ci].slots {
+			s := &e.slots[si]
+			if s.state == idle {
+				continue
+			}
+			s.gen++ // no longer a waiter any pool hands a connection to
+			if j := &e.jobs[s.job]; s.state == inFlight && j.outbound && j.serial == s.jobSerial && j.state != jobFree {
+				e.mesh.Leaving(s.job)
+			}
+			ed := &e.edges[e.callSlots[s.call].spec.edge]
+			ed.requests++
+			ed.errors.add(errClosed)
+			ed.attemptErrors.add(errClosed)
+		}
+	}
 	for _, ci := range e.pods[pi].callers {
 		if ci < 0 {
 			continue
@@ -383,7 +411,6 @@ func (e *Engine) dropCalls(pi int32) {
 				e.letGo(si, false)
 			}
 			s.state = idle
-			s.gen++
 			cp.free = append(cp.free, si)
 		}
 		e.closeIdle(ci)

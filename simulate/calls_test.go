@@ -9,6 +9,7 @@ import (
 
 	"trafficlab/report"
 	"trafficlab/result"
+	"trafficlab/resultfile"
 	"trafficlab/scenario"
 )
 
@@ -429,7 +430,7 @@ func TestPropagatedDeadlineCutsTheCall(t *testing.T) {
     replicas: 1
     pod:
       serviceTime: {distribution: constant, value: 1ms}
-      calls: [{service: back, timeout: 1s}]
+      calls: [{service: back, timeout: 1s, retries: 2}]
       client: {propagateDeadline: %t}
   - name: back
     replicas: 1
@@ -447,6 +448,103 @@ func TestPropagatedDeadlineCutsTheCall(t *testing.T) {
 			t.Errorf("without propagation the calls should take 100 ms and succeed: %+v", ed)
 		case propagate && (ed.Requests == 0 || ed.Errors.Timeout != ed.Requests):
 			t.Errorf("with propagation every call should time out at the client's deadline: %+v", ed)
+		case propagate && ed.Retries != 0:
+			// No time is left for a retry: none is sent, none counted.
+			t.Errorf("with propagation %d retries were counted of %d attempts for %d calls", ed.Retries, ed.Attempts, ed.Requests)
+		}
+		if err := resultfile.Check(r); err != nil {
+			t.Errorf("propagate %t: %v", propagate, err)
+		}
+	}
+}
+
+// A pod that exits while its requests wait for their calls: the kernel closes the
+// clients' connections (each reads EOF, none waits for its timeout), the calls out
+// count as failed, closed, and no call the dying pod still queued is sent: one
+// connection to the back (maxPerHost 1) carries the first call; the room it frees
+// when the pod dies goes to none of the two calls queued behind it. The run ends
+// before the front's replacement is ready (2 s after the kill).
+func TestCallsEndWithTheirPod(t *testing.T) {
+	src := `apiVersion: trafficlab/v1alpha1
+kind: Scenario
+metadata: {name: calls}
+spec:
+  duration: 2s
+  cluster:
+    nodes: [{name: worker, count: 2}]
+    network: {latency: 100us}
+  services:
+  - name: front
+    replicas: 1
+    pod:
+      serviceTime: {distribution: constant, value: 1ms}
+      calls: [{service: back}]
+      client: {connections: {maxPerHost: 1}}
+  - name: back
+    replicas: 1
+    pod:
+      serviceTime: {distribution: constant, value: 1s}
+  clients:
+  - name: load
+    target: front
+    threads: 3
+    timeout: 10s
+  faults: [{kind: pod-kill, start: 500ms, target: {pod: front-0}}]
+`
+	sc, _, diags := scenario.Load("calls.yaml", []byte(src), nil)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	e, err := New(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Run(nil)
+	r := e.Result()
+	if r.Errors.ConnectionClosed != 3 || r.Errors.Timeout != 0 {
+		t.Errorf("the clients saw %+v, want 3 connections closed by the exiting pod, no timeout", r.Errors)
+	}
+	ed := edgeOf(t, r, "front", "back")
+	if ed.Attempts != 3 || ed.Requests != 3 || ed.Errors.ConnectionClosed != 3 {
+		t.Errorf("front → back: %d attempts, %d calls ended, errors %+v; want 3 tried (2 of them waiting for the connection) and 3 cut", ed.Attempts, ed.Requests, ed.Errors)
+	}
+	for _, p := range r.Pods {
+		if p.Service == "back" && p.Requests > 1 {
+			t.Errorf("%s answered %d calls; the dying front sent 1", p.Name, p.Requests)
+		}
+	}
+	if err := resultfile.Check(r); err != nil {
+		t.Error(err)
+	}
+}
+
+// A service pod's sidecar balances each service it calls on its own, as Envoy does
+// per destination cluster: with ROUND_ROBIN and one worker, calls to a and b in
+// turn still reach both pods of each, half each.
+func TestSidecarBalancesEachServiceItCalls(t *testing.T) {
+	services := `  - name: front
+    replicas: 1
+    sidecar: {concurrency: 1, lbPolicy: ROUND_ROBIN}
+    pod:
+      serviceTime: {distribution: exponential, mean: 100us}
+      calls: [{service: a}, {service: b}]`
+	for _, name := range []string{"a", "b"} {
+		services += fmt.Sprintf(`
+  - name: %s
+    replicas: 2
+    pod:
+      serviceTime: {distribution: exponential, mean: 100us}`, name)
+	}
+	r := graph(t, 1, "5s", "[{name: worker, count: 2}]", services, `  - name: load
+    target: front
+    threads: 1`)
+	for _, p := range r.Pods {
+		if p.Service == "front" {
+			continue
+		}
+		calls := edgeOf(t, r, "front", p.Service).Requests
+		if d := p.Requests - calls/2; d < -1 || d > 1 {
+			t.Errorf("%s answered %d of %s's %d calls, want half", p.Name, p.Requests, p.Service, calls)
 		}
 	}
 }

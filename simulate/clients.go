@@ -16,6 +16,7 @@ import (
 type clientDeployment struct {
 	spec      *scenario.Client
 	svc       int32
+	from      int32 // the service whose pods call through it; -1 for a client
 	think     dist.Sampler
 	hasThink  bool
 	overhead  sim.Time
@@ -136,7 +137,7 @@ func (e *Engine) addClient(di int32, c *scenario.Client) error {
 // newDeployment sets up callers of service svc with client c's library, pools,
 // timeout and requests: a client Deployment, or a service's pods calling another.
 func (e *Engine) newDeployment(c *scenario.Client, svc int32) clientDeployment {
-	d := clientDeployment{spec: c, svc: svc}
+	d := clientDeployment{spec: c, svc: svc, from: -1}
 	d.overhead = sim.Duration(c.Overhead.Duration)
 	d.timeout = sim.Duration(c.Timeout.Duration)
 	conn := c.Connections

@@ -59,17 +59,11 @@ func (e *Engine) observe(j *job, latency sim.Time) {
 		e.stats.slow++
 		e.stats.tlSlow++
 	}
-	if j.served < 0 {
+	s, ok := e.answeredBy(j, latency)
+	if !ok || !slow {
 		return
 	}
 	d := &e.pods[j.served].diag
-	s := j.spent
-	s[partNetwork] = max(0, int64(latency)-s.atPod())
-	d.ok++
-	d.okSpent.add(&s)
-	if !slow {
-		return
-	}
 	d.slow++
 	d.slowSpent.add(&s)
 	main := 0
@@ -79,6 +73,21 @@ func (e *Engine) observe(j *job, latency sim.Time) {
 		}
 	}
 	d.slowMain[main]++
+}
+
+// answeredBy accounts an answer received after latency, answered as job j records,
+// toward the answering pod's diagnosis: a client's request, or a service's call.
+// It returns where the request's time went; false when no pod answered.
+func (e *Engine) answeredBy(j *job, latency sim.Time) (spent, bool) {
+	if j.served < 0 {
+		return spent{}, false
+	}
+	d := &e.pods[j.served].diag
+	s := j.spent
+	s[partNetwork] = max(0, int64(latency)-s.atPod())
+	d.ok++
+	d.okSpent.add(&s)
+	return s, true
 }
 
 // waitMS is the mean of each part per request, in ms.

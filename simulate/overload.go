@@ -174,8 +174,12 @@ func (e *Engine) poolOverload(o *result.Overload, si int32, offeredRPS float64, 
 			conns += e.pools[pi].MaxPerHost
 			pools++
 		}
-		if path == "" {
-			path, perHost = fmt.Sprintf("spec.clients[%d].connections.maxPerHost", di), e.pools[e.cpods[d.pods[0]].pool].MaxPerHost
+		if path == "" && len(d.pods) > 0 {
+			path = fmt.Sprintf("spec.clients[%d].connections.maxPerHost", di)
+			if d.from >= 0 {
+				path = fmt.Sprintf("spec.services[%d].pod.client.connections.maxPerHost", d.from)
+			}
+			perHost = e.pools[e.cpods[d.pods[0]].pool].MaxPerHost
 		}
 	}
 	o.PoolWaited, o.PoolTimedOut = waited, timedOut

@@ -72,15 +72,19 @@ func (e *Engine) overloaded() error {
 // outstanding is the error that stops a run when open-loop clients keep
 // maxLiveRequests outstanding, naming the client pod that keeps most of them.
 func (e *Engine) outstanding() error {
+	// A service pod's callers are not the clients' open loops: their calls are
+	// bounded by the requests the pods hold.
 	top := 0
 	for i := range e.cpods {
-		if len(e.cpods[i].slots)-len(e.cpods[i].free) > len(e.cpods[top].slots)-len(e.cpods[top].free) {
+		if e.cpods[i].from < 0 && len(e.cpods[i].slots)-len(e.cpods[i].free) > len(e.cpods[top].slots)-len(e.cpods[top].free) {
 			top = i
 		}
 	}
 	open := e.openSlots
 	for i := range e.cpods {
-		open -= len(e.cpods[i].free)
+		if e.cpods[i].from < 0 {
+			open -= len(e.cpods[i].free)
+		}
 	}
 	where, maxInFlight := "", "spec.clients[0].maxInFlight"
 	if len(e.cpods) > 0 {

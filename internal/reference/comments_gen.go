@@ -52,7 +52,7 @@ var generated = Comments{
 		Doc: "Edge is one service's calls to another: every call its pods made to it.",
 		Fields: map[string]string{
 			"AttemptErrors":     "AttemptErrors are the attempts that failed, by error, retried ones included.",
-			"Attempts":          "Attempts are the requests sent for them, retries included.",
+			"Attempts":          "Attempts are the tries made for them, retries included, each counted when it\nstarts: one still waiting for a pooled connection counts.",
 			"ConnectionsOpened": "ConnectionsOpened by the calling pods to the called service's pods.",
 			"Errors":            "Errors are the calls that failed after their retries, by the error of their last\nattempt.",
 			"From":              "From is the calling service.",

@@ -126,6 +126,7 @@ type Mesh struct {
 	tasks      []task                   // per request (job ID): its state in an envoy
 	connWorker []int16                  // per connection: the worker that accepted it
 	poolEnvoy  []int32                  // per pool: the envoy owning it, -1 or beyond: an app's
+	poolSvc    []int32                  // per envoy pool: the service it reaches
 	serial     uint32                   // of attempts, for their timers
 	pendingFn  func(client.Waiter) bool // pending, as the pools take it
 	done       []int32                  // scratch: tasks a CPU finished
@@ -204,13 +205,20 @@ type envoy struct {
 	half    int64   // worker CPU per request and direction, ns
 	http2   bool    // upstream protocol (outbound)
 	workers []worker
-	breaker *sidecar.Breaker
-	retry   sidecar.RetryPolicy
-	rng     *rand.Rand
-	stopped bool           // inbound: its pod has exited (Stop)
-	active  []int32        // requests in progress per upstream pod (LEAST_REQUEST)
-	hosts   []sidecar.Host // scratch
-	created sim.Time
+	// Its circuit breakers and, per worker, balancers are per upstream service, as
+	// Istio applies them per destination cluster (upstreams.go): the first service's
+	// made with the envoy, the others' when first called.
+	breaker    *sidecar.Breaker
+	breakerSvc int32 // the service breaker is for; -1 until a request goes out
+	breakers   map[int32]*sidecar.Breaker
+	thresholds sidecar.Thresholds
+	lbPolicy   string
+	retry      sidecar.RetryPolicy
+	rng        *rand.Rand
+	stopped    bool           // inbound: its pod has exited (Stop)
+	active     []int32        // requests in progress per upstream pod (LEAST_REQUEST)
+	hosts      []sidecar.Host // scratch
+	created    sim.Time
 
 	requests, overflows, retries, unavailable int64
 }
@@ -220,9 +228,10 @@ type worker struct {
 	since   sim.Time
 	busyNs  sim.Time
 	queue   sim.FIFO[int32]
-	lb      sidecar.Balancer
-	pools   map[int32]int32 // outbound: upstream pod → pool
-	appIdle int             // inbound: idle connections to the app
+	lb      sidecar.Balancer           // for the envoy's breakerSvc
+	lbs     map[int32]sidecar.Balancer // for any other upstream service
+	pools   map[int32]int32            // outbound: upstream pod → pool
+	appIdle int                        // inbound: idle connections to the app
 }
 
 // Add builds sidecar s in pod owner (a service pod when inbound, else a client pod)
@@ -239,12 +248,14 @@ func (m *Mesh) Add(s *scenario.Sidecar, inbound bool, owner, n int32, name strin
 		name: name, inbound: inbound, owner: owner, node: n,
 		grp: m.up.CPU(n, -ei-1, weight, limit, "sidecar/"+name), limit: limit,
 		half: int64(s.PerRequestCPU.Duration) / 2, http2: s.UpstreamProtocol == scenario.ProtocolHTTP2,
-		breaker: sidecar.NewBreaker(sidecar.Thresholds{
+		thresholds: sidecar.Thresholds{
 			MaxConnections: uint32(*s.CircuitBreakers.MaxConnections), MaxPendingRequests: uint32(*s.CircuitBreakers.MaxPendingRequests),
 			MaxRequests: uint32(*s.CircuitBreakers.MaxRequests), MaxRetries: uint32(*s.CircuitBreakers.MaxRetries),
-		}),
+		},
+		breakerSvc: -1, lbPolicy: s.LBPolicy,
 		rng: sim.Stream(m.cfg.Seed, "sidecar/"+name), created: m.k.Now(),
 	}
+	x.breaker = sidecar.NewBreaker(x.thresholds)
 	x.retry = retryPolicy(s.Retries)
 	x.workers = make([]worker, *s.Concurrency)
 	for w := range x.workers {
@@ -320,7 +331,7 @@ func (m *Mesh) Free(ji int32) {
 // releaseRetry gives back the Retries circuit breaker's count t's retry held.
 func (m *Mesh) releaseRetry(t *task) {
 	if t.retryHeld {
-		m.envoys[t.envoy].breaker.Release(sidecar.Retries)
+		m.envoys[t.envoy].breakerOf(t.svc).Release(sidecar.Retries)
 		t.retryHeld = false
 	}
 }

@@ -72,13 +72,13 @@ func (m *Mesh) route(di int32) {
 		m.unavailable(di, -1)
 		return
 	}
-	if !x.breaker.TryAcquire(sidecar.Requests) {
+	if !x.breakerOf(d.svc).TryAcquire(sidecar.Requests) {
 		x.overflows++
 		m.unavailable(di, -1)
 		return
 	}
 	wk := &x.workers[d.worker]
-	i := sidecar.PickAvoiding(wk.lb, x.hosts, x.rng, d.tried[:min(int(d.tries), len(d.tried))], sidecar.IstioHostSelectionRetryMaxAttempts)
+	i := sidecar.PickAvoiding(x.balancerOf(d.worker, d.svc), x.hosts, x.rng, d.tried[:min(int(d.tries), len(d.tried))], sidecar.IstioHostSelectionRetryMaxAttempts)
 	pod := x.hosts[i].ID
 	if int(d.tries) < len(d.tried) {
 		d.tried[d.tries] = pod
@@ -96,8 +96,9 @@ func (m *Mesh) route(di int32) {
 		pi = m.up.NewPool(d.caller, d.svc, x.http2)
 		for int(pi) >= len(m.poolEnvoy) {
 			m.poolEnvoy = append(m.poolEnvoy, -1)
+			m.poolSvc = append(m.poolSvc, -1)
 		}
-		m.poolEnvoy[pi] = d.envoy
+		m.poolEnvoy[pi], m.poolSvc[pi] = d.envoy, d.svc
 		wk.pools[pod] = pi
 	}
 	m.acquire(di, pi)
@@ -134,12 +135,13 @@ func (m *Mesh) acquire(di, pi int32) {
 	}
 	// Envoy opens a connection past max_connections only when the pool has none
 	// (conn_pool_base.cc tryCreateNewConnection).
+	b := x.breakerOf(d.svc)
 	switch {
-	case x.breaker.TryAcquire(sidecar.Connections):
+	case b.TryAcquire(sidecar.Connections):
 	case p.Open() == 0:
-		x.breaker.Acquire(sidecar.Connections)
+		b.Acquire(sidecar.Connections)
 	default:
-		if !x.breaker.TryAcquire(sidecar.PendingRequests) {
+		if !b.TryAcquire(sidecar.PendingRequests) {
 			x.overflows++
 			m.end(di)
 			m.unavailable(di, -1)
@@ -229,7 +231,7 @@ func (m *Mesh) AttemptAnswered(a Attempt, closeAfter bool) bool {
 func (m *Mesh) end(di int32) {
 	d := &m.tasks[di]
 	x := &m.envoys[d.envoy]
-	x.breaker.Release(sidecar.Requests)
+	x.breakerOf(d.svc).Release(sidecar.Requests)
 	x.active[d.target]--
 	m.releaseRetry(d)
 	d.upConn = -1
@@ -254,7 +256,7 @@ func (m *Mesh) release(pi int32, id client.ConnID, close bool) {
 	}
 	switch out {
 	case client.Handed:
-		x.breaker.Release(sidecar.PendingRequests)
+		x.breakerOf(m.poolSvc[pi]).Release(sidecar.PendingRequests)
 		m.send(w.Slot, id, false)
 	case client.Closed:
 		m.CloseUp(id)
@@ -269,22 +271,23 @@ func (m *Mesh) Wake(pi int32) {
 	if !p.HasWaiters() {
 		return
 	}
-	counted := x.breaker.TryAcquire(sidecar.Connections)
+	b := x.breakerOf(m.poolSvc[pi])
+	counted := b.TryAcquire(sidecar.Connections)
 	if !counted && p.Open() > 0 {
 		return
 	}
 	w, ok := p.NextWaiter(m.pendingFn)
 	if !ok {
 		if counted {
-			x.breaker.Release(sidecar.Connections)
+			b.Release(sidecar.Connections)
 		}
 		return
 	}
 	if !counted {
 		// A pool with no connection opens one past max_connections, as acquire.
-		x.breaker.Acquire(sidecar.Connections)
+		b.Acquire(sidecar.Connections)
 	}
-	x.breaker.Release(sidecar.PendingRequests)
+	b.Release(sidecar.PendingRequests)
 	p.Opening()
 	m.dial(w.Slot, pi)
 }
@@ -300,11 +303,16 @@ func (m *Mesh) pending(w client.Waiter) bool {
 	if m.awaited(w.Slot) {
 		return true
 	}
-	m.envoys[d.envoy].breaker.Release(sidecar.PendingRequests)
+	m.envoys[d.envoy].breakerOf(d.svc).Release(sidecar.PendingRequests)
 	m.end(w.Slot)
 	m.apps.Free(w.Slot)
 	return false
 }
+
+// Leaving: the app of outbound request di is about to give up on it with every other
+// request of its pod (its process exited), before any is cancelled: the room one
+// frees must go to none of the others.
+func (m *Mesh) Leaving(di int32) { m.tasks[di].gone = true }
 
 // awaited tells whether the app still waits for outbound request di.
 func (m *Mesh) awaited(di int32) bool { return !m.tasks[di].gone }
@@ -332,7 +340,7 @@ func (m *Mesh) cancel(di int32) bool {
 	switch {
 	case d.waiting:
 		d.waiting = false
-		x.breaker.Release(sidecar.PendingRequests)
+		x.breakerOf(d.svc).Release(sidecar.PendingRequests)
 	case d.upConn >= 0 && m.seq(d.upConn) == d.upSeq:
 		d.failing = true // what the closing connection loses must not fail it again
 		if x.http2 {
@@ -352,7 +360,7 @@ func (m *Mesh) cancel(di int32) bool {
 // CloseUp closes an upstream connection of an envoy.
 func (m *Mesh) CloseUp(id client.ConnID) {
 	c := m.conns().Get(id)
-	m.envoys[m.poolEnvoy[c.Pool]].breaker.Release(sidecar.Connections)
+	m.envoys[m.poolEnvoy[c.Pool]].breakerOf(m.poolSvc[c.Pool]).Release(sidecar.Connections)
 	m.up.Close(id)
 }
 

@@ -73,7 +73,11 @@ func (m *Mesh) Audit() error {
 				open += m.pool(pi).Open()
 			}
 		}
-		if got := x.breaker.Open(sidecar.Connections); int(got) != open {
+		got := x.breaker.Open(sidecar.Connections)
+		for _, b := range x.breakers {
+			got += b.Open(sidecar.Connections)
+		}
+		if int(got) != open {
 			return fmt.Errorf("%s: breaker counts %d connections, pools hold %d", x.name, got, open)
 		}
 	}

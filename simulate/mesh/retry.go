@@ -57,7 +57,7 @@ func (m *Mesh) onUpFail(ev sim.Event) {
 		m.Wake(pi)
 	case d.upConn < 0:
 		m.pool(pi).Drop() // a dial that failed
-		x.breaker.Release(sidecar.Connections)
+		x.breakerOf(d.svc).Release(sidecar.Connections)
 	}
 	m.end(di)
 	m.retryOr503(di)
@@ -74,7 +74,7 @@ func (m *Mesh) retryOr503(di int32) {
 		return
 	}
 	a := sidecar.Attempt{End: d.failure, RequestSent: d.failure != sidecar.ConnectFailure}
-	switch x.retry.Decide(a, int(d.tries)-1, x.breaker) {
+	switch x.retry.Decide(a, int(d.tries)-1, x.breakerOf(d.svc)) {
 	case sidecar.RetryYes:
 		x.retries++
 		d.retryHeld = true
