@@ -175,3 +175,41 @@ func writeSlowPath(b *strings.Builder, r *result.Result) {
 	}
 	tw.Flush()
 }
+
+// retriedShare is the attempts per call above which a call counts as retried much.
+const retriedShare = 1.1
+
+// callRetries says which calls were retried much (at least 1.1 attempts a call),
+// and where retries at one tier multiply those at the next: a call whose callee
+// retries its own calls much too reaches that callee's callee many times over.
+func callRetries(r *result.Result) []string {
+	perCall := func(e result.Edge) float64 {
+		if first := e.Attempts - e.Retries; first > 0 {
+			return float64(e.Attempts) / float64(first)
+		}
+		return 0
+	}
+	var heavy []result.Edge
+	var parts []string
+	for _, e := range r.Edges {
+		if perCall(e) >= retriedShare {
+			heavy = append(heavy, e)
+			parts = append(parts, fmt.Sprintf("%s → %s %.1f", e.From, e.To, perCall(e)))
+		}
+	}
+	if len(heavy) == 0 {
+		return nil
+	}
+	s := fmt.Sprintf("Retried calls, in attempts per call: %s.", strings.Join(parts, ", "))
+	for _, x := range heavy {
+		for _, y := range heavy {
+			if x.To != y.From {
+				continue
+			}
+			s += fmt.Sprintf(" Retries at two tiers multiply: each of %s's calls to %s became %.1f attempts at %s (%s tried %s %.1f times a call, and %s tried %s %.1f times a call). Retrying at one tier only bounds the attempts a request makes at %s by that tier's tries.",
+				x.From, x.To, float64(y.Attempts)/float64(x.Attempts-x.Retries), y.To,
+				x.From, x.To, perCall(x), y.From, y.To, perCall(y), y.To)
+		}
+	}
+	return []string{s}
+}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"trafficlab/examples"
 	"trafficlab/report"
 	"trafficlab/result"
 )
@@ -221,5 +222,36 @@ func TestSlowPathIsToldOnlyOfSlowRequests(t *testing.T) {
 	_, quiet := runGraph(t)
 	if strings.Contains(quiet, "along their calls") {
 		t.Errorf("a run without slow requests tells their path:\n%s", quiet)
+	}
+}
+
+// Retries are told per call retried much, and their multiplication where two tiers
+// in a row retry: the retry storm's frontend and orders both do; with the orders
+// service's retries off, only the frontend's are told; with none, nothing is.
+func TestRetriesAreToldWhereTheyMultiply(t *testing.T) {
+	src, err := examples.Get("calls-retry-storm.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := func(sets ...string) string {
+		var b bytes.Buffer
+		if err := report.Text(&b, simulateSource(t, "storm.yaml", src, sets...)); err != nil {
+			t.Fatal(err)
+		}
+		return strings.Join(strings.Fields(b.String()), " ")
+	}
+	both := text()
+	for _, want := range []string{"Retried calls, in attempts per call: frontend → orders", ", orders → db", "Retries at two tiers multiply: each of frontend's calls to orders became"} {
+		if !strings.Contains(both, want) {
+			t.Errorf("with retries at both tiers the text lacks %q:\n%s", want, both)
+		}
+	}
+	one := text("spec.services[1].pod.calls[0].retries=0")
+	if !strings.Contains(one, "Retried calls, in attempts per call: frontend → orders") || strings.Contains(one, "multiply") || strings.Contains(one, "orders → db 1") {
+		t.Errorf("with retries at the frontend only the text should tell its retries alone:\n%s", one)
+	}
+	none := text("spec.services[0].pod.calls[0].retries=0", "spec.services[1].pod.calls[0].retries=0")
+	if strings.Contains(none, "Retried calls") {
+		t.Errorf("without retries the text tells some:\n%s", none)
 	}
 }

@@ -177,6 +177,7 @@ var textSections = []textSection{
 	{write: writeClients},
 	{write: writeCalls, explains: true},
 	{prose: callFailures, explains: true},
+	{prose: callRetries, explains: true},
 	{write: writeSlowPath, explains: true},
 	{write: writeBackground, explains: true},
 	{write: writeRuns, explains: true},

@@ -252,3 +252,21 @@ func stormStaysDown(l *lab) (string, error) {
 	}
 	return fmt.Sprintf("%s of the %s requests that ended after 10 s failed", count(f), count(all)), nil
 }
+
+// stormMultiply is the retry storm's attempts at the database per call of the
+// frontend to orders, as the text report computes it.
+func stormMultiply(l *lab) (string, error) {
+	r, err := l.result(storm)
+	if err != nil {
+		return "", err
+	}
+	x, err := edge(r, "frontend", "orders")
+	if err != nil {
+		return "", err
+	}
+	y, err := edge(r, "orders", "db")
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%.1f attempts at the database", float64(y.Attempts)/float64(x.Attempts-x.Retries)), nil
+}

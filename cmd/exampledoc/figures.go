@@ -49,6 +49,7 @@ var figures = map[string]generator{
 	"r1-in-cluster":      r1InClusterTable,
 	"storm-table":        stormTable,
 	"storm-stays-down":   stormStaysDown,
+	"storm-multiply":     stormMultiply,
 }
 
 // claim is the error for a sentence of the document that the runs no longer bear out.
