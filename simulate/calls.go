@@ -252,7 +252,8 @@ func (e *Engine) callAnswered(si, ji int32, j *job) {
 	now := e.k.Now()
 	d.requests++
 	d.heldNS += int64(now - s.sent - s.waited)
-	e.answeredBy(j, now-s.sent) // the callee pod's diagnosis; slow counts are the clients'
+	var spent spent
+	e.answeredBy(j, now-s.sent, &spent) // the callee pod's diagnosis; slow counts are the clients'
 
 	e.callEnded(si, true, 0, ji, j)
 }

@@ -59,8 +59,8 @@ func (e *Engine) observe(j *job, latency sim.Time) {
 		e.stats.slow++
 		e.stats.tlSlow++
 	}
-	s, ok := e.answeredBy(j, latency)
-	if !ok || !slow {
+	var s spent
+	if !e.answeredBy(j, latency, &s) || !slow {
 		return
 	}
 	d := &e.pods[j.served].diag
@@ -77,17 +77,17 @@ func (e *Engine) observe(j *job, latency sim.Time) {
 
 // answeredBy accounts an answer received after latency, answered as job j records,
 // toward the answering pod's diagnosis: a client's request, or a service's call.
-// It returns where the request's time went; false when no pod answered.
-func (e *Engine) answeredBy(j *job, latency sim.Time) (spent, bool) {
+// It sets s to where the request's time went; false when no pod answered.
+func (e *Engine) answeredBy(j *job, latency sim.Time, s *spent) bool {
 	if j.served < 0 {
-		return spent{}, false
+		return false
 	}
 	d := &e.pods[j.served].diag
-	s := j.spent
+	*s = j.spent
 	s[partNetwork] = max(0, int64(latency)-s.atPod())
 	d.ok++
-	d.okSpent.add(&s)
-	return s, true
+	d.okSpent.add(s)
+	return true
 }
 
 // waitMS is the mean of each part per request, in ms.
