@@ -10,10 +10,17 @@ import "trafficlab/model/sidecar"
 
 // breakerOf is envoy x's circuit breakers for upstream service svc.
 func (x *envoy) breakerOf(svc int32) *sidecar.Breaker {
+	if svc == x.breakerSvc {
+		return x.breaker
+	}
+	return x.otherBreaker(svc)
+}
+
+// otherBreaker is breakerOf beyond the envoy's own service: it claims the envoy's
+// breakers for the first service called, and makes the others'.
+func (x *envoy) otherBreaker(svc int32) *sidecar.Breaker {
 	if x.breakerSvc < 0 {
 		x.breakerSvc = svc
-	}
-	if svc == x.breakerSvc {
 		return x.breaker
 	}
 	b, ok := x.breakers[svc]
@@ -29,7 +36,15 @@ func (x *envoy) breakerOf(svc int32) *sidecar.Breaker {
 
 // balancerOf is worker w's load balancer for upstream service svc.
 func (x *envoy) balancerOf(w int16, svc int32) sidecar.Balancer {
-	x.breakerOf(svc) // claims the first service for the envoy's own
+	if svc == x.breakerSvc {
+		return x.workers[w].lb
+	}
+	return x.otherBalancer(w, svc)
+}
+
+// otherBalancer is balancerOf beyond the envoy's own service.
+func (x *envoy) otherBalancer(w int16, svc int32) sidecar.Balancer {
+	x.otherBreaker(svc) // claims the first service for the envoy's own
 	wk := &x.workers[w]
 	if svc == x.breakerSvc {
 		return wk.lb
