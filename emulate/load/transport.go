@@ -175,15 +175,18 @@ func newGoPool(r *runner) *goPool {
 }
 
 // transport builds a Transport with the pool's settings.
-func (p *goPool) transport() *http.Transport {
-	c := p.conn
+func (p *goPool) transport() *http.Transport { return newTransport(p.conn, p.tr.dial) }
+
+// newTransport is a Transport with connection settings c that dials with dial.
+func newTransport(c Connections, dial func(ctx context.Context, network, addr string) (net.Conn, error)) *http.Transport {
+	h2 := c.Protocol == scenario.ProtocolHTTP2
 	idle := c.MaxIdlePerHost
 	if idle == 0 {
 		idle = math.MaxInt
 	}
 	t := &http.Transport{
 		Proxy:               nil, // the target is in the lab; never an HTTP_PROXY from the environment
-		DialContext:         p.tr.dial,
+		DialContext:         dial,
 		DisableKeepAlives:   c.Reuse == scenario.ReuseNone,
 		DisableCompression:  true, // ask for what the pod serves, as wrk does
 		MaxConnsPerHost:     c.MaxPerHost,
@@ -191,7 +194,7 @@ func (p *goPool) transport() *http.Transport {
 		IdleConnTimeout:     c.IdleTimeout,
 	}
 	protocols := new(http.Protocols)
-	if p.h2 {
+	if h2 {
 		// For HTTP/2 MaxConnsPerHost only bounds the dials in progress (its doc
 		// comment). Without it, requests that start together before the first
 		// connection is up each dial one, where the simulator (and Go, once a

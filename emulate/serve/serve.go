@@ -75,6 +75,12 @@ type Config struct {
 	// AccessLog receives the access-log lines when the pod spec has accessLog; nil
 	// discards them.
 	AccessLog io.Writer
+	// Service is the pod's service, which its calls' figures name as their caller.
+	Service string
+	// Calls are the addresses of the Services the pod calls, by name: the URL each
+	// call goes to (emulate: the Service's ClusterIP). Every Service the pod spec's
+	// calls name needs one.
+	Calls map[string]string
 	// SubtractOverhead burns each request's CPU work less what the process spends on
 	// the request beside it (its HTTP stack, the runtime), measured as it runs, so
 	// that the request costs the pod its service time in all, as in simulate. Only
@@ -95,6 +101,9 @@ type Server struct {
 	logCPU     time.Duration
 	workers    gate
 	body       []byte // a chunk of filler, written as often as an answer needs
+
+	callees map[string]*callee // the Services the pod calls (calls.go), by name
+	after   *dist.Sampler      // CPU after the calls; nil for none
 
 	overhead *overhead  // nil unless Config.SubtractOverhead
 	log      *accessLog // nil without accessLog in the spec
@@ -188,6 +197,9 @@ func New(cfg Config) (*Server, error) {
 	// connection is refused, as the simulator's draining pod refuses it.
 	var once sync.Once
 	s.http.RegisterOnShutdown(func() { once.Do(func() { close(s.unlistened) }) })
+	if err := s.setupCalls(); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -369,6 +381,15 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		cpu = s.overhead.take(cpu)
 	}
 	ok := s.spend(cpu) && sleep(wait, s.stop)
+	failed := false
+	if ok && len(s.callees) > 0 {
+		// The app does not watch for its caller's close: its calls go on when the
+		// caller gives up, as in simulate.
+		failed, ok = s.makeCalls(context.Background())
+		if ok && !failed && s.after != nil {
+			ok = s.spend(s.sampleAfter())
+		}
+	}
 	if ok && s.log != nil {
 		s.log.write()
 	}
@@ -378,7 +399,11 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		panic(http.ErrAbortHandler)
 	}
-	s.respond(w, r)
+	status := http.StatusOK
+	if failed {
+		status = http.StatusServiceUnavailable // a call it made failed after its retries
+	}
+	s.respond(w, r, status)
 }
 
 // enter counts a handler in, unless the process has exited.
@@ -408,6 +433,13 @@ func (s *Server) sample() (cpu, wait time.Duration) {
 	cpu = time.Duration(s.work.Sample(s.rng))
 	wait = time.Duration(s.wait.Sample(s.rng))
 	return cpu, wait
+}
+
+// sampleAfter draws the CPU work after a request's calls.
+func (s *Server) sampleAfter() time.Duration {
+	s.rngMu.Lock()
+	defer s.rngMu.Unlock()
+	return time.Duration(s.after.Sample(s.rng))
 }
 
 // spend does d of CPU work, burnt or slept as configured; false if the process
@@ -446,11 +478,12 @@ func sleep(d time.Duration, stop <-chan struct{}) bool {
 	}
 }
 
-// respond answers 200 with a response of the pod's responseBytes, which counts the
-// status line and headers (scenario/types.go Pod.ResponseBytes); the body is the rest.
-// The size is exact for HTTP/1.1. HTTP/2 sends the same body, with its headers
-// compressed (HPACK), so its answer is somewhat smaller.
-func (s *Server) respond(w http.ResponseWriter, r *http.Request) {
+// respond answers status (200, or 503 when a call failed) with a response of the
+// pod's responseBytes, which counts the status line and headers (scenario/types.go
+// Pod.ResponseBytes); the body is the rest. The size is exact for HTTP/1.1. HTTP/2
+// sends the same body, with its headers compressed (HPACK), so its answer is
+// somewhat smaller.
+func (s *Server) respond(w http.ResponseWriter, r *http.Request, status int) {
 	h := w.Header()
 	h.Set("Content-Type", "text/plain")
 	if s.draining.Load() && r.ProtoMajor == 1 {
@@ -458,9 +491,9 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request) {
 		// also covers an answer racing the start of the drain.
 		h.Set("Connection", "close")
 	}
-	n := bodySize(int(*s.pod.ResponseBytes), http1HeaderBytes(h, r))
+	n := bodySize(int(*s.pod.ResponseBytes), http1HeaderBytes(h, r, status))
 	h.Set("Content-Length", strconv.Itoa(n))
-	w.WriteHeader(http.StatusOK)
+	w.WriteHeader(status)
 	for n > 0 {
 		k := min(n, len(s.body))
 		if _, err := w.Write(s.body[:k]); err != nil {
@@ -470,12 +503,13 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// http1HeaderBytes counts what net/http writes before the body of a 200 answer with
-// headers h, except the Content-Length line: the status line, h, the Date line and
-// the Connection line it adds itself (net/http server.go chunkWriter.writeHeader),
-// and the blank line.
-func http1HeaderBytes(h http.Header, r *http.Request) int {
-	n := len("HTTP/1.1 200 OK\r\n") + len("Date: Mon, 02 Jan 2006 15:04:05 GMT\r\n") + len("\r\n")
+// http1HeaderBytes counts what net/http writes before the body of an answer of status
+// with headers h, except the Content-Length line: the status line ("HTTP/1.1 200
+// OK"), h, the Date line and the Connection line it adds itself (net/http server.go
+// chunkWriter.writeHeader), and the blank line.
+func http1HeaderBytes(h http.Header, r *http.Request, status int) int {
+	n := len("HTTP/1.1 ") + len(strconv.Itoa(status)) + len(" ") + len(http.StatusText(status)) + len("\r\n") +
+		len("Date: Mon, 02 Jan 2006 15:04:05 GMT\r\n") + len("\r\n")
 	for k, vs := range h {
 		for _, v := range vs {
 			n += len(k) + len(": ") + len(v) + len("\r\n")

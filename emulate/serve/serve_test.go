@@ -355,7 +355,7 @@ func readiness(s *Server) int {
 	return rec.Code
 }
 
-type result struct {
+type answer struct {
 	resp *http.Response
 	body []byte
 	err  error
@@ -363,24 +363,24 @@ type result struct {
 
 // send sends GET / in the background on a client of its own (a connection of its own
 // on HTTP/1.1).
-func send(t *testing.T, addr string, h2c bool) <-chan result {
-	out := make(chan result, 1)
+func send(t *testing.T, addr string, h2c bool) <-chan answer {
+	out := make(chan answer, 1)
 	c := client(t, h2c)
 	go func() {
 		resp, body, err := get(c, addr, "/")
-		out <- result{resp, body, err}
+		out <- answer{resp, body, err}
 	}()
 	return out
 }
 
-func recv(t *testing.T, ch <-chan result) result {
+func recv(t *testing.T, ch <-chan answer) answer {
 	t.Helper()
 	select {
 	case r := <-ch:
 		return r
 	case <-time.After(10 * time.Second):
 		t.Fatal("no answer within 10s")
-		return result{}
+		return answer{}
 	}
 }
 
@@ -405,7 +405,7 @@ func TestTerminateDrain(t *testing.T) {
 				c.Close()
 				t.Errorf("a new connection was accepted while draining")
 			}
-			for i, ch := range []<-chan result{first, second} {
+			for i, ch := range []<-chan answer{first, second} {
 				r := recv(t, ch)
 				if r.err != nil {
 					t.Fatalf("request %d: %v", i+1, r.err)

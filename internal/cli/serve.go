@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/url"
 	"os"
 	"os/signal"
 	"runtime"
@@ -32,6 +33,8 @@ type serveFlags struct {
 	work       string
 	readyAfter time.Duration
 	fullBurn   bool
+	calls      []string
+	edges      string
 }
 
 func newServe(stdout, stderr io.Writer) *cobra.Command {
@@ -73,7 +76,14 @@ The pod spec is YAML, as under spec.services[i].pod of a scenario: inline with
 --pod-spec, or from a scenario file with --scenario (and --service when it has more
 than one, and --set to override values). It is checked as validate checks a
 scenario, and a problem exits 2. serve prints one line on stderr once it listens and
-nothing per request; with pod.accessLog it writes the log lines on stdout.`,
+nothing per request; with pod.accessLog it writes the log lines on stdout.
+
+A pod whose spec has calls makes them for every request, after its work and wait, as
+simulate does: give each Service they name its address with --call SERVICE=URL (the
+Service's ClusterIP). The request holds its worker meanwhile; a call that still fails
+after its retries, unless optional, makes the answer a 503. --edges FILE writes the
+calls' counts and latencies per Service, as the Result's edges, when the process
+exits.`,
 		Example: `  trafficlab serve --pod-spec '{serviceTime: {distribution: exponential, mean: 5ms}, concurrency: 4}' --listen 127.0.0.1:8080
   curl -si http://127.0.0.1:8080/
   curl -si --http2-prior-knowledge http://127.0.0.1:8080/
@@ -81,7 +91,8 @@ nothing per request; with pod.accessLog it writes the log lines on stdout.`,
 
   trafficlab serve --scenario examples/r1-curl-loop.yaml --name webapp1-2
   trafficlab serve --scenario examples/r2-rapid-scaling.yaml --service web --set spec.services[0].pod.onSigterm.action=drain
-  trafficlab serve --pod-spec "$(cat pod.yaml)" --work sleep --ready-after 5s`,
+  trafficlab serve --pod-spec "$(cat pod.yaml)" --work sleep --ready-after 5s
+  trafficlab serve --scenario examples/calls-retry-storm.yaml --service orders --call db=http://127.0.0.1:8081/ --edges orders-0.json`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			return serveApp(c, &f, stdout, stderr)
@@ -117,6 +128,13 @@ func serveApp(c *cobra.Command, f *serveFlags, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stderr, "serve: pod %s listening on %s (HTTP/1.1 and h2c)\n", cfg.Name, ln.Addr())
 	err = serveUntilExit(c, s, ln)
+	if f.edges != "" {
+		data, merr := json.MarshalIndent(s.Edges(), "", "  ")
+		if merr == nil {
+			merr = os.WriteFile(f.edges, append(data, '\n'), 0o644)
+		}
+		err = errors.Join(err, merr)
+	}
 	if o := s.Overhead(); o > 0 {
 		fmt.Fprintf(stderr, "serve: pod %s: its HTTP stack spent %v of CPU a request, taken off the service time\n", cfg.Name, o.Round(time.Microsecond))
 	}
@@ -139,6 +157,25 @@ func (f *serveFlags) register(c *cobra.Command) {
 	fl.StringVar(&f.work, "work", serve.Burn, "how to spend the service time: burn (CPU) or sleep")
 	fl.DurationVar(&f.readyAfter, "ready-after", 0, "answer 503 on /healthz/ready for this long after starting, e.g. 5s")
 	fl.BoolVar(&f.fullBurn, "full-burn", false, "burn the whole service time, on top of what serve's own HTTP stack spends per request")
+	fl.StringArrayVar(&f.calls, "call", nil, "SERVICE=URL: where the pod's calls to SERVICE go, e.g. db=http://198.18.1.5:80/ (repeatable)")
+	fl.StringVar(&f.edges, "edges", "", "write the pod's calls' figures per Service, as the Result's edges (JSON), to this file at exit")
+}
+
+// callAddresses reads --call SERVICE=URL flags.
+func callAddresses(calls []string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, c := range calls {
+		svc, raw, ok := strings.Cut(c, "=")
+		u, err := url.Parse(raw)
+		switch {
+		case !ok || svc == "":
+			return nil, fmt.Errorf("--call %q: want SERVICE=URL, e.g. db=http://127.0.0.1:8081/", c)
+		case err != nil || u.Scheme != "http" || u.Host == "":
+			return nil, fmt.Errorf("--call %q: %s is not an http:// URL", c, raw)
+		}
+		out[svc] = raw
+	}
+	return out, nil
 }
 
 // config checks the flags and loads the pod spec; every problem is bad input.
@@ -167,7 +204,12 @@ func (f *serveFlags) config(c *cobra.Command, stderr io.Writer) (serve.Config, e
 	} else if _, err := net.LookupPort("tcp", port); err != nil {
 		return bad("--listen %q: %v", f.listen, err)
 	}
-	cfg := serve.Config{Name: f.name, Seed: f.seed, Work: f.work, ReadyAfter: f.readyAfter, SubtractOverhead: !f.fullBurn}
+	cfg := serve.Config{Name: f.name, Seed: f.seed, Work: f.work, ReadyAfter: f.readyAfter, SubtractOverhead: !f.fullBurn, Service: f.service}
+	calls, err := callAddresses(f.calls)
+	if err != nil {
+		return bad("%v", err)
+	}
+	cfg.Calls = calls
 	if changed("pod-json") {
 		cfg.Pod = new(scenario.Pod)
 		if err := json.Unmarshal([]byte(f.podJSON), cfg.Pod); err != nil {
@@ -202,7 +244,7 @@ func (f *serveFlags) config(c *cobra.Command, stderr io.Writer) (serve.Config, e
 		svc := &sc.Spec.Services[i]
 		names = append(names, svc.Name)
 		if svc.Name == f.service || f.service == "" && len(sc.Spec.Services) == 1 {
-			cfg.Pod = &svc.Pod
+			cfg.Pod, cfg.Service = &svc.Pod, svc.Name
 			if cfg.Name == "" {
 				cfg.Name = svc.Name + "-0"
 			}

@@ -100,6 +100,8 @@ func TestServeBadInput(t *testing.T) {
 		{[]string{"--pod-json", `{"Concurrency": 2}`}, "--pod-json needs --name"},
 		{[]string{"--pod-json", `{"Concurrency": "two"}`, "--name", "web-0"}, "--pod-json: json: cannot unmarshal"},
 		{[]string{"--pod-json", `{"Concurrency": 2}`, "--name", "web-0", "--work", "spin"}, `--work "spin"`},
+		{[]string{"--pod-spec", servePod, "--call", "db"}, `--call "db": want SERVICE=URL`},
+		{[]string{"--pod-spec", servePod, "--call", "db=127.0.0.1:80"}, `127.0.0.1:80 is not an http:// URL`},
 	} {
 		var out, errb serveBuffer
 		code := runServe(context.Background(), &out, &errb, tc.args...)

@@ -1,0 +1,221 @@
+package serve
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"sync"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"trafficlab/emulate/load"
+	"trafficlab/model/dist"
+	"trafficlab/result"
+	"trafficlab/scenario"
+)
+
+// Calls: a pod whose spec has calls makes them after its work and wait, as
+// simulate does (simulate/calls.go): the steps in order, a parallel step's calls at
+// once, each call drawn with its probability, made count times, each attempt
+// within its timeout and tried again on failure while it has retries; a call that
+// still fails, unless optional, makes the pod answer 503. The request holds its
+// worker meanwhile. afterCalls is CPU work after them.
+
+// callee is one Service the pod calls: its client and what its calls did.
+type callee struct {
+	caller *load.Caller
+	stats  edgeStats
+}
+
+// edgeStats counts one callee's calls as simulate's edges do.
+type edgeStats struct {
+	mu                          sync.Mutex
+	requests, attempts, retries int64
+	errors, attemptErrors       result.Errors
+	latency                     *hdr.Histogram
+	min, max                    int64
+	pods                        map[string]bool
+}
+
+// setupCalls makes the pod's callers, one per Service it calls, at the addresses
+// Config.Calls gives.
+func (s *Server) setupCalls() error {
+	p := s.pod
+	if len(p.Calls) == 0 {
+		return nil
+	}
+	if p.Client.PropagateDeadline {
+		return fmt.Errorf("serve: client.propagateDeadline is not emulated yet")
+	}
+	if p.AfterCalls != nil {
+		after, err := dist.New(p.AfterCalls.Spec())
+		if err != nil {
+			return fmt.Errorf("serve: afterCalls: %w", err)
+		}
+		s.after = &after
+	}
+	maxBody := map[string]int64{}
+	for _, step := range p.Calls {
+		for _, c := range stepCalls(&step) {
+			maxBody[c.Service] = max(maxBody[c.Service], *c.RequestBytes)
+		}
+	}
+	s.callees = map[string]*callee{}
+	for svc, body := range maxBody {
+		url, ok := s.cfg.Calls[svc]
+		if !ok {
+			return fmt.Errorf("serve: the pod calls service %s, but no address is given for it (--call %s=URL)", svc, svc)
+		}
+		c, err := load.NewCaller(p.Client, url, body, nil)
+		if err != nil {
+			return fmt.Errorf("serve: calls to %s: %w", svc, err)
+		}
+		s.callees[svc] = &callee{caller: c, stats: edgeStats{latency: hdr.New(1, int64(3600e9), 3), pods: map[string]bool{}}}
+	}
+	return nil
+}
+
+// stepCalls are the calls of one step: itself, or the calls it makes at once.
+func stepCalls(step *scenario.Call) []*scenario.Call {
+	if step.Parallel == nil {
+		return []*scenario.Call{step}
+	}
+	var out []*scenario.Call
+	for i := range step.Parallel {
+		out = append(out, &step.Parallel[i])
+	}
+	return out
+}
+
+// makeCalls makes the pod's steps of calls for one request. It reports whether a
+// call that is not optional failed; alive is false when the process exited
+// meanwhile.
+func (s *Server) makeCalls(ctx context.Context) (failed, alive bool) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-s.stop: // the process exited: its calls' connections close with it
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	for i := range s.pod.Calls {
+		calls := s.drawn(&s.pod.Calls[i])
+		ok := make([]bool, len(calls))
+		var wg sync.WaitGroup
+		for k, c := range calls {
+			wg.Go(func() { ok[k] = s.call(ctx, c) })
+		}
+		wg.Wait()
+		select {
+		case <-s.stop:
+			return false, false
+		default:
+		}
+		for k, c := range calls {
+			failed = failed || (!ok[k] && !c.Optional)
+		}
+		if failed {
+			return true, true
+		}
+	}
+	return false, true
+}
+
+// drawn are the calls of step this request makes, each drawn with its probability
+// from the pod's stream.
+func (s *Server) drawn(step *scenario.Call) []*scenario.Call {
+	var out []*scenario.Call
+	s.rngMu.Lock()
+	defer s.rngMu.Unlock()
+	for _, c := range stepCalls(step) {
+		if *c.Probability >= 1 || s.rng.Float64() < *c.Probability {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// call makes one call of the pod's steps, count times, each with its retries; false
+// when one still failed after them (an optional call's failure ends only itself).
+func (s *Server) call(ctx context.Context, c *scenario.Call) bool {
+	e := s.callees[c.Service]
+	ok := true
+	for range *c.Count {
+		start := time.Now()
+		var failed bool
+		var kind result.ErrorKind
+		for try := 0; try <= c.Retries && ctx.Err() == nil; try++ {
+			var pod string
+			pod, failed, kind = e.caller.Call(ctx, c.Timeout.Duration, *c.RequestBytes)
+			e.stats.attempt(try > 0, failed, kind, pod)
+			if !failed {
+				break
+			}
+		}
+		e.stats.ended(failed, kind, time.Since(start))
+		if failed {
+			ok = false
+			if !c.Optional {
+				return false
+			}
+		}
+	}
+	return ok
+}
+
+func (st *edgeStats) attempt(retry, failed bool, kind result.ErrorKind, pod string) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.attempts++
+	if retry {
+		st.retries++
+	}
+	if failed {
+		st.attemptErrors.Add(kind, 1)
+	}
+	if pod != "" {
+		st.pods[pod] = true
+	}
+}
+
+func (st *edgeStats) ended(failed bool, kind result.ErrorKind, took time.Duration) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.requests++
+	if failed {
+		st.errors.Add(kind, 1)
+		return
+	}
+	v := min(max(int64(took), 1), st.latency.HighestTrackableValue())
+	if st.latency.TotalCount() == 0 || v < st.min {
+		st.min = v
+	}
+	st.max = max(st.max, v)
+	_ = st.latency.RecordValue(v)
+}
+
+// Edges are the pod's calls so far, one per Service it calls, From named by
+// Config.Service, in the order of the callees' names.
+func (s *Server) Edges() []result.Edge {
+	var out []result.Edge
+	for _, svc := range slices.Sorted(maps.Keys(s.callees)) {
+		e := s.callees[svc]
+		st := &e.stats
+		st.mu.Lock()
+		re := result.Edge{
+			From: s.cfg.Service, To: svc, Requests: st.requests, Attempts: st.attempts, Retries: st.retries,
+			Errors: st.errors, AttemptErrors: st.attemptErrors, PodsReached: len(st.pods),
+		}
+		if st.latency.TotalCount() > 0 {
+			re.LatencyMS = result.LatencyBetween(st.latency, st.min, st.max)
+		}
+		st.mu.Unlock()
+		re.ConnectionsOpened, re.PeakOpen = e.caller.Opened()
+		out = append(out, re)
+	}
+	return out
+}
