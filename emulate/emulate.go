@@ -120,15 +120,26 @@ func Run(ctx context.Context, p *Plan, opt Options) (res *result.Result, err err
 			err = errors.Join(err, fmt.Errorf("tearing down: %w (`trafficlab emulate --cleanup` removes what is left)", e))
 		}
 	}()
+	if hasCalls(sc) {
+		if c.figures, err = os.MkdirTemp("", "trafficlab-emulate-figures-"); err != nil {
+			return nil, err
+		}
+	}
 	if err := c.build(ctx); err != nil {
 		return nil, err
 	}
 	c.run(ctx)
 	syncErrs := c.endpoints.stop() // before c.mu: a change takes c.mu, then the endpoints' lock
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	c.errs = append(c.errs, syncErrs...)
-	return c.result(), errors.Join(c.errs...)
+	res = c.result()
+	c.mu.Unlock()
+	if c.figures != "" {
+		c.addCalls(res) // it ends the pods: after the result took their state
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return res, errors.Join(c.errs...)
 }
 
 // cluster is one emulated run.
@@ -165,6 +176,10 @@ type cluster struct {
 	ran   time.Duration
 	tl    *timeline
 
+	// figures is where each pod writes what its app did when it exits, when services
+	// call services (calls.go); "" without calls.
+	figures string
+
 	// mu guards servers, their state, errs and closing once the run has begun.
 	mu      sync.Mutex
 	errs    []error
@@ -195,7 +210,7 @@ func (c *cluster) build(ctx context.Context) (err error) {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		s, err := startServer(ctx, c.spawner.start, c.net, c.opt.Exe, p.Name, p.Owner, p.Node, &spec.Services[p.Index].Pod, spec.Seed, c.exited)
+		s, err := startServer(ctx, c.spawner.start, c.net, c.opt.Exe, p.Name, p.Owner, p.Node, &spec.Services[p.Index].Pod, spec.Seed, c.serveArgs(p.Owner, p.Name), c.exited)
 		if err != nil {
 			return err
 		}
@@ -506,6 +521,9 @@ func (c *cluster) teardown() error {
 	c.spawner.close()
 	if c.net != nil {
 		errs = append(errs, c.net.Close())
+	}
+	if c.figures != "" {
+		errs = append(errs, os.RemoveAll(c.figures))
 	}
 	return errors.Join(errs...)
 }

@@ -57,8 +57,9 @@ func (s *server) addr() netip.AddrPort { return netip.AddrPortFrom(s.net.IP, pod
 // with the CPU limit the kubelet would set (model/node.MilliCPUToQuota, through
 // emulate/cgroup), and its app listening on podPort.
 // spawn starts the process (spawner.start); exited is called once the app has
-// ended, for whatever reason, if it got as far as listening.
-func startServer(ctx context.Context, spawn func(*exec.Cmd) error, net *topo.Topology, exe, name, service, nodeName string, pod *scenario.Pod, seed int64, exited func(*server)) (s *server, err error) {
+// ended, for whatever reason, if it got as far as listening. args are more flags of
+// `trafficlab serve` (its calls: cluster.serveArgs).
+func startServer(ctx context.Context, spawn func(*exec.Cmd) error, net *topo.Topology, exe, name, service, nodeName string, pod *scenario.Pod, seed int64, args []string, exited func(*server)) (s *server, err error) {
 	s = &server{name: name, service: service, node: nodeName, stderr: &tail{}, exited: make(chan struct{}), readyAt: -1}
 	if s.net, err = net.AddPod(name, nodeName); err != nil {
 		return nil, err
@@ -75,8 +76,8 @@ func startServer(ctx context.Context, spawn func(*exec.Cmd) error, net *topo.Top
 		s.group.Remove()
 		return nil, err
 	}
-	s.cmd = exec.Command("ip", "netns", "exec", s.net.NS, exe, "serve", "--pod-json", string(spec),
-		"--name", name, "--seed", strconv.FormatInt(seed, 10), "--listen", fmt.Sprintf(":%d", podPort))
+	s.cmd = exec.Command("ip", append([]string{"netns", "exec", s.net.NS, exe, "serve", "--pod-json", string(spec),
+		"--name", name, "--seed", strconv.FormatInt(seed, 10), "--listen", fmt.Sprintf(":%d", podPort)}, args...)...)
 	s.cmd.Stdout = io.Discard // the access log: the scenario's disk is not emulated
 	// A pod must not outlive the run: if this process dies, the kernel kills it.
 	s.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}

@@ -41,8 +41,10 @@ func unsupported(sc *scenario.Scenario) error {
 		switch {
 		case s.Sidecar != nil:
 			return not(path+".sidecar", "an Envoy sidecar is")
-		case len(s.Pod.Calls) > 0:
-			return not(path+".pod.calls", "a service's calls to other services are")
+		case s.Pod.Client != nil && s.Pod.Client.PropagateDeadline:
+			return not(path+".pod.client.propagateDeadline", "a deadline propagated with the calls is")
+		case s.Pod.Client != nil && s.Pod.Client.Connections.MaxLifetime != nil && s.Pod.Client.Connections.MaxLifetime.Duration > 0:
+			return not(path+".pod.client.connections.maxLifetime", "a connection lifetime of the calls' pools is")
 		case s.Autoscaler != nil && len(s.Rollouts) > 0:
 			return not(path+".rollouts", "a rollout of an autoscaled service is")
 		}

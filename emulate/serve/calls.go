@@ -34,9 +34,8 @@ type edgeStats struct {
 	mu                          sync.Mutex
 	requests, attempts, retries int64
 	errors, attemptErrors       result.Errors
-	latency                     *hdr.Histogram
-	min, max                    int64
-	pods                        map[string]bool
+	latency                     *latencies
+	answered                    map[string]int64 // attempts each pod answered
 }
 
 // setupCalls makes the pod's callers, one per Service it calls, at the addresses
@@ -72,7 +71,7 @@ func (s *Server) setupCalls() error {
 		if err != nil {
 			return fmt.Errorf("serve: calls to %s: %w", svc, err)
 		}
-		s.callees[svc] = &callee{caller: c, stats: edgeStats{latency: hdr.New(1, int64(3600e9), 3), pods: map[string]bool{}}}
+		s.callees[svc] = &callee{caller: c, stats: edgeStats{latency: newLatencies(), answered: map[string]int64{}}}
 	}
 	return nil
 }
@@ -151,6 +150,12 @@ func (s *Server) call(ctx context.Context, c *scenario.Call) bool {
 		for try := 0; try <= c.Retries && ctx.Err() == nil; try++ {
 			var pod string
 			pod, failed, kind = e.caller.Call(ctx, c.Timeout.Duration, *c.RequestBytes)
+			if ctx.Err() != nil {
+				// The process exited under the call: in flight at its end, neither
+				// answered nor failed.
+				e.stats.attempt(try > 0, false, 0, "")
+				return false
+			}
 			e.stats.attempt(try > 0, failed, kind, pod)
 			if !failed {
 				break
@@ -178,7 +183,7 @@ func (st *edgeStats) attempt(retry, failed bool, kind result.ErrorKind, pod stri
 		st.attemptErrors.Add(kind, 1)
 	}
 	if pod != "" {
-		st.pods[pod] = true
+		st.answered[pod]++
 	}
 }
 
@@ -190,32 +195,28 @@ func (st *edgeStats) ended(failed bool, kind result.ErrorKind, took time.Duratio
 		st.errors.Add(kind, 1)
 		return
 	}
-	v := min(max(int64(took), 1), st.latency.HighestTrackableValue())
-	if st.latency.TotalCount() == 0 || v < st.min {
-		st.min = v
-	}
-	st.max = max(st.max, v)
-	_ = st.latency.RecordValue(v)
+	st.latency.record(took)
 }
 
-// Edges are the pod's calls so far, one per Service it calls, From named by
-// Config.Service, in the order of the callees' names.
-func (s *Server) Edges() []result.Edge {
-	var out []result.Edge
-	for _, svc := range slices.Sorted(maps.Keys(s.callees)) {
-		e := s.callees[svc]
-		st := &e.stats
-		st.mu.Lock()
-		re := result.Edge{
-			From: s.cfg.Service, To: svc, Requests: st.requests, Attempts: st.attempts, Retries: st.retries,
-			Errors: st.errors, AttemptErrors: st.attemptErrors, PodsReached: len(st.pods),
-		}
-		if st.latency.TotalCount() > 0 {
-			re.LatencyMS = result.LatencyBetween(st.latency, st.min, st.max)
-		}
-		st.mu.Unlock()
-		re.ConnectionsOpened, re.PeakOpen = e.caller.Opened()
-		out = append(out, re)
+// figures are callee svc's calls so far, from service from.
+func (e *callee) figures(from, svc string) CallFigures {
+	st := &e.stats
+	st.mu.Lock()
+	f := CallFigures{
+		Edge: result.Edge{From: from, To: svc, Requests: st.requests, Attempts: st.attempts, Retries: st.retries,
+			Errors: st.errors, AttemptErrors: st.attemptErrors, PodsReached: len(st.answered)},
+		Answered: maps.Clone(st.answered),
 	}
-	return out
+	st.mu.Unlock()
+	f.Latency = st.latency.bars()
+	if len(f.Latency.Values) > 0 {
+		h := hdr.New(1, int64(time.Hour), 3)
+		f.Latency.AddTo(h)
+		f.Edge.LatencyMS = result.LatencyBetween(h, f.Latency.Min, f.Latency.Max)
+	}
+	f.Edge.ConnectionsOpened, f.Edge.PeakOpen = e.caller.Opened()
+	return f
 }
+
+// sortedNames are the callees' names in order.
+func sortedNames(m map[string]*callee) []string { return slices.Sorted(maps.Keys(m)) }

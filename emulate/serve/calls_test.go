@@ -76,16 +76,16 @@ func TestServeMakesItsCalls(t *testing.T) {
 					t.Fatalf("request %d answered %d, want %d", i, s, c.status)
 				}
 			}
-			edges := f.Edges()
-			if len(edges) != 1 {
-				t.Fatalf("edges %+v, want one to back", edges)
+			fig := f.Figures()
+			if len(fig.Calls) != 1 || fig.Requests != n || fig.Errors != n*int64(c.status/503) {
+				t.Fatalf("figures %+v, want %d requests answered, their 503s, and calls to back", fig, n)
 			}
-			e := edges[0]
+			e := fig.Calls[0].Edge
 			if e.From != "front" || e.To != "back" || e.Requests != n || e.Attempts != c.attempts || e.Errors.Total() != c.failed ||
 				e.Errors.Timeout != c.failed || e.Retries != c.attempts-n {
 				t.Errorf("edge %+v: want %d calls, %d attempts, %d failed by timeout", e, n, c.attempts, c.failed)
 			}
-			if c.failed == 0 && (e.PodsReached != 1 || e.LatencyMS.Min < 1 || e.ConnectionsOpened == 0) {
+			if c.failed == 0 && (e.PodsReached != 1 || fig.Calls[0].Answered["back-0"] != n || e.LatencyMS.Min < 1 || e.ConnectionsOpened == 0) {
 				t.Errorf("edge %+v: want the back pod reached, calls over 1 ms, connections opened", e)
 			}
 		})

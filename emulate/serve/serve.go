@@ -105,6 +105,11 @@ type Server struct {
 	callees map[string]*callee // the Services the pod calls (calls.go), by name
 	after   *dist.Sampler      // CPU after the calls; nil for none
 
+	// What the app did (figures.go): requests answered, 503s of failed calls, and
+	// the time it held them.
+	answered, unavailable atomic.Int64
+	held                  *latencies
+
 	overhead *overhead  // nil unless Config.SubtractOverhead
 	log      *accessLog // nil without accessLog in the spec
 	logStop  chan struct{}
@@ -154,6 +159,7 @@ func New(cfg Config) (*Server, error) {
 		stop:       make(chan struct{}),
 		unlistened: make(chan struct{}),
 		exited:     make(chan struct{}),
+		held:       newLatencies(),
 	}
 	s.cond.L = &s.mu
 	if cfg.SubtractOverhead {
@@ -364,6 +370,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	}
 	defer s.leave()
 	io.Copy(io.Discard, r.Body) // the request arrives whole before the app works on it
+	arrived := time.Now()
 	c, _ := r.Context().Value(connKey{}).(*conn)
 	if !s.workers.acquire(c, s.stop) {
 		panic(http.ErrAbortHandler) // the process exited: the connection is gone
@@ -402,7 +409,10 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	status := http.StatusOK
 	if failed {
 		status = http.StatusServiceUnavailable // a call it made failed after its retries
+		s.unavailable.Add(1)
 	}
+	s.answered.Add(1)
+	s.held.record(time.Since(arrived))
 	s.respond(w, r, status)
 }
 

@@ -34,7 +34,7 @@ type serveFlags struct {
 	readyAfter time.Duration
 	fullBurn   bool
 	calls      []string
-	edges      string
+	figures    string
 }
 
 func newServe(stdout, stderr io.Writer) *cobra.Command {
@@ -81,9 +81,10 @@ nothing per request; with pod.accessLog it writes the log lines on stdout.
 A pod whose spec has calls makes them for every request, after its work and wait, as
 simulate does: give each Service they name its address with --call SERVICE=URL (the
 Service's ClusterIP). The request holds its worker meanwhile; a call that still fails
-after its retries, unless optional, makes the answer a 503. --edges FILE writes the
-calls' counts and latencies per Service, as the Result's edges, when the process
-exits.`,
+after its retries, unless optional, makes the answer a 503. --figures FILE writes
+what the app did, when the process exits, as JSON: the requests it answered and
+held, and its calls per Service (each as the Result's edge, with its latencies and
+the attempts each pod answered); emulate adds every pod's up.`,
 		Example: `  trafficlab serve --pod-spec '{serviceTime: {distribution: exponential, mean: 5ms}, concurrency: 4}' --listen 127.0.0.1:8080
   curl -si http://127.0.0.1:8080/
   curl -si --http2-prior-knowledge http://127.0.0.1:8080/
@@ -92,7 +93,7 @@ exits.`,
   trafficlab serve --scenario examples/r1-curl-loop.yaml --name webapp1-2
   trafficlab serve --scenario examples/r2-rapid-scaling.yaml --service web --set spec.services[0].pod.onSigterm.action=drain
   trafficlab serve --pod-spec "$(cat pod.yaml)" --work sleep --ready-after 5s
-  trafficlab serve --scenario examples/calls-retry-storm.yaml --service orders --call db=http://127.0.0.1:8081/ --edges orders-0.json`,
+  trafficlab serve --scenario examples/calls-retry-storm.yaml --service orders --call db=http://127.0.0.1:8081/ --figures orders-0.json`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			return serveApp(c, &f, stdout, stderr)
@@ -128,10 +129,10 @@ func serveApp(c *cobra.Command, f *serveFlags, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stderr, "serve: pod %s listening on %s (HTTP/1.1 and h2c)\n", cfg.Name, ln.Addr())
 	err = serveUntilExit(c, s, ln)
-	if f.edges != "" {
-		data, merr := json.MarshalIndent(s.Edges(), "", "  ")
+	if f.figures != "" {
+		data, merr := json.Marshal(s.Figures())
 		if merr == nil {
-			merr = os.WriteFile(f.edges, append(data, '\n'), 0o644)
+			merr = os.WriteFile(f.figures, append(data, '\n'), 0o644)
 		}
 		err = errors.Join(err, merr)
 	}
@@ -158,7 +159,7 @@ func (f *serveFlags) register(c *cobra.Command) {
 	fl.DurationVar(&f.readyAfter, "ready-after", 0, "answer 503 on /healthz/ready for this long after starting, e.g. 5s")
 	fl.BoolVar(&f.fullBurn, "full-burn", false, "burn the whole service time, on top of what serve's own HTTP stack spends per request")
 	fl.StringArrayVar(&f.calls, "call", nil, "SERVICE=URL: where the pod's calls to SERVICE go, e.g. db=http://198.18.1.5:80/ (repeatable)")
-	fl.StringVar(&f.edges, "edges", "", "write the pod's calls' figures per Service, as the Result's edges (JSON), to this file at exit")
+	fl.StringVar(&f.figures, "figures", "", "write what the app did (requests, time held, calls per Service) as JSON to this file at exit")
 }
 
 // callAddresses reads --call SERVICE=URL flags.
@@ -190,8 +191,10 @@ func (f *serveFlags) config(c *cobra.Command, stderr io.Writer) (serve.Config, e
 	switch {
 	case !changed("pod-json") && changed("pod-spec") == changed("scenario"):
 		return bad("give the pod spec with either --pod-spec YAML or --scenario FILE")
-	case !changed("scenario") && (changed("service") || changed("set")):
-		return bad("--service and --set need --scenario")
+	case !changed("scenario") && changed("set"):
+		return bad("--set needs --scenario")
+	case changed("pod-spec") && changed("service"):
+		return bad("--service names the pod's service with --scenario or --pod-json")
 	case f.work != serve.Burn && f.work != serve.Sleep:
 		return bad("--work %q: want %s or %s", f.work, serve.Burn, serve.Sleep)
 	case f.readyAfter < 0:
