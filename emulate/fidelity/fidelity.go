@@ -1,5 +1,6 @@
 // Package fidelity measures how far simulate is from emulate: a fixed set of
-// scenarios (R1's rows, R2's scale-in under iptables and userspace, R4's loss case)
+// scenarios (R1's rows and R1 inside the cluster, a frontend calling webapp1; R2's
+// scale-in under iptables and userspace; R4's loss case)
 // runs in both engines with the same seeds, and a table sets the two side by side.
 // `make fidelity` prints it; the README keeps a copy.
 package fidelity
@@ -62,6 +63,10 @@ var Cases = []Case{
 	{Name: "R1 shared client, 5 threads, 200m pods", File: "r1-shared-client-5-threads.yaml", Sets: []string{noLatency, fitPods}},
 	{Name: "R1 shared client, 20 threads, 200m pods", File: "r1-shared-client-20-threads.yaml", Sets: []string{noLatency, fitPods}},
 	{Name: "R1 7 callers × 3 threads, 200m pods", File: "r1-7-callers-3-threads.yaml", Sets: []string{noLatency, fitPods}},
+	// Services that call services: the frontend's pods hold the connections that
+	// pin webapp1's load, made by `trafficlab serve` through the ClusterIP.
+	{Name: "R1 in the cluster: a frontend's calls, 200m pods", File: "r1-in-cluster.yaml",
+		Sets: []string{noLatency, "spec.services[0].pod.cpu=200m", "spec.services[1].pod.cpu=200m"}},
 	{Name: "R2 scale-in, iptables", File: "r2-scale-in.yaml"},
 	{Name: "R2 scale-in, userspace", File: "r2-scale-in.yaml", Sets: []string{"spec.cluster.proxyMode=userspace"}},
 	// One retransmission timeout stalls every stream of R4's one HTTP/2 connection
