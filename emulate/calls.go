@@ -15,7 +15,6 @@ import (
 	"trafficlab/emulate/topo"
 	"trafficlab/result"
 	"trafficlab/scenario"
-	"trafficlab/simulate"
 )
 
 // Services that call services: each pod's `trafficlab serve` makes its calls for
@@ -44,7 +43,7 @@ func (c *cluster) serveArgs(service, name string) []string {
 		return nil
 	}
 	args := []string{"--service", service, "--figures", filepath.Join(c.figures, name+".json")}
-	for _, to := range callees(&c.sc.Spec.Services[serviceIndex(c.sc, service)].Pod) {
+	for _, to := range c.sc.Spec.Services[serviceIndex(c.sc, service)].Pod.Callees() {
 		args = append(args, "--call", fmt.Sprintf("%s=http://%s:%d/", to, topo.ServiceIP(serviceIndex(c.sc, to)), servicePort))
 	}
 	return args
@@ -102,7 +101,7 @@ func (c *cluster) addCalls(r *result.Result) {
 // the order simulate lists them (services in order, each one's callees as its calls
 // first name them), and the calls each pod answered to its requests.
 func addFigures(r *result.Result, sc *scenario.Scenario, figs []serve.Figures) {
-	r.Services = simulate.ServiceConfigs(sc)
+	r.Services = sc.ServiceConfigs()
 	answered := map[string]int64{}
 	for i := range r.Services {
 		rs := &r.Services[i]
@@ -125,7 +124,7 @@ func addFigures(r *result.Result, sc *scenario.Scenario, figs []serve.Figures) {
 	}
 	for i := range sc.Spec.Services {
 		from := sc.Spec.Services[i].Name
-		for _, to := range callees(&sc.Spec.Services[i].Pod) {
+		for _, to := range sc.Spec.Services[i].Pod.Callees() {
 			e := result.Edge{From: from, To: to}
 			lat := hdr.New(1, int64(time.Hour), 3)
 			lo, hi := int64(0), int64(0)
@@ -169,32 +168,12 @@ func callLevels(sc *scenario.Scenario) map[string]int {
 	for range sc.Spec.Services { // as many passes as services: validation rules out cycles
 		for i := range sc.Spec.Services {
 			from := sc.Spec.Services[i].Name
-			for _, to := range callees(&sc.Spec.Services[i].Pod) {
+			for _, to := range sc.Spec.Services[i].Pod.Callees() {
 				level[to] = max(level[to], level[from]+1)
 			}
 		}
 	}
 	return level
-}
-
-// callees are the Services pod calls, in the order its calls first name them.
-func callees(pod *scenario.Pod) []string {
-	var out []string
-	seen := map[string]bool{}
-	for i := range pod.Calls {
-		step := &pod.Calls[i]
-		calls := []scenario.Call{*step}
-		if step.Parallel != nil {
-			calls = step.Parallel
-		}
-		for _, c := range calls {
-			if !seen[c.Service] {
-				seen[c.Service] = true
-				out = append(out, c.Service)
-			}
-		}
-	}
-	return out
 }
 
 // extremes widens [lo, hi] (0, 0: none yet) to b's.

@@ -1,6 +1,10 @@
 package scenario
 
-import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+import (
+	"slices"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
 
 // Call is one step of a request's calls to another Service: a call (service), or
 // calls made at once (parallel), the step ending when all of them have ended.
@@ -89,4 +93,29 @@ func defaultCall(c *Call, client *CallClient) {
 		n := client.Request.BodyBytes
 		c.RequestBytes = &n
 	}
+}
+
+// Calls are the calls step c makes: itself, or the calls it makes at once.
+func (c *Call) Calls() []*Call {
+	if c.Parallel == nil {
+		return []*Call{c}
+	}
+	out := make([]*Call, len(c.Parallel))
+	for i := range c.Parallel {
+		out[i] = &c.Parallel[i]
+	}
+	return out
+}
+
+// Callees are the Services pod p's calls name, in the order they first name them.
+func (p *Pod) Callees() []string {
+	var out []string
+	for i := range p.Calls {
+		for _, c := range p.Calls[i].Calls() {
+			if !slices.Contains(out, c.Service) {
+				out = append(out, c.Service)
+			}
+		}
+	}
+	return out
 }

@@ -81,13 +81,10 @@ func (e *Engine) addCalls() error {
 			}
 			svc.after = &after
 		}
-		for _, c := range pod.Calls {
+		for i := range pod.Calls {
 			var step callStep
-			if c.Parallel == nil {
-				step = append(step, e.callSpec(int32(si), &c))
-			}
-			for k := range c.Parallel {
-				step = append(step, e.callSpec(int32(si), &c.Parallel[k]))
+			for _, c := range pod.Calls[i].Calls() {
+				step = append(step, e.callSpec(int32(si), c))
 			}
 			svc.calls = append(svc.calls, step)
 		}

@@ -69,7 +69,7 @@ func hold(sc *scenario.Scenario, svc *scenario.Service, depth int) float64 {
 	trip := 2 * sc.Spec.Cluster.Network.Latency.Seconds()
 	for _, step := range svc.Pod.Calls {
 		longest := 0.0
-		for _, c := range stepCalls(&step) {
+		for _, c := range step.Calls() {
 			if callee := serviceNamed(sc, c.Service); callee != nil {
 				longest = max(longest, *c.Probability*float64(*c.Count)*(trip+hold(sc, callee, depth+1)))
 			}
@@ -83,19 +83,7 @@ func hold(sc *scenario.Scenario, svc *scenario.Service, depth int) float64 {
 func calls(svc *scenario.Service) []*scenario.Call {
 	var out []*scenario.Call
 	for i := range svc.Pod.Calls {
-		out = append(out, stepCalls(&svc.Pod.Calls[i])...)
-	}
-	return out
-}
-
-// stepCalls are the calls of one step: itself, or the calls it makes at once.
-func stepCalls(step *scenario.Call) []*scenario.Call {
-	if step.Parallel == nil {
-		return []*scenario.Call{step}
-	}
-	var out []*scenario.Call
-	for i := range step.Parallel {
-		out = append(out, &step.Parallel[i])
+		out = append(out, svc.Pod.Calls[i].Calls()...)
 	}
 	return out
 }

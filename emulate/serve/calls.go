@@ -57,7 +57,7 @@ func (s *Server) setupCalls() error {
 	}
 	maxBody := map[string]int64{}
 	for _, step := range p.Calls {
-		for _, c := range stepCalls(&step) {
+		for _, c := range step.Calls() {
 			maxBody[c.Service] = max(maxBody[c.Service], *c.RequestBytes)
 		}
 	}
@@ -74,18 +74,6 @@ func (s *Server) setupCalls() error {
 		s.callees[svc] = &callee{caller: c, stats: edgeStats{latency: newLatencies(), answered: map[string]int64{}}}
 	}
 	return nil
-}
-
-// stepCalls are the calls of one step: itself, or the calls it makes at once.
-func stepCalls(step *scenario.Call) []*scenario.Call {
-	if step.Parallel == nil {
-		return []*scenario.Call{step}
-	}
-	var out []*scenario.Call
-	for i := range step.Parallel {
-		out = append(out, &step.Parallel[i])
-	}
-	return out
 }
 
 // makeCalls makes the pod's steps of calls for one request. It reports whether a
@@ -130,7 +118,7 @@ func (s *Server) drawn(step *scenario.Call) []*scenario.Call {
 	var out []*scenario.Call
 	s.rngMu.Lock()
 	defer s.rngMu.Unlock()
-	for _, c := range stepCalls(step) {
+	for _, c := range step.Calls() {
 		if *c.Probability >= 1 || s.rng.Float64() < *c.Probability {
 			out = append(out, c)
 		}

@@ -238,6 +238,14 @@ func (f *serveFlags) config(c *cobra.Command, stderr io.Writer) (serve.Config, e
 		}
 		return cfg, nil
 	}
+	return f.fromScenario(c, cfg, stderr)
+}
+
+// fromScenario takes the pod spec of --service from the --scenario file.
+func (f *serveFlags) fromScenario(c *cobra.Command, cfg serve.Config, stderr io.Writer) (serve.Config, error) {
+	bad := func(format string, args ...any) (serve.Config, error) {
+		return serve.Config{}, badUsage(c, fmt.Errorf(format, args...))
+	}
 	sc, _, err := loadScenario([]string{f.scenario}, f.sets, stderr)
 	if err != nil {
 		return serve.Config{}, err
@@ -262,7 +270,7 @@ func (f *serveFlags) config(c *cobra.Command, stderr io.Writer) (serve.Config, e
 	default:
 		return bad("%s has no service %q; it has %s", f.scenario, f.service, strings.Join(names, ", "))
 	}
-	if !changed("seed") {
+	if !c.Flags().Changed("seed") {
 		cfg.Seed = sc.Spec.Seed
 	}
 	return cfg, nil
