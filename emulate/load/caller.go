@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"trafficlab/model/library"
@@ -17,14 +18,24 @@ import (
 )
 
 // Caller is a service pod's client for one Service it calls (the emulated side of
-// simulate's calls): the pod's client library's pools on one net/http Transport,
-// mapped as the load generator's net/http client maps a client's (transport.go).
+// simulate's calls): the pod client's library pools, on the trafficlab HTTP/1.1
+// client, which pools as model/client.Pool does (h1.go: a connection returns to
+// the pool before the call returns, so the next call takes it), or for HTTP/2 on a
+// net/http Transport mapped as the load generator maps a client's (transport.go).
 type Caller struct {
-	t      *http.Transport
-	tr     *tracker
-	url    string
-	method string
-	zeros  []byte // request bodies are read from it: never written after NewCaller
+	url  string
+	conn Connections
+	tr   *tracker
+	// HTTP/1.1: the pool, and a request per body size, each written whole.
+	h1      *h1pool
+	mu      sync.Mutex
+	reqs    map[int64]*h1request
+	method  string
+	header  int64
+	workers sync.Pool
+	// HTTP/2.
+	t     *http.Transport
+	zeros []byte // request bodies are read from it: never written after NewCaller
 }
 
 // NewCaller builds the caller of url (the called Service's ClusterIP) with the pods'
@@ -39,8 +50,31 @@ func NewCaller(c *scenario.CallClient, url string, maxBody int64, dial func(ctx 
 	if conn.MaxLifetime > 0 {
 		return nil, errors.New("a connection lifetime (maxLifetime) is not emulated for calls yet")
 	}
-	tr := newTracker(dial)
-	return &Caller{t: newTransport(conn, tr.dial), tr: tr, url: url, method: c.Request.Method, zeros: make([]byte, maxBody)}, nil
+	cl := &Caller{url: url, conn: conn, tr: newTracker(dial), reqs: map[int64]*h1request{}, method: c.Request.Method}
+	if c.Request.HeaderBytes != nil {
+		cl.header = *c.Request.HeaderBytes
+	}
+	if conn.Protocol == scenario.ProtocolHTTP2 {
+		cl.t, cl.zeros = newTransport(conn, cl.tr.dial), make([]byte, maxBody)
+		return cl, nil
+	}
+	cl.h1 = newH1Pool(&runner{cfg: Config{Conn: conn}, tracker: cl.tr})
+	cl.workers.New = func() any { return &worker{grant: make(chan grant, 1)} }
+	return cl, nil
+}
+
+// request is the HTTP/1.1 request with a body of n bytes, made once.
+func (c *Caller) request(n int64) (*h1request, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if r, ok := c.reqs[n]; ok {
+		return r, nil
+	}
+	r, err := newH1Request(&Config{Target: c.url, Method: c.method, HeaderBytes: c.header, BodyBytes: n, Conn: c.conn})
+	if err == nil {
+		c.reqs[n] = r
+	}
+	return r, err
 }
 
 // Call makes one attempt with a body of bodyBytes, given timeout to its answer's last
@@ -48,25 +82,23 @@ func NewCaller(c *scenario.CallClient, url string, maxBody int64, dial func(ctx 
 // its kind: an error status counts as a 503, as simulate's app answers a failed
 // call with one; an error of no kind as a reset.
 func (c *Caller) Call(ctx context.Context, timeout time.Duration, bodyBytes int64) (pod string, failed bool, k result.ErrorKind) {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	bodyBytes = min(bodyBytes, int64(len(c.zeros)))
-	req, err := http.NewRequestWithContext(ctx, c.method, c.url, bytes.NewReader(c.zeros[:bodyBytes]))
-	if err != nil {
-		return "", true, result.ErrorConnectionReset
-	}
-	resp, err := c.t.RoundTrip(req)
-	if err == nil {
-		if v := resp.Header[PodHeader]; len(v) > 0 {
-			pod = v[0]
+	var status int
+	var err error
+	if c.h1 != nil {
+		var req *h1request
+		if req, err = c.request(bodyBytes); err != nil {
+			return "", true, result.ErrorConnectionReset
 		}
-		_, err = io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		if err == nil && resp.StatusCode >= 400 {
-			return pod, true, result.ErrorHTTP503
-		}
+		w := c.workers.Get().(*worker)
+		status, pod, _, err = c.h1.send(w, ctx, req, time.Now().Add(timeout))
+		c.workers.Put(w)
+	} else {
+		status, pod, err = c.h2(ctx, timeout, bodyBytes)
 	}
-	if err == nil {
+	switch {
+	case err == nil && status >= 400:
+		return pod, true, result.ErrorHTTP503
+	case err == nil:
 		return pod, false, 0
 	}
 	if e, ok := classify(err).errorKind(); ok {
@@ -75,8 +107,34 @@ func (c *Caller) Call(ctx context.Context, timeout time.Duration, bodyBytes int6
 	return pod, true, result.ErrorConnectionReset
 }
 
+// h2 makes an attempt on the HTTP/2 Transport.
+func (c *Caller) h2(ctx context.Context, timeout time.Duration, bodyBytes int64) (status int, pod string, err error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, c.method, c.url, bytes.NewReader(c.zeros[:min(bodyBytes, int64(len(c.zeros)))]))
+	if err != nil {
+		return 0, "", err
+	}
+	resp, err := c.t.RoundTrip(req)
+	if err != nil {
+		return 0, "", err
+	}
+	if v := resp.Header[PodHeader]; len(v) > 0 {
+		pod = v[0]
+	}
+	_, err = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode, pod, err
+}
+
 // Opened is how many connections the caller opened, and the most open at once.
 func (c *Caller) Opened() (opened, peak int64) { return c.tr.opened.Load(), c.tr.peak.Load() }
 
 // Close closes the caller's idle connections.
-func (c *Caller) Close() { c.t.CloseIdleConnections() }
+func (c *Caller) Close() {
+	if c.h1 != nil {
+		c.h1.close()
+		return
+	}
+	c.t.CloseIdleConnections()
+}

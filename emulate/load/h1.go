@@ -137,22 +137,27 @@ var errAbandoned = fmt.Errorf("load: abandoned: %w", context.Canceled)
 // exchange sends one request and reads its answer, resending it on another
 // connection when a reused one turns out stale and the library would.
 func (p *h1pool) exchange(w *worker, pr *phaseRun, now time.Time) (status int, pod string, end time.Time, err error) {
-	deadline := now.Add(p.r.cfg.Timeout)
+	return p.send(w, pr.ctx, p.r.h1, now.Add(p.r.cfg.Timeout))
+}
+
+// send is exchange of request req, within ctx (the run's phase, or a pod's
+// calls), to answer by deadline.
+func (p *h1pool) send(w *worker, ctx context.Context, req *h1request, deadline time.Time) (status int, pod string, end time.Time, err error) {
 	for attempt := 0; ; attempt++ {
-		c, err := p.get(w, pr, deadline)
+		c, err := p.get(w, ctx, req, deadline)
 		if err != nil {
 			return 0, "", time.Now(), err
 		}
 		w.conn.Store(c.tc)
 		w.active.Store(c)
-		if pr.ctx.Err() != nil {
+		if ctx.Err() != nil {
 			// The run ended or aborted between the deadline being set and the
 			// connection being published to interrupt (see worker.interrupt).
 			w.active.Store(nil)
 			p.drop(c)
 			return 0, "", time.Now(), errAbandoned
 		}
-		status, pod, keep, started, err := c.roundTrip(w, p.r.h1)
+		status, pod, keep, started, err := c.roundTrip(w, req)
 		end = time.Now()
 		if err == nil && !keep {
 			// Wait for the server's FIN before closing, so that the server, not the
@@ -166,10 +171,10 @@ func (p *h1pool) exchange(w *worker, pr *phaseRun, now time.Time) (status int, p
 			return status, pod, end, nil
 		}
 		p.drop(c)
-		if pr.ctx.Err() != nil {
+		if ctx.Err() != nil {
 			return 0, "", end, errAbandoned
 		}
-		if !started && c.uses > 0 && p.retryStale && p.r.h1.idempotent && attempt < maxStaleRetries && classify(err) != kindTimeout {
+		if !started && c.uses > 0 && p.retryStale && req.idempotent && attempt < maxStaleRetries && classify(err) != kindTimeout {
 			w.retried.Store(true)
 			continue
 		}
@@ -179,7 +184,7 @@ func (p *h1pool) exchange(w *worker, pr *phaseRun, now time.Time) (status int, p
 
 // get takes an idle connection, opens one, or waits for one; the connection comes
 // with its deadline set.
-func (p *h1pool) get(w *worker, pr *phaseRun, deadline time.Time) (*h1conn, error) {
+func (p *h1pool) get(w *worker, ctx context.Context, req *h1request, deadline time.Time) (*h1conn, error) {
 	for {
 		p.mu.Lock()
 		c, dial := p.takeLocked(time.Now())
@@ -197,7 +202,7 @@ func (p *h1pool) get(w *worker, pr *phaseRun, deadline time.Time) (*h1conn, erro
 			p.drop(c)
 			continue
 		case !dial:
-			g, err := p.wait(w, pr, deadline)
+			g, err := p.wait(w, ctx, deadline)
 			if err != nil {
 				return nil, err
 			}
@@ -209,10 +214,10 @@ func (p *h1pool) get(w *worker, pr *phaseRun, deadline time.Time) (*h1conn, erro
 				return g.c, nil
 			}
 		}
-		c, err := p.dial(pr, deadline)
+		c, err := p.dial(ctx, req.addr, deadline)
 		if err != nil {
 			p.release()
-			if pr.ctx.Err() != nil {
+			if ctx.Err() != nil {
 				return nil, errAbandoned
 			}
 			return nil, err
@@ -288,14 +293,14 @@ func (p *h1pool) closeAll(cs []*h1conn) {
 
 // wait queues w until a connection is handed to it or it may dial, the request's
 // deadline passes or the run abandons it.
-func (p *h1pool) wait(w *worker, pr *phaseRun, deadline time.Time) (grant, error) {
+func (p *h1pool) wait(w *worker, ctx context.Context, deadline time.Time) (grant, error) {
 	t := w.timerFor(time.Until(deadline))
 	select {
 	case g := <-w.grant:
 		t.Stop()
 		return g, nil
 	case <-t.C:
-	case <-pr.ctx.Done():
+	case <-ctx.Done():
 		t.Stop()
 	}
 	p.mu.Lock()
@@ -317,7 +322,7 @@ func (p *h1pool) wait(w *worker, pr *phaseRun, deadline time.Time) (grant, error
 			p.release()
 		}
 	}
-	if pr.ctx.Err() != nil {
+	if ctx.Err() != nil {
 		return grant{}, errAbandoned
 	}
 	return grant{}, fmt.Errorf("waiting for a pooled connection: %w", context.DeadlineExceeded)
@@ -394,10 +399,10 @@ func (p *h1pool) release() {
 }
 
 // dial opens a connection; its place in the pool is already counted.
-func (p *h1pool) dial(pr *phaseRun, deadline time.Time) (*h1conn, error) {
-	ctx, cancel := context.WithDeadline(pr.ctx, deadline)
+func (p *h1pool) dial(ctx context.Context, addr string, deadline time.Time) (*h1conn, error) {
+	ctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
-	nc, err := p.r.tracker.dial(ctx, "tcp", p.r.h1.addr)
+	nc, err := p.r.tracker.dial(ctx, "tcp", addr)
 	if err != nil {
 		return nil, err
 	}
