@@ -9,8 +9,6 @@ import (
 	"syscall"
 	"time"
 
-	hdr "github.com/HdrHistogram/hdrhistogram-go"
-
 	"trafficlab/emulate/serve"
 	"trafficlab/emulate/topo"
 	"trafficlab/result"
@@ -105,29 +103,22 @@ func addFigures(r *result.Result, sc *scenario.Scenario, figs []serve.Figures) {
 	answered := map[string]int64{}
 	for i := range r.Services {
 		rs := &r.Services[i]
-		held := hdr.New(1, int64(time.Hour), 3)
-		lo, hi := int64(0), int64(0)
+		var held result.Latencies
 		for _, f := range figs {
-			if f.Service != rs.Name {
-				continue
+			if f.Service == rs.Name {
+				rs.Requests += f.Requests
+				rs.Errors += f.Errors
+				f.Held.AddTo(&held)
 			}
-			rs.Requests += f.Requests
-			rs.Errors += f.Errors
-			lo, hi = extremes(lo, hi, f.Held)
-			f.Held.AddTo(held)
 		}
-		lat := result.Latency{}
-		if held.TotalCount() > 0 {
-			lat = result.LatencyBetween(held, lo, hi)
-		}
+		lat := held.Latency()
 		rs.Calls, rs.LatencyMS = true, &lat
 	}
 	for i := range sc.Spec.Services {
 		from := sc.Spec.Services[i].Name
 		for _, to := range sc.Spec.Services[i].Pod.Callees() {
 			e := result.Edge{From: from, To: to}
-			lat := hdr.New(1, int64(time.Hour), 3)
-			lo, hi := int64(0), int64(0)
+			var lat result.Latencies
 			reached := map[string]bool{}
 			for _, f := range figs {
 				for _, cf := range f.Calls {
@@ -141,17 +132,14 @@ func addFigures(r *result.Result, sc *scenario.Scenario, figs []serve.Figures) {
 					e.AttemptErrors.AddAll(cf.Edge.AttemptErrors)
 					e.ConnectionsOpened += cf.Edge.ConnectionsOpened
 					e.PeakOpen += cf.Edge.PeakOpen
-					lo, hi = extremes(lo, hi, cf.Latency)
-					cf.Latency.AddTo(lat)
+					cf.Latency.AddTo(&lat)
 					for pod, n := range cf.Answered {
 						reached[pod] = true
 						answered[pod] += n
 					}
 				}
 			}
-			if lat.TotalCount() > 0 {
-				e.LatencyMS = result.LatencyBetween(lat, lo, hi)
-			}
+			e.LatencyMS = lat.Latency()
 			e.PodsReached = len(reached)
 			r.Edges = append(r.Edges, e)
 		}
@@ -174,15 +162,4 @@ func callLevels(sc *scenario.Scenario) map[string]int {
 		}
 	}
 	return level
-}
-
-// extremes widens [lo, hi] (0, 0: none yet) to b's.
-func extremes(lo, hi int64, b serve.Bars) (int64, int64) {
-	if len(b.Values) == 0 {
-		return lo, hi
-	}
-	if hi == 0 || b.Min < lo {
-		lo = b.Min
-	}
-	return lo, max(hi, b.Max)
 }

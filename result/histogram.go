@@ -82,3 +82,68 @@ func Round(x float64, digits int) float64 {
 	p := math.Pow(10, float64(digits))
 	return math.Round(x*p) / p
 }
+
+// Latencies gathers latencies in nanoseconds as the engines record them: an
+// HdrHistogram from 1 ns to 1 hour at 3 significant digits, with the exact fastest
+// and slowest, summed up by LatencyBetween. Values outside its range are clamped
+// into it rather than lost. The zero value is empty and ready to use.
+type Latencies struct {
+	h        *hdr.Histogram
+	min, max int64
+}
+
+// highestLatency is the longest latency a Latencies keeps apart, 1 hour in ns.
+const highestLatency = int64(3600e9)
+
+// Record adds one latency of ns.
+func (l *Latencies) Record(ns int64) {
+	v := min(max(ns, 1), highestLatency)
+	if l.h == nil {
+		l.h = hdr.New(1, highestLatency, 3)
+	}
+	if l.h.TotalCount() == 0 || v < l.min {
+		l.min = v
+	}
+	l.max = max(l.max, v)
+	_ = l.h.RecordValue(v)
+}
+
+// Latency sums the latencies up; the zero Latency when there are none.
+func (l *Latencies) Latency() Latency {
+	if l.h == nil || l.h.TotalCount() == 0 {
+		return Latency{}
+	}
+	return LatencyBetween(l.h, l.min, l.max)
+}
+
+// Buckets are the non-empty buckets, as each one's lowest value and count, with the
+// exact extremes: what another Latencies needs to add these to its own (AddBuckets).
+func (l *Latencies) Buckets() (values, counts []int64, lo, hi int64) {
+	if l.h == nil {
+		return nil, nil, 0, 0
+	}
+	for _, b := range l.h.Distribution() {
+		if b.Count > 0 {
+			values, counts = append(values, b.From), append(counts, b.Count)
+		}
+	}
+	return values, counts, l.min, l.max
+}
+
+// AddBuckets adds what Buckets gave of another Latencies: each value counts times,
+// the extremes widened to lo and hi.
+func (l *Latencies) AddBuckets(values, counts []int64, lo, hi int64) {
+	if len(values) == 0 {
+		return
+	}
+	if l.h == nil {
+		l.h = hdr.New(1, highestLatency, 3)
+	}
+	if l.h.TotalCount() == 0 || lo < l.min {
+		l.min = lo
+	}
+	l.max = max(l.max, hi)
+	for i, v := range values {
+		_ = l.h.RecordValues(v, counts[i])
+	}
+}

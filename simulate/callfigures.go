@@ -10,33 +10,8 @@ import (
 // run, and the latencies of the timeline interval in progress.
 type serviceFigures struct {
 	requests, errors int64
-	latency          latencies
+	latency          result.Latencies
 	interval         *hdr.Histogram
-}
-
-// latencies is a histogram of latencies in ns with their exact extremes.
-type latencies struct {
-	h        *hdr.Histogram
-	min, max int64
-}
-
-func (l *latencies) record(v int64) {
-	if l.h == nil {
-		l.h = hdr.New(1, int64(3600e9), 3)
-	}
-	v = min(max(v, 1), l.h.HighestTrackableValue())
-	if l.h.TotalCount() == 0 || v < l.min {
-		l.min = v
-	}
-	l.max = max(l.max, v)
-	_ = l.h.RecordValue(v)
-}
-
-func (l *latencies) result() result.Latency {
-	if l.h == nil {
-		return result.Latency{}
-	}
-	return result.LatencyBetween(l.h, l.min, l.max)
 }
 
 // serviceAnswered records what service si's pod did with request j: for a scenario
@@ -45,7 +20,7 @@ func (e *Engine) serviceAnswered(j *job) {
 	f := &e.svcFigures[e.pods[j.pod].svc]
 	f.requests++
 	v := j.spent.atPod()
-	f.latency.record(v)
+	f.latency.Record(v)
 	if f.interval == nil {
 		f.interval = hdr.New(1, int64(3600e9), 2)
 	}
@@ -75,7 +50,7 @@ func (e *Engine) edgeResults() []result.Edge {
 			From: e.services[ed.from].name, To: e.services[ed.to].name,
 			Requests: ed.requests, Attempts: ed.attempts, Retries: ed.retries,
 			Errors: errorsOf(ed.errors), AttemptErrors: errorsOf(ed.attemptErrors),
-			LatencyMS: ed.latency.result(), ConnectionsOpened: d.opened, PeakOpen: d.peak,
+			LatencyMS: ed.latency.Latency(), ConnectionsOpened: d.opened, PeakOpen: d.peak,
 		}
 		for _, r := range d.reached {
 			if r {

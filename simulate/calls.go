@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"trafficlab/model/dist"
+	"trafficlab/result"
 	"trafficlab/scenario"
 	"trafficlab/sim"
 	"trafficlab/simulate/lifecycle"
@@ -37,7 +38,7 @@ type edge struct {
 	dep                         int32 // the calling pods' callers
 	requests, attempts, retries int64
 	errors, attemptErrors       errorCounts
-	latency                     latencies
+	latency                     result.Latencies
 }
 
 // callSlot is the call a service pod's caller slot carries.
@@ -291,7 +292,7 @@ func (e *Engine) callEnded(si int32, ok bool, kind uint8, calleeJob int32, calle
 	ed := &e.edges[cs.spec.edge]
 	ed.requests++
 	if ok {
-		ed.latency.record(int64(now - cs.start))
+		ed.latency.Record(int64(now - cs.start))
 	} else {
 		ed.errors.add(kind)
 	}

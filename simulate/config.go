@@ -9,7 +9,7 @@ func (e *Engine) serviceConfigs() []result.Service {
 	if e.graph {
 		for i := range out {
 			f := &e.svcFigures[i]
-			lat := f.latency.result()
+			lat := f.latency.Latency()
 			out[i].Calls, out[i].Requests, out[i].Errors, out[i].LatencyMS = true, f.requests, f.errors, &lat
 		}
 	}

@@ -8,8 +8,6 @@ import (
 	"sync"
 	"time"
 
-	hdr "github.com/HdrHistogram/hdrhistogram-go"
-
 	"trafficlab/emulate/load"
 	"trafficlab/model/dist"
 	"trafficlab/result"
@@ -196,12 +194,7 @@ func (e *callee) figures(from, svc string) CallFigures {
 		Answered: maps.Clone(st.answered),
 	}
 	st.mu.Unlock()
-	f.Latency = st.latency.bars()
-	if len(f.Latency.Values) > 0 {
-		h := hdr.New(1, int64(time.Hour), 3)
-		f.Latency.AddTo(h)
-		f.Edge.LatencyMS = result.LatencyBetween(h, f.Latency.Min, f.Latency.Max)
-	}
+	f.Latency, f.Edge.LatencyMS = st.latency.bars(), st.latency.latency()
 	f.Edge.ConnectionsOpened, f.Edge.PeakOpen = e.caller.Opened()
 	return f
 }

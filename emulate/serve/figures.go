@@ -4,8 +4,6 @@ import (
 	"sync"
 	"time"
 
-	hdr "github.com/HdrHistogram/hdrhistogram-go"
-
 	"trafficlab/result"
 )
 
@@ -46,46 +44,38 @@ type Bars struct {
 	Max    int64   `json:"max"`
 }
 
-// latencies is a histogram of nanoseconds with its exact extremes, safe for
-// handlers running at once.
+// latencies are result.Latencies for handlers running at once.
 type latencies struct {
-	mu       sync.Mutex
-	h        *hdr.Histogram
-	min, max int64
+	mu sync.Mutex
+	l  result.Latencies
 }
 
-func newLatencies() *latencies { return &latencies{h: hdr.New(1, int64(time.Hour), 3)} }
+func newLatencies() *latencies { return &latencies{} }
 
 func (l *latencies) record(d time.Duration) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	v := min(max(int64(d), 1), l.h.HighestTrackableValue())
-	if l.h.TotalCount() == 0 || v < l.min {
-		l.min = v
-	}
-	l.max = max(l.max, v)
-	_ = l.h.RecordValue(v)
+	l.l.Record(int64(d))
 }
 
 // bars writes the histogram out.
 func (l *latencies) bars() Bars {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	b := Bars{Min: l.min, Max: l.max}
-	for _, bar := range l.h.Distribution() {
-		if bar.Count > 0 {
-			b.Values, b.Counts = append(b.Values, bar.From), append(b.Counts, bar.Count)
-		}
-	}
+	var b Bars
+	b.Values, b.Counts, b.Min, b.Max = l.l.Buckets()
 	return b
 }
 
-// AddTo records b's values into h.
-func (b Bars) AddTo(h *hdr.Histogram) {
-	for i, v := range b.Values {
-		_ = h.RecordValues(v, b.Counts[i])
-	}
+// latency sums the latencies up.
+func (l *latencies) latency() result.Latency {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.l.Latency()
 }
+
+// AddTo adds b to l.
+func (b Bars) AddTo(l *result.Latencies) { l.AddBuckets(b.Values, b.Counts, b.Min, b.Max) }
 
 // Figures are the app's figures so far.
 func (s *Server) Figures() Figures {

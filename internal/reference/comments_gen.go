@@ -144,6 +144,14 @@ var generated = Comments{
 			"Value":  "Value is the answer: the smallest (or largest) value meeting every condition;\nnull when none did.",
 		},
 	},
+	"trafficlab/result.Latencies": {
+		Doc: "Latencies gathers latencies in nanoseconds as the engines record them: an\nHdrHistogram from 1 ns to 1 hour at 3 significant digits, with the exact fastest\nand slowest, summed up by LatencyBetween. Values outside its range are clamped\ninto it rather than lost. The zero value is empty and ready to use.",
+		Fields: map[string]string{
+			"h":   "",
+			"max": "",
+			"min": "",
+		},
+	},
 	"trafficlab/result.Latency": {
 		Doc: "Latency percentiles and extremes in milliseconds.",
 		Fields: map[string]string{
