@@ -1,16 +1,13 @@
 package simulate
 
 import (
-	"bytes"
 	"fmt"
 	"math"
 	"strings"
 	"testing"
 
-	"trafficlab/report"
 	"trafficlab/result"
 	"trafficlab/resultfile"
-	"trafficlab/scenario"
 )
 
 // graph runs a scenario of services that call services: services and clients are
@@ -30,14 +27,7 @@ spec:
   clients:
 %s
 `, duration, seed, nodes, services, clients)
-	sc, _, diags := scenario.Load("calls.yaml", []byte(src), nil)
-	if diags.HasErrors() {
-		t.Fatalf("scenario: %v\n%s", diags, src)
-	}
-	e, err := New(sc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := buildYAML(t, src)
 	e.Run(nil)
 	if err := e.Err(); err != nil {
 		t.Fatal(err)
@@ -284,14 +274,7 @@ spec:
     target: front
     threads: 1
 `, c.mode)
-		sc, _, diags := scenario.Load("calls.yaml", []byte(src), nil)
-		if diags.HasErrors() {
-			t.Fatal(diags)
-		}
-		e, err := New(sc)
-		if err != nil {
-			t.Fatal(err)
-		}
+		e := buildYAML(t, src)
 		e.k.Run(5 * sec)
 		e.deployments.Scale(1, 1, "test")
 		e.Run(nil)
@@ -315,12 +298,9 @@ spec:
 			t.Errorf("%s: pods blamed for %d of %d failed attempts", c.mode, blamed, ed.AttemptErrors.Total())
 		}
 		// The report names the scale event behind each blamed pod.
-		var text bytes.Buffer
-		if err := report.Text(&text, r); err != nil {
-			t.Fatal(err)
-		}
-		if scaled := strings.Contains(text.String(), "by the scale-in 3→1"); scaled != c.fails {
-			t.Errorf("%s: the report blames the scale-in: %v, want %v:\n%s", c.mode, scaled, c.fails, text.String())
+		text := folded(t, r)
+		if scaled := strings.Contains(text, "by the scale-in 3→1"); scaled != c.fails {
+			t.Errorf("%s: the report blames the scale-in: %v, want %v:\n%s", c.mode, scaled, c.fails, text)
 		}
 	}
 }
@@ -491,16 +471,7 @@ spec:
     timeout: 10s
   faults: [{kind: pod-kill, start: 500ms, target: {pod: front-0}}]
 `
-	sc, _, diags := scenario.Load("calls.yaml", []byte(src), nil)
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
-	e, err := New(sc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.Run(nil)
-	r := e.Result()
+	r := runYAML(t, src)
 	if r.Errors.ConnectionClosed != 3 || r.Errors.Timeout != 0 {
 		t.Errorf("the clients saw %+v, want 3 connections closed by the exiting pod, no timeout", r.Errors)
 	}

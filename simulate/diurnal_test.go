@@ -53,6 +53,14 @@ spec:
 // runYAML simulates a whole scenario document.
 func runYAML(t testing.TB, src string, sets ...string) *result.Result {
 	t.Helper()
+	e := buildYAML(t, src, sets...)
+	e.Run(nil)
+	return e.Result()
+}
+
+// buildYAML sets a whole scenario document up, to run.
+func buildYAML(t testing.TB, src string, sets ...string) *Engine {
+	t.Helper()
 	sc, _, diags := scenario.Load("test.yaml", []byte(src), sets)
 	if diags.HasErrors() {
 		t.Fatal(diags)
@@ -61,6 +69,5 @@ func runYAML(t testing.TB, src string, sets ...string) *result.Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.Run(nil)
-	return e.Result()
+	return e
 }
