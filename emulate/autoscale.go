@@ -3,6 +3,7 @@ package emulate
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
@@ -80,7 +81,7 @@ func newAutoscalers(sc *scenario.Scenario, l *placement.Layout) (map[int]*autosc
 		}
 	}
 	for _, p := range l.Clients {
-		cp := placement.ClientPod(p.Owner, p.Name)
+		cp := placement.ClientPod(clientNamed(sc, p.Owner), p.Name)
 		cp.NodeName = p.Node
 		if _, err := sched.Schedule(cp); err != nil {
 			return nil, nil, err
@@ -295,4 +296,10 @@ func (c *cluster) serversOf(service string) []*server {
 		}
 	}
 	return out
+}
+
+// clientNamed is sc's client Deployment called name; the layout names only those.
+func clientNamed(sc *scenario.Scenario, name string) *scenario.Client {
+	i := slices.IndexFunc(sc.Spec.Clients, func(c scenario.Client) bool { return c.Name == name })
+	return &sc.Spec.Clients[i]
 }

@@ -50,9 +50,13 @@ func ServicePod(svc *scenario.Service, name string) scheduler.Pod {
 	return p
 }
 
-// ClientPod is the scheduler's view of a client pod named name of Deployment client.
-func ClientPod(client, name string) scheduler.Pod {
-	return scheduler.Pod{Name: "client/" + name, Owner: "client/" + client, Labels: withApp(client, nil)}
+// ClientPod is the scheduler's view of a client pod named name of Deployment c.
+func ClientPod(c *scenario.Client, name string) scheduler.Pod {
+	p := schedulerPod("client/"+name, "client/"+c.Name, withApp(c.Name, nil), &c.Resources)
+	if pl := c.Placement; pl != nil {
+		p.NodeSelector, p.Affinity, p.Tolerations = pl.NodeSelector, pl.Affinity, pl.Tolerations
+	}
+	return p
 }
 
 // BackgroundPod is the scheduler's view of background workload b: pinned to its

@@ -175,6 +175,7 @@ type textSection struct {
 var textSections = []textSection{
 	{write: writeServices},
 	{write: writeClients},
+	{write: writeClientCPU, explains: true},
 	{write: writeCalls, explains: true},
 	{prose: callFailures, explains: true},
 	{prose: callRetries, explains: true},

@@ -598,6 +598,9 @@ type Requests struct {
 	InFlight int64 `json:"in_flight"`
 	// NotSent are open-loop arrivals that found every slot of maxInFlight busy.
 	NotSent int64 `json:"not_sent"`
+	// Behind are open-loop arrivals a client had not sent when their phase ended,
+	// because its CPU could not keep up with its rate.
+	Behind int64 `json:"behind_schedule,omitempty"`
 	// Retried counts requests a client library resent on another connection, without
 	// the caller seeing an error, after a reused connection failed under them.
 	Retried int64 `json:"retried"`
@@ -708,9 +711,11 @@ type Node struct {
 	Name string `json:"name"`
 	// CPU cores; 0 = unlimited.
 	CPU float64 `json:"cpu"`
-	// CPUUtilization is the CPU its pods used over its cores and the run; 0 with
-	// unlimited CPU.
+	// CPUUtilization is the CPU its containers used (pods, sidecars, client pods,
+	// background workloads) over its cores and the run; 0 with unlimited CPU.
 	CPUUtilization float64 `json:"cpu_utilization"`
+	// ClientCPUCores is the part of it client pods used, in cores over the run.
+	ClientCPUCores float64 `json:"client_cpu_cores,omitempty"`
 	// Pods is how many service pods ran on it over the run.
 	Pods int `json:"pods"`
 	// DiskUtilization is the share of time its disk was busy writing; 0 without a
@@ -773,11 +778,41 @@ type Client struct {
 	Requests int64 `json:"requests"`
 	// Errors are its failed requests.
 	Errors int64 `json:"errors"`
+	// Sent counts the requests it sent, retries by its library included: finished,
+	// in flight at the end, or abandoned; 0 when not recorded.
+	Sent int64 `json:"sent,omitempty"`
 	// RunsAborted counts runs the tool ended at a receive error, as ab does.
 	RunsAborted int64 `json:"runs_aborted"`
+	// CPUCores is the CPU its pods' own work used (clients[].work), in cores over
+	// the run; CPUPerRequestMS that CPU per request sent, in ms. Absent when the
+	// client's work is not modelled.
+	CPUCores        float64 `json:"cpu_cores,omitempty"`
+	CPUPerRequestMS float64 `json:"cpu_per_request_ms,omitempty"`
+	// Pods are its pods' CPU, when its work is modelled.
+	Pods []ClientPod `json:"pods,omitempty"`
+	// Behind counts open-loop arrivals it had not sent when their phase ended,
+	// because its CPU could not keep up with its rate; MaxLateS is the latest it
+	// sent one after its due time.
+	Behind   int64   `json:"behind_schedule,omitempty"`
+	MaxLateS float64 `json:"max_late_s,omitempty"`
 	// Runs are the client's phases in the order they ran (repeats included), over
 	// all its pods; absent for a client without phases.
 	Runs []Run `json:"runs,omitempty"`
+}
+
+// ClientPod is one client pod's own CPU.
+type ClientPod struct {
+	// Name of the pod, CLIENT-N.
+	Name string `json:"name"`
+	// Node it ran on.
+	Node string `json:"node"`
+	// CPUCores it used on average over the run.
+	CPUCores float64 `json:"cpu_cores"`
+	// CPUUtilization is its CPU over what it could use: its limit, else its
+	// node's cores; 0 when both are unlimited.
+	CPUUtilization float64 `json:"cpu_utilization"`
+	// CPULimit is its CPU limit in cores; 0 for none.
+	CPULimit float64 `json:"cpu_limit,omitempty"`
 }
 
 // Run is one phase of a client's load as it ran.

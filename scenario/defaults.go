@@ -375,6 +375,9 @@ func defaultClient(c *Client) {
 	if hasProfile {
 		defaultConnections(&c.Connections, p)
 	}
+	defaultDuration(&c.Work.PerRequest, p.RequestCPU)
+	defaultDuration(&c.Work.PerConnection, p.ConnectionCPU)
+	defaultResources(&c.Resources, nil)
 	defaultConnections(&c.Connections, library.Profile{Reuse: ReuseShared, Protocol: ProtocolHTTP1})
 }
 

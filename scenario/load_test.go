@@ -80,7 +80,7 @@ func scaling(direction, rule string) []string {
 	return []string{"maxReplicas: 3", "behavior:", "  " + direction + ":", "    " + rule}
 }
 
-const clientFields = "name, target, replicas, threads, rate, rateCurve, arrival, maxInFlight, thinkTime, overhead, timeout, library, connections, phases, repeat, request, sidecar"
+const clientFields = "name, target, replicas, threads, rate, rateCurve, arrival, maxInFlight, thinkTime, overhead, timeout, library, connections, phases, repeat, request, sidecar, work, resources, placement"
 
 // loadErrorCases edit base into bad input; FuzzLoad starts from them too.
 var loadErrorCases = []struct {
@@ -199,6 +199,10 @@ var loadErrorCases = []struct {
 		`15:14: spec.clients[0].arrival: unknown arrival "bursty"; valid: constant, poisson`},
 	{"negative maxInFlight", "    threads: 2", "    rate: 10/s\n    maxInFlight: -1",
 		`15:18: spec.clients[0].maxInFlight: must not be negative; 0 is unbounded`},
+	{"negative work", "    threads: 2", "    threads: 2\n    work: {perRequest: -1ms}",
+		`15:24: spec.clients[0].work.perRequest: negative duration -1ms`},
+	{"client request over its limit", "    threads: 2", "    threads: 2\n    resources: {requests: {cpu: 2}, limits: {cpu: 1}}",
+		`15:33: spec.clients[0].resources.requests.cpu: must be less than or equal to the cpu limit (1)`},
 	{"zero timeout", "    threads: 2", "    threads: 2\n    timeout: 0s",
 		`15:14: spec.clients[0].timeout: must be greater than 0`},
 	{"duplicate client", "    threads: 2\n", "    threads: 2\n  - {name: caller, target: web, threads: 1}\n",
@@ -727,12 +731,14 @@ func fullDecoded() *Scenario {
 					Overhead:  ms(2),
 					Connections: Connections{Reuse: ReusePerThread, MaxPerHost: ptr(0), MaxIdlePerHost: ptr(0),
 						IdleTimeout: ptr(ms(0)), MaxLifetime: ptr(ms(0)), Protocol: ProtocolHTTP1},
-					Repeat: 1, Request: Request{Method: "GET", HeaderBytes: ptr[int64](200)}},
+					Repeat: 1, Request: Request{Method: "GET", HeaderBytes: ptr[int64](200)},
+					Work: ClientWork{PerRequest: ptr(ms(0)), PerConnection: ptr(ms(0))}},
 				{Name: "loader", Target: "db", Replicas: 2, Rate: &Rate{PerSecond: 1000}, Arrival: ArrivalPoisson,
 					MaxInFlight: 64, Timeout: ptr(ms(30000)),
 					Connections: Connections{Reuse: ReuseNone, MaxPerHost: ptr(0), MaxIdlePerHost: ptr(0),
 						IdleTimeout: ptr(ms(90000)), MaxLifetime: ptr(ms(0)), Protocol: ProtocolHTTP1},
-					Repeat: 1, Request: Request{Method: "GET", HeaderBytes: ptr[int64](200)}},
+					Repeat: 1, Request: Request{Method: "GET", HeaderBytes: ptr[int64](200)},
+					Work: ClientWork{PerRequest: ptr(ms(0)), PerConnection: ptr(ms(0))}},
 			},
 			Report: Report{Samples: ptr(10000), SlowThreshold: ptr(ms(500))},
 		},

@@ -509,6 +509,31 @@ type Client struct {
 	// Sidecar puts an Envoy proxy in every client pod; requests then go through it.
 	// Unset: none.
 	Sidecar *Sidecar `yaml:"sidecar"`
+	// Work is the CPU the client's own process spends on its node: per request and
+	// per connection it opens. Unset fields take the library's measured costs
+	// (`trafficlab libraries`), else 0 (not modelled).
+	Work ClientWork `yaml:"work"`
+	// Resources of each client pod's container, as in a Pod spec: the CPU request
+	// weighs its share of a busy node and counts for scheduling; a CPU limit stalls
+	// it by CFS quota, and a client that cannot keep up with its rate falls behind.
+	// Unset: none.
+	Resources corev1.ResourceRequirements `yaml:"resources"`
+	// Placement lets the scheduler place the client's pods with constraints, such
+	// as a node of their own for a load generator outside the cluster. Unset: any
+	// node.
+	Placement *Placement `yaml:"placement"`
+}
+
+// ClientWork is the CPU a client spends itself, on an idle core.
+type ClientWork struct {
+	// PerRequest is the CPU to build a request and read its answer, in the library
+	// and the kernel (a process start for `curl` in a shell loop). It runs before
+	// the request is sent, so it counts in its latency. Default: the library's.
+	PerRequest *metav1.Duration `yaml:"perRequest"`
+	// PerConnection is the CPU to open and later close one TCP connection: socket,
+	// connect, the handshake's packets. It runs before the dial. Default: the
+	// library's.
+	PerConnection *metav1.Duration `yaml:"perConnection"`
 }
 
 // Phase is one step of a client's load. A phase by request count ends when all its

@@ -625,6 +625,10 @@ func (v *validator) clients(clients []Client, services map[string]*Service) {
 		if c.Sidecar != nil {
 			v.sidecar(path, c.Sidecar)
 		}
+		v.resources(at("resources"), &c.Resources)
+		if pl := c.Placement; pl != nil {
+			v.placement(at("placement"), pl.NodeSelector, pl.Affinity, pl.Tolerations)
+		}
 	}
 }
 

@@ -32,11 +32,22 @@ func (e *Engine) issue(si int32) {
 	s.deadline = now + d.timeout
 	s.seq = uint64(e.stats.sent)
 	e.stats.sent++
-	e.stats.tlOffered++
+	if !s.late {
+		e.stats.tlOffered++
+	}
+	s.late = false
 	d.sent++
 	if s.timerAt == 0 {
 		s.timerAt = s.deadline
 		e.k.At(s.deadline, e.evTimeout, si, 0)
+	}
+	if d.reqCPU > 0 {
+		// The library builds the request on the client's CPU first; its latency
+		// counts from here, as vegeta's does (lib/attack.go hit: res.Timestamp).
+		s.gen++
+		s.state = preparing
+		e.work(si, d.reqCPU)
+		return
 	}
 	e.acquire(si)
 }
@@ -91,7 +102,19 @@ func (e *Engine) acquire(si int32) {
 		return
 	}
 	p.Opening()
-	e.dial(si)
+	e.open(si)
+}
+
+// open sets a new connection up for slot si on its client's CPU, then dials it.
+func (e *Engine) open(si int32) {
+	d := &e.deps[e.cpods[e.slots[si].cpod].dep]
+	if d.connCPU == 0 {
+		e.dial(si)
+		return
+	}
+	e.gotConn(si)
+	e.slots[si].state = opening
+	e.work(si, d.connCPU)
 }
 
 // Error kinds, as the client sees them: result's, as bytes.
@@ -309,7 +332,7 @@ func (e *Engine) onTimeout(ev sim.Event) {
 		d.poolWaited++
 		d.poolWaitNS += int64(now - s.waitFrom)
 	}
-	if s.state == inFlight || s.state == dialing {
+	if s.state == inFlight || s.state == dialing || s.state == opening {
 		// Go's and .NET's clients close an HTTP/1.1 connection whose request was
 		// cancelled, and reset only the stream on HTTP/2.
 		e.letGo(si, true)
@@ -399,6 +422,7 @@ func (e *Engine) registerCallers() {
 	e.evClosed = e.k.Register(e.onClosed)
 	e.evRedial = e.k.Register(e.onRedial)
 	e.evRefusedStream = e.k.Register(e.onRefusedStream)
+	e.evClientCPU = e.k.Register(e.onClientCPU)
 	e.evSweep = e.k.Register(e.onSweep)
 }
 

@@ -406,7 +406,7 @@ func (e *Engine) dropCalls(pi int32) {
 			if s.state == idle {
 				continue
 			}
-			if s.state == inFlight || s.state == dialing {
+			if s.state == inFlight || s.state == dialing || s.state == opening {
 				e.letGo(si, false)
 			}
 			s.state = idle

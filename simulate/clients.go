@@ -7,6 +7,7 @@ import (
 	"trafficlab/model/client"
 	"trafficlab/model/dist"
 	"trafficlab/model/library"
+	"trafficlab/model/node"
 	"trafficlab/placement"
 	"trafficlab/scenario"
 	"trafficlab/sim"
@@ -34,8 +35,13 @@ type clientDeployment struct {
 
 	open, peak, opened int64
 	requests, errors   int64
-	// sent counts requests issued; notSent open-loop arrivals with no free slot.
-	sent, notSent int64
+	// sent counts requests issued; notSent open-loop arrivals with no free slot;
+	// behind those its CPU had not caught up with when their phase ended, and
+	// maxLate the latest an arrival was sent after it fell due.
+	sent, notSent, behind int64
+	maxLate               sim.Time
+	// reqCPU and connCPU are its own CPU work per request and per new connection.
+	reqCPU, connCPU sim.Time
 	// Waits for a pooled connection (diagnosis.go): requests that waited and their
 	// summed wait, those that timed out still waiting (never sent to a pod), and the
 	// summed time successes held their connection.
@@ -55,6 +61,12 @@ type clientPod struct {
 	aborted int64   // runs the client library aborted
 	envoy   int32   // its sidecar in the mesh, or -1
 	from    int32   // the service pod whose calls it makes, or -1 for a client's pod
+	// grp is its container's CPU on its node, nil when its client spends none;
+	// senders how many requests its open loop prepares at once (0: no bound), and
+	// late the arrivals waiting for one, by when they fell due (clientcpu.go).
+	grp     *node.Group
+	senders int
+	late    sim.FIFO[sim.Time]
 }
 
 // Slot states.
@@ -63,6 +75,8 @@ const (
 	waitingConn
 	dialing
 	inFlight
+	preparing // its client's CPU builds the request
+	opening   // its client's CPU sets a new connection up, before the dial
 )
 
 // slot is a caller: a closed-loop thread or one open-loop request in flight.
@@ -76,6 +90,7 @@ type slot struct {
 	attempt   uint8
 	scheduled bool // an evReady is pending
 	fresh     bool // the request went on a connection opened for it
+	late      bool // an open-loop arrival sent after its time, counted as offered then
 	conn      client.ConnID
 	connSeq   uint32 // conn's close count when taken: stale once it differs
 	// job is the request's job at the client pod's sidecar, while serial matches.
@@ -111,7 +126,7 @@ func (e *Engine) addClient(di int32, c *scenario.Client) error {
 	dep := &e.deps[di]
 	for r := 0; r < c.Replicas; r++ {
 		name := placement.Name(c.Name, r)
-		node, err := e.sched.Schedule(placement.ClientPod(c.Name, name))
+		node, err := e.sched.Schedule(placement.ClientPod(c, name))
 		if err != nil {
 			return fieldError(fmt.Sprintf("spec.clients[%d].replicas", di), placement.Unschedulable(name, err))
 		}
@@ -129,6 +144,7 @@ func (e *Engine) addClient(di int32, c *scenario.Client) error {
 		}
 		e.cpods = append(e.cpods, cp)
 		dep.pods = append(dep.pods, ci)
+		e.clientGroup(ci)
 		e.load.Start(ci)
 	}
 	return nil
@@ -139,6 +155,12 @@ func (e *Engine) addClient(di int32, c *scenario.Client) error {
 func (e *Engine) newDeployment(c *scenario.Client, svc int32) clientDeployment {
 	d := clientDeployment{spec: c, svc: svc, from: -1}
 	d.overhead = sim.Duration(c.Overhead.Duration)
+	if w := c.Work.PerRequest; w != nil {
+		d.reqCPU = sim.Duration(w.Duration)
+	}
+	if w := c.Work.PerConnection; w != nil {
+		d.connCPU = sim.Duration(w.Duration)
+	}
 	d.timeout = sim.Duration(c.Timeout.Duration)
 	conn := c.Connections
 	d.limits = client.Limits{

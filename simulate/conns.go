@@ -128,7 +128,7 @@ func (e *Engine) wakeWaiter(pi int32) {
 		return
 	}
 	p.Opening()
-	e.dial(w.Slot)
+	e.open(w.Slot)
 }
 
 // armSweep makes sure an event will close the pool's oldest idle connection when its

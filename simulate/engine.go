@@ -79,8 +79,11 @@ type Engine struct {
 	connSeq   []uint32 // per connection slot: bumped when it closes
 	expired   []client.ConnID
 	live      func(client.Waiter) bool
-	liveLimit int // maxLiveRequests; tests lower it
-	openSlots int // open-loop callers made, each outstanding or free for reuse
+	// The client pods' own CPU work (clientcpu.go), by task, and scratch.
+	cpuTasks             []cpuTask
+	freeTasks, doneTasks []int32
+	liveLimit            int // maxLiveRequests; tests lower it
+	openSlots            int // open-loop callers made, each outstanding or free for reuse
 
 	// Requests at the pods' apps (jobs.go, server.go).
 	jobs     []job
@@ -112,7 +115,7 @@ type Engine struct {
 	request   result.Request        // reused for each call of onRequest
 
 	evReady, evArrive, evCPU, evWait, evResponse, evTimeout, evRefused, evReset, evClosed, evRedial, evTick, evSweep,
-	evRefusedStream uint8
+	evRefusedStream, evClientCPU uint8
 }
 
 // New builds the cluster twin. The scenario must have been validated.

@@ -23,9 +23,23 @@ func (c loadCallers) Threads(ci int32, n int) {
 }
 
 // Arrive: an open-loop client pod's next request is due. Requests that find every
-// slot busy are counted as not sent: the schedule is kept, nothing is hidden.
+// slot busy are counted as not sent: the schedule is kept, nothing is hidden. A
+// client whose CPU is behind sends it when it catches up (clientcpu.go).
 func (c loadCallers) Arrive(ci int32) {
 	e := c.e
+	e.stats.tlOffered++
+	if e.behind(ci) {
+		return
+	}
+	e.startArrival(ci, false)
+}
+
+// Ended: client pod ci's phase is over; arrivals it is behind on are not sent.
+func (c loadCallers) Ended(ci int32) { c.e.dropLate(ci) }
+
+// startArrival sends an open-loop request of client pod ci that fell due (late:
+// some time ago) on a free slot.
+func (e *Engine) startArrival(ci int32, late bool) {
 	cp := &e.cpods[ci]
 	d := &e.deps[cp.dep]
 	var si int32
@@ -41,12 +55,12 @@ func (c loadCallers) Arrive(ci int32) {
 		si = e.newSlot(ci, -1)
 	} else {
 		e.stats.notSent++
-		e.stats.tlOffered++
 		d.notSent++
 		return
 	}
+	s := &e.slots[si]
+	s.late = true // offered at its arrival
 	if d.overhead > 0 {
-		s := &e.slots[si]
 		s.scheduled = true
 		e.k.After(d.overhead, e.evReady, si, s.gen)
 		return
@@ -82,7 +96,7 @@ func (e *Engine) abortRun(ci int32) {
 		if s.state != idle {
 			e.stats.abandoned++ // sent, and now never answered nor failed
 		}
-		if s.state == inFlight || s.state == dialing {
+		if s.state == inFlight || s.state == dialing || s.state == opening {
 			e.letGo(si, false)
 		}
 		s.state = idle

@@ -25,7 +25,7 @@ func (e *Engine) Result() *result.Result {
 	failed := r.Errors.Total()
 	r.Requests = result.Requests{
 		Total: st.ok + failed, OK: st.ok, Failed: failed,
-		InFlight: e.inFlight(), NotSent: st.notSent, Retried: st.retries, Abandoned: st.abandoned,
+		InFlight: e.inFlight(), NotSent: st.notSent, Behind: e.behindAll(), Retried: st.retries, Abandoned: st.abandoned,
 	}
 	r.ThroughputRPS = result.Round(float64(st.ok)/dur, 3)
 	r.RateRPS = result.Round(float64(st.sent)/dur, 3)
@@ -100,14 +100,16 @@ func (e *Engine) podResults() []result.Pod {
 // nodeResults is each node's CPU and network use over the run.
 func (e *Engine) nodeResults() []result.Node {
 	dur := e.end.Seconds()
-	nodeUsed := e.nodeCPU(e.end)
+	nodeUsed, clientUsed := e.nodeCPU(e.end), make([]float64, len(e.nodes))
+	e.addClientCPUUsed(e.end, clientUsed)
 	var out []result.Node
 	for i, n := range e.nodes {
 		util := 0.0
 		if c := n.cpu.Cores(); c > 0 {
 			util = nodeUsed[i] / (c * dur)
 		}
-		rn := result.Node{Name: n.name, CPU: n.cpu.Cores(), CPUUtilization: result.Round(util, 4), Pods: n.pods}
+		rn := result.Node{Name: n.name, CPU: n.cpu.Cores(), CPUUtilization: result.Round(util, 4), Pods: n.pods,
+			ClientCPUCores: result.Round(clientUsed[i]/dur, 4)}
 		if n.nicOut != nil {
 			// Packets handed to a NIC before the end but sent after it count in full.
 			rn.NICTxUtilization = result.Round(min(1, n.nicOut.Busy.Seconds()/dur), 4)
@@ -131,11 +133,12 @@ func (e *Engine) clientResults() []result.Client {
 			MaxPerHost: *c.Connections.MaxPerHost, MaxIdle: *c.Connections.MaxIdlePerHost,
 			MaxLifetimeS:      c.Connections.MaxLifetime.Duration.Seconds(),
 			ConnectionsOpened: d.opened, PeakOpen: d.peak, OpenAtEnd: d.open,
-			Requests: d.requests, Errors: d.errors,
+			Requests: d.requests, Errors: d.errors, Sent: d.sent,
 		}
 		for _, ci := range d.pods {
 			rc.RunsAborted += e.cpods[ci].aborted
 		}
+		e.clientCPUResult(d, &rc)
 		rc.Runs = e.load.Runs(int32(di), e.end)
 		if c.Rate != nil {
 			rc.RatePerPod = c.Rate.PerSecond
@@ -199,10 +202,11 @@ func (e *Engine) timelineResult() []result.Point {
 }
 
 // nodeCPU is the core-seconds each node's containers used up to now: its pods,
-// sidecars and background workloads.
+// sidecars, client pods and background workloads.
 func (e *Engine) nodeCPU(now sim.Time) []float64 {
 	used := make([]float64, len(e.nodes))
 	e.mesh.AddCPUUsed(now, used)
+	e.addClientCPUUsed(now, used)
 	for _, w := range e.backgrounds.All() {
 		if w.CPU != nil {
 			used[w.Node] += w.CPU.Used(now)

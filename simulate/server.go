@@ -209,6 +209,9 @@ func (e *Engine) cpuChanged(g *node.Group) {
 		if e.mesh.CPUChanged(g, at) {
 			return
 		}
+		if e.clientCPUChanged(g, at) {
+			return
+		}
 		e.k.At(at, e.evCPU, g.ID, g.Gen)
 	}
 }

@@ -18,6 +18,7 @@ type stats struct {
 	ok       int64
 	errors   errorCounts
 	notSent  int64
+	behind   int64 // open-loop arrivals a client's CPU had not caught up with at its phase's end
 	sent     int64
 	retries  int64 // requests a library resent after a stale connection failed
 	// abandoned counts requests in progress when their client aborted its run.

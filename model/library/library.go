@@ -63,6 +63,12 @@ type Profile struct {
 	AbortsRun bool
 	// Sources cite where each value was read: "owner/repo[@ref] path identifier".
 	Sources []string
+	// RequestCPU is the CPU the client process (library and kernel) spends per
+	// request on a connection it already has; ConnectionCPU is what opening and
+	// closing one more connection adds. 0 where no figure exists: not modelled.
+	RequestCPU, ConnectionCPU time.Duration
+	// CPUSources say where each CPU figure was measured or published.
+	CPUSources []string
 }
 
 // dotnetHTTPClient is .NET 6+ HttpClient on SocketsHttpHandler, one instance

@@ -24,6 +24,8 @@ type Callers interface {
 	Threads(ci int32, n int)
 	// Arrive is an open-loop request of client pod ci falling due now.
 	Arrive(ci int32)
+	// Ended: client pod ci's phase is over; it issues nothing more in it.
+	Ended(ci int32)
 }
 
 // Plan is one client Deployment's load.
@@ -172,6 +174,7 @@ func (g *Generator) End(ci int32) {
 	cp.active = false
 	cp.epoch++
 	cp.phase++
+	g.c.Ended(ci)
 	if cp.phase >= p.runs {
 		return
 	}

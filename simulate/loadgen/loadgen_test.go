@@ -37,6 +37,10 @@ func (r *recorder) Arrive(ci int32) {
 	r.got = append(r.got, fmt.Sprintf("%v arrive", time.Duration(r.k.Now())))
 }
 
+func (r *recorder) Ended(ci int32) {
+	r.got = append(r.got, fmt.Sprintf("%v ended", time.Duration(r.k.Now())))
+}
+
 func until(d time.Duration) *metav1.Duration { return &metav1.Duration{Duration: d} }
 
 // TestPlans runs one client pod through each plan and checks what it asked of its
@@ -61,7 +65,7 @@ func TestPlans(t *testing.T) {
 				{Threads: 2, Duration: until(time.Second)},
 				{Rate: &scenario.Rate{PerSecond: 4}, Duration: until(time.Second)},
 			}},
-			want: []string{"0s threads 2", "1s arrive", "1.25s arrive", "1.5s arrive", "1.75s arrive"},
+			want: []string{"0s threads 2", "1s ended", "1s arrive", "1.25s arrive", "1.5s arrive", "1.75s arrive", "2s ended"},
 			runs: 2,
 		},
 		{
@@ -70,7 +74,7 @@ func TestPlans(t *testing.T) {
 			name:   "phases by request count, repeated",
 			client: scenario.Client{Repeat: 2, Phases: []scenario.Phase{{Threads: 1, Requests: 3, Pause: until(500 * time.Millisecond)}}},
 			answer: true,
-			want:   []string{"0s threads 1", "500ms threads 1"},
+			want:   []string{"0s threads 1", "0s ended", "500ms threads 1", "500ms ended"},
 			runs:   2,
 		},
 	}

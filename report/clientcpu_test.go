@@ -1,0 +1,86 @@
+package report_test
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"trafficlab/report"
+)
+
+// clientCPU: a load generator on a 4-core node of its own sends 10,000 requests a
+// second at 100 µs of CPU each (a core's worth) to five pods on another node.
+const clientCPU = `
+apiVersion: trafficlab/v1alpha1
+kind: Scenario
+metadata: {name: client-cpu}
+spec:
+  duration: 5s
+  seed: 1
+  cluster:
+    nodes:
+    - {name: load, count: 1, cpu: "4", labels: {role: load}}
+    - {name: worker, count: 1, cpu: "8", labels: {role: worker}}
+    network: {latency: 100us}
+  services:
+  - name: web
+    replicas: 5
+    pod:
+      serviceTime: {distribution: constant, value: 200us}
+      nodeSelector: {role: worker}
+  clients:
+  - name: gen
+    target: web
+    rate: 10000/s
+    timeout: 1s
+    placement: {nodeSelector: {role: load}}
+    work: {perRequest: 100us}
+`
+
+// The client CPU section tables what client pods spent, and says a client fell
+// behind only when it did, naming what held it: its limit or its busy node.
+func TestClientCPUSection(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		src           string
+		sets          []string
+		want, wantNot []string
+	}{
+		{"room to spare", clientCPU, nil,
+			[]string{"Client CPU:", "gen-0", "1.00", "25% of 4 cores", "0.100 ms"},
+			[]string{"fell behind"}},
+		{"held by its limit", clientCPU, []string{"spec.clients[0].resources.limits.cpu=500m"},
+			[]string{"of its 0.5-CPU limit", "gen fell behind its rate", "never sent the other", "gen-0 used 10", "measure the client here"},
+			[]string{"node load-0 was"}},
+		{"held by its node", clientCPU + "  background:\n  - {name: hog, node: load-0, cpu: \"4\"}\n", []string{"spec.clients[0].rate=30000/s"},
+			[]string{"gen fell behind its rate", "Its node load-0 was 100% busy, so it got only its share"},
+			[]string{"-CPU limit"}},
+		{"no work modelled", clientCPU, []string{"spec.clients[0].work.perRequest=0s"},
+			nil, []string{"Client CPU", "fell behind"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := simulateSource(t, "client-cpu.yaml", []byte(tc.src), tc.sets...)
+			var text, page bytes.Buffer
+			if err := report.Text(&text, r); err != nil {
+				t.Fatal(err)
+			}
+			if err := report.HTML(&page, r, report.HTMLOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			flat := strings.Join(strings.Fields(text.String()), " ")
+			for _, w := range tc.want {
+				if !strings.Contains(flat, w) {
+					t.Errorf("text lacks %q:\n%s", w, text.String())
+				}
+			}
+			for _, w := range tc.wantNot {
+				if strings.Contains(flat, w) {
+					t.Errorf("text has %q:\n%s", w, text.String())
+				}
+			}
+			if behind := strings.Contains(flat, "fell behind its rate"); behind != strings.Contains(page.String(), "fell behind its rate") {
+				t.Errorf("text and page disagree on falling behind (text %v)", behind)
+			}
+		})
+	}
+}

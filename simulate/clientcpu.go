@@ -1,0 +1,192 @@
+package simulate
+
+import (
+	"math"
+
+	"trafficlab/model/node"
+	"trafficlab/result"
+	"trafficlab/sim"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// The CPU client pods spend themselves (clients[].work): a request's preparation
+// and a new connection's setup run on the client pod's own cgroup on its node,
+// sharing the node's cores with the pods there as any container does, before the
+// request or the dial goes on. A client without work has no CPU group.
+
+// callerGroupBase: client pods' CPU group IDs count up from here, clear of the
+// pods' (from 0 up), the sidecars' (from -1 down) and background workloads' (from
+// the lowest int32 up).
+const callerGroupBase = math.MinInt32 / 2
+
+// cpuTask is one piece of a slot's CPU work on its client pod, valid while the
+// slot's generation is still gen: a request given up meanwhile leaves its work
+// running (a library cannot take back a request it is building) but not its effect.
+type cpuTask struct {
+	slot int32
+	gen  uint32
+}
+
+// clientGroup gives client pod ci a CPU group on its node when its client spends
+// CPU, with the weight and quota of its resources.
+func (e *Engine) clientGroup(ci int32) {
+	cp := &e.cpods[ci]
+	d := &e.deps[cp.dep]
+	if d.reqCPU == 0 && d.connCPU == 0 {
+		return
+	}
+	res := &d.spec.Resources
+	cp.grp = e.nodes[cp.node].cpu.AddGroup(callerGroupBase+ci, cpuWeight(res), e.cpuQuota(res, "client/"+cp.name))
+	// An open loop prepares as many requests at once as the process has threads
+	// on CPU: Go's runtime runs GOMAXPROCS goroutines, one per core it may use.
+	if c := cp.grp.Capacity(); c > 0 {
+		cp.senders = int(math.Ceil(c))
+	}
+}
+
+// clientCPUChanged schedules client pod group g's next completion, if g is one.
+func (e *Engine) clientCPUChanged(g *node.Group, at sim.Time) bool {
+	ci := g.ID - callerGroupBase
+	if ci < 0 || ci >= int32(len(e.cpods)) {
+		return false
+	}
+	e.k.At(at, e.evClientCPU, ci, g.Gen)
+	return true
+}
+
+// work puts work ns of slot si's CPU on its client pod.
+func (e *Engine) work(si int32, work sim.Time) {
+	s := &e.slots[si]
+	t := cpuTask{slot: si, gen: s.gen}
+	var id int32
+	if n := len(e.freeTasks); n > 0 {
+		id = e.freeTasks[n-1]
+		e.freeTasks = e.freeTasks[:n-1]
+		e.cpuTasks[id] = t
+	} else {
+		id = int32(len(e.cpuTasks))
+		e.cpuTasks = append(e.cpuTasks, t)
+	}
+	e.cpods[s.cpod].grp.Start(e.k.Now(), id, int64(max(work, 1)))
+}
+
+// onClientCPU: work on a client pod's CPU finished. A prepared request goes on to
+// get a connection, a connection's setup to its dial; then the pod's open loop
+// starts the arrivals it fell behind on, while it has threads free.
+func (e *Engine) onClientCPU(ev sim.Event) {
+	ci := ev.Obj
+	g := e.cpods[ci].grp
+	if ev.Gen != g.Gen {
+		return
+	}
+	e.done = g.Finish(e.k.Now(), e.done[:0])
+	done := append(e.doneTasks[:0], e.done...) // acquire may finish more work now
+	for _, id := range done {
+		t := e.cpuTasks[id]
+		e.freeTasks = append(e.freeTasks, id)
+		s := &e.slots[t.slot]
+		if s.gen != t.gen {
+			continue
+		}
+		switch s.state {
+		case preparing:
+			e.acquire(t.slot)
+		case opening:
+			e.dial(t.slot)
+		}
+	}
+	e.doneTasks = done
+	e.catchUp(ci)
+}
+
+// behind: an open-loop arrival of client pod ci finds its threads all busy with
+// work (or earlier arrivals waiting), so it waits its turn, as vegeta's pacer
+// sends at once whatever it is behind on (lib/pacer.go ConstantPacer.Pace).
+func (e *Engine) behind(ci int32) bool {
+	cp := &e.cpods[ci]
+	if cp.grp == nil || cp.senders == 0 || e.deps[cp.dep].reqCPU == 0 {
+		return false
+	}
+	if cp.late.Len() == 0 && cp.grp.Running() < cp.senders {
+		return false
+	}
+	cp.late.Push(e.k.Now())
+	return true
+}
+
+// catchUp starts client pod ci's late arrivals while it has threads free.
+func (e *Engine) catchUp(ci int32) {
+	cp := &e.cpods[ci]
+	for cp.late.Len() > 0 && cp.grp.Running() < cp.senders {
+		due, _ := cp.late.Pop()
+		d := &e.deps[cp.dep]
+		d.maxLate = max(d.maxLate, e.k.Now()-due)
+		e.startArrival(ci, true)
+	}
+}
+
+// behindAll counts the arrivals every client fell behind on: dropped at their
+// phase's end, or still waiting at the run's.
+func (e *Engine) behindAll() int64 {
+	n := e.stats.behind
+	for i := range e.cpods {
+		n += int64(e.cpods[i].late.Len())
+	}
+	return n
+}
+
+// dropLate: client pod ci's phase ended with arrivals still waiting; they are never
+// sent, as vegeta stops at its duration however far behind (lib/attack.go Attack).
+func (e *Engine) dropLate(ci int32) {
+	cp := &e.cpods[ci]
+	n := int64(cp.late.Len())
+	if n == 0 {
+		return
+	}
+	cp.late = sim.FIFO[sim.Time]{}
+	d := &e.deps[cp.dep]
+	d.behind += n
+	e.stats.behind += n
+}
+
+// addClientCPUUsed adds the core-seconds client pods used up to now to their nodes'.
+func (e *Engine) addClientCPUUsed(now sim.Time, used []float64) {
+	for i := range e.cpods {
+		if g := e.cpods[i].grp; g != nil {
+			used[e.cpods[i].node] += g.Used(now)
+		}
+	}
+}
+
+// clientCPUResult fills client Deployment d's own CPU and how far behind its
+// schedule it fell.
+func (e *Engine) clientCPUResult(d *clientDeployment, rc *result.Client) {
+	dur := e.end.Seconds()
+	rc.Behind, rc.MaxLateS = d.behind, result.Round(d.maxLate.Seconds(), 6)
+	for _, ci := range d.pods {
+		rc.Behind += int64(e.cpods[ci].late.Len())
+	}
+	used, limit := 0.0, 0.0
+	if q, ok := d.spec.Resources.Limits[corev1.ResourceCPU]; ok {
+		limit = q.AsApproximateFloat64()
+	}
+	for _, ci := range d.pods {
+		cp := &e.cpods[ci]
+		if cp.grp == nil {
+			return
+		}
+		u := cp.grp.Used(e.end)
+		used += u
+		util := 0.0
+		if c := cp.grp.Capacity(); c > 0 {
+			util = u / (c * dur)
+		}
+		rc.Pods = append(rc.Pods, result.ClientPod{Name: cp.name, Node: e.nodes[cp.node].name,
+			CPUCores: result.Round(u/dur, 4), CPUUtilization: result.Round(util, 4), CPULimit: limit})
+	}
+	rc.CPUCores = result.Round(used/dur, 4)
+	if d.sent > 0 {
+		rc.CPUPerRequestMS = result.Round(used/float64(d.sent)*1e3, 6)
+	}
+}

@@ -1,0 +1,148 @@
+package simulate
+
+import (
+	"math"
+	"testing"
+)
+
+// clientCPUScenario: one client pod alone on a 4-core node, five pods of a service
+// on another, 100 µs one way. Constant service time, so every figure follows from
+// the arithmetic.
+const clientCPUScenario = `
+apiVersion: trafficlab/v1alpha1
+kind: Scenario
+metadata: {name: client-cpu}
+spec:
+  duration: 10s
+  seed: 1
+  cluster:
+    nodes:
+    - {name: load, count: 1, cpu: "4", labels: {role: load}}
+    - {name: worker, count: 1, cpu: "8", labels: {role: worker}}
+    network: {latency: 100us}
+  services:
+  - name: web
+    replicas: 5
+    pod:
+      serviceTime: {distribution: constant, value: 200us}
+      nodeSelector: {role: worker}
+  clients:
+  - name: gen
+    target: web
+    rate: 10000/s
+    timeout: 1s
+    placement: {nodeSelector: {role: load}}
+    work: {perRequest: 100us, perConnection: 0s}
+`
+
+// TestClientCPUOpenLoop: an open loop needs rate × per-request CPU; under a limit
+// smaller than that it sends limit ÷ per-request CPU a second and falls behind on
+// the rest, which it never sends.
+func TestClientCPUOpenLoop(t *testing.T) {
+	const rate, work, secs = 10000.0, 100e-6, 10.0 // needs 1 core
+	cases := []struct {
+		name  string
+		sets  []string
+		cores float64 // what it may use; the rate needs rate·work
+	}{
+		{"no limit: a core of four", nil, 4},
+		{"limit 2: room to spare", []string{"spec.clients[0].resources.limits.cpu=2"}, 2},
+		{"limit 0.5: half of what it needs", []string{"spec.clients[0].resources.limits.cpu=500m"}, 0.5},
+		{"limit 0.25", []string{"spec.clients[0].resources.limits.cpu=250m"}, 0.25},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := runYAML(t, clientCPUScenario, tc.sets...)
+			c := r.Clients[0]
+			due := int64(rate * secs)
+			can := tc.cores / work * secs // requests its CPU can prepare in the run
+			if can >= float64(due) {
+				if c.Behind != 0 || c.Sent != due {
+					t.Fatalf("sent %d, behind %d; want all %d sent", c.Sent, c.Behind, due)
+				}
+				if want := rate * work; math.Abs(c.CPUCores-want) > 1e-3 {
+					t.Errorf("cpu %.4f cores, want %.4f", c.CPUCores, want)
+				}
+				return
+			}
+			// A CFS quota starts full: the run's first partial period adds at most
+			// one period's quota (100 ms) to limit·duration, and each of the
+			// ceil(limit) threads may hold one request unfinished at the end.
+			slack := tc.cores*0.1/work + math.Ceil(tc.cores)
+			if math.Abs(float64(c.Sent)-can) > slack {
+				t.Errorf("sent %d, want %.0f ± %.0f", c.Sent, can, slack)
+			}
+			if c.Sent+c.Behind != due && c.Sent+c.Behind != due-1 {
+				// The arrival due exactly at the end is not part of the run.
+				t.Errorf("sent %d + behind %d, want %d due", c.Sent, c.Behind, due)
+			}
+			if r.Requests.Behind != c.Behind {
+				t.Errorf("requests behind %d, client %d", r.Requests.Behind, c.Behind)
+			}
+			// The backlog grows at rate − capacity, so the last sent waited most.
+			wantLate := secs * (1 - (tc.cores/work)/rate)
+			if math.Abs(c.MaxLateS-wantLate) > 0.1+0.01*wantLate {
+				t.Errorf("max late %.3f s, want about %.3f", c.MaxLateS, wantLate)
+			}
+		})
+	}
+}
+
+// TestClientCPUClosedLoop: one thread's cycle is its CPU plus the round trip, so
+// its pod uses work ÷ cycle of a core; a new connection per request adds its setup
+// to both.
+func TestClientCPUClosedLoop(t *testing.T) {
+	const rtt, svc = 200e-6, 200e-6
+	cases := []struct {
+		name        string
+		sets        []string
+		work, setup float64
+		handshake   float64 // a new connection's extra round trip before the request
+	}{
+		{"kept connection", []string{"spec.clients[0].work.perRequest=300us"}, 300e-6, 0, 0},
+		{"a connection per request", []string{"spec.clients[0].work.perRequest=300us",
+			"spec.clients[0].work.perConnection=100us", "spec.clients[0].connections.reuse=none"}, 300e-6, 100e-6, rtt},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			sets := append([]string{"spec.clients[0].rate=null", "spec.clients[0].threads=1"}, tc.sets...)
+			r := runYAML(t, clientCPUScenario, sets...)
+			c := r.Clients[0]
+			cycle := tc.work + tc.setup + rtt + svc + tc.handshake
+			wantRPS := 1 / cycle
+			if got := r.ThroughputRPS; math.Abs(got-wantRPS)/wantRPS > 0.002 {
+				t.Errorf("throughput %.1f/s, want %.1f", got, wantRPS)
+			}
+			if want := (tc.work + tc.setup) / cycle; math.Abs(c.CPUCores-want) > 1e-3 {
+				t.Errorf("cpu %.4f cores, want %.4f", c.CPUCores, want)
+			}
+			if want := (tc.work + tc.setup) * 1e3; math.Abs(c.CPUPerRequestMS-want) > 1e-6 {
+				t.Errorf("cpu per request %.6f ms, want %.6f", c.CPUPerRequestMS, want)
+			}
+			if n := r.Nodes[0]; n.ClientCPUCores != c.CPUCores {
+				t.Errorf("node %s client cpu %.4f, client %.4f", n.Name, n.ClientCPUCores, c.CPUCores)
+			}
+		})
+	}
+}
+
+// TestClientCPUSharesItsNode: a client without a limit on a node whose other
+// container burns a core gets what the node has left (max-min fair shares), and
+// with it the rate it can send.
+func TestClientCPUSharesItsNode(t *testing.T) {
+	src := clientCPUScenario + `
+  background:
+  - {name: hog, node: load-0, cpu: "4"}
+`
+	// The node's 4 cores go half to the hog and half to the client (equal weights,
+	// both asking for more than half): 2 cores, 20,000 requests a second.
+	r := runYAML(t, src, "spec.clients[0].rate=30000/s")
+	c := r.Clients[0]
+	want := 2 / 100e-6 * 10
+	if math.Abs(float64(c.Sent)-want) > 4 {
+		t.Errorf("sent %d, want %.0f", c.Sent, want)
+	}
+	if c.Behind == 0 {
+		t.Errorf("not behind at 30,000/s with room for 20,000")
+	}
+}
