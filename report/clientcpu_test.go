@@ -84,3 +84,47 @@ func TestClientCPUSection(t *testing.T) {
 		})
 	}
 }
+
+// The proxy's CPU is reported in userspace mode only, with the nodes it shared to
+// the full named only when they were; an overload on nodes whose cores went mostly
+// to the proxy or to client pods is fixed by taking that work off them.
+func TestProxyCPUSection(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		sets          []string
+		want, wantNot []string
+	}{
+		{"iptables", []string{"spec.cluster.proxyMode=iptables"}, nil, []string{"kube-proxy's own process"}},
+		{"userspace, room on the node", []string{"spec.cluster.proxyMode=userspace", "spec.clients[0].rate=1000/s"},
+			[]string{"kube-proxy's own process relayed every connection (userspace mode)", "cores on load-0"},
+			[]string{"none to spare"}},
+		{"userspace, the entry node full", []string{"spec.cluster.proxyMode=userspace", "spec.cluster.proxyWork.perConnection=2ms",
+			"spec.clients[0].connections.reuse=none", "spec.clients[0].entryNode=worker-0", "spec.clients[0].rate=5000/s"},
+			[]string{"on worker-0", "pods' on worker-0 (99.98% busy), which had none to spare",
+				"kube-proxy's relaying 7.77", "Fix: the cores went more to other work (kube-proxy's relaying 7.77) than to its pods (0.234): run kube-proxy in a mode that rewrites packets in the kernel"},
+			[]string{"Fix: more cores"}},
+		{"the client on the pods' node", []string{"spec.clients[0].placement.nodeSelector.role=worker", "spec.clients[0].work.perRequest=1ms",
+			"spec.clients[0].rate=7000/s", "spec.clients[0].resources.requests.cpu=7"},
+			[]string{"client pods' own work 7.", "give the client pods nodes of their own (clients[].placement)"},
+			[]string{"kube-proxy's", "Fix: more cores"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := simulateSource(t, "client-cpu.yaml", []byte(clientCPU), tc.sets...)
+			var text bytes.Buffer
+			if err := report.Text(&text, r); err != nil {
+				t.Fatal(err)
+			}
+			flat := strings.Join(strings.Fields(text.String()), " ")
+			for _, w := range tc.want {
+				if !strings.Contains(flat, w) {
+					t.Errorf("text lacks %q:\n%s", w, text.String())
+				}
+			}
+			for _, w := range append(tc.wantNot, "<nil>") {
+				if strings.Contains(flat, w) {
+					t.Errorf("text has %q:\n%s", w, text.String())
+				}
+			}
+		})
+	}
+}

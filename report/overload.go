@@ -52,8 +52,12 @@ func overloadEvidence(r *result.Result, o result.Overload) []string {
 			}
 			out = append(out, line+".")
 		case "node_cpu":
-			out = append(out, fmt.Sprintf("CPU: the nodes its pods ran on (%s in all) were %s busy; its pods have no CPU limit and share their cores, %s ms of CPU a request.",
-				cores(o.NodeCores), pct(o.CPUUtilization), trimFloat(o.CPUPerRequestMS)))
+			line := fmt.Sprintf("CPU: the nodes its pods ran on (%s in all) were %s busy; its pods have no CPU limit and share their cores, %s ms of CPU a request",
+				cores(o.NodeCores), pct(o.CPUUtilization), trimFloat(o.CPUPerRequestMS))
+			if others := nodeOthers(o); len(others) > 0 {
+				line += fmt.Sprintf(". Of those cores its pods used %s, %s", trimFloat(o.PodsCores), strings.Join(others, ", "))
+			}
+			out = append(out, line+".")
 		case "workers":
 			line := fmt.Sprintf("workers: every app worker of each pod (%d a pod) was busy, each request holding one for %s ms",
 				o.Workers, trimFloat(o.HoldMS))
@@ -183,9 +187,25 @@ func sweepIntro(o result.Overload, path string) string {
 	return " This sweep finds the fewest with no errors:"
 }
 
+// nodeOthers names what else took the cores of an overloaded service's nodes:
+// kube-proxy's relaying, client pods' own work.
+func nodeOthers(o result.Overload) []string {
+	var out []string
+	if o.NodeProxyCores > 0 {
+		out = append(out, fmt.Sprintf("kube-proxy's relaying %s", trimFloat(o.NodeProxyCores)))
+	}
+	if o.NodeClientCores > 0 {
+		out = append(out, fmt.Sprintf("client pods' own work %s", trimFloat(o.NodeClientCores)))
+	}
+	return out
+}
+
 // moreCores is the fix when the nodes' cores ran out: replicas on the same nodes
 // share them. Spreading the pods helps only when some node has room.
 func moreCores(r *result.Result, o result.Overload) string {
+	if o.NodeProxyCores+o.NodeClientCores > o.PodsCores {
+		return takenCores(o)
+	}
 	fix := fmt.Sprintf("Fix: more cores. The offered load needs %s/s × %s ms of CPU = %s, and more replicas on the same nodes only share the same cores: add nodes",
 		rps(o.OfferedRPS), trimFloat(o.CPUPerRequestMS), cores(o.OfferedRPS*o.CPUPerRequestMS/1e3))
 	for _, n := range r.Nodes {
@@ -195,6 +215,20 @@ func moreCores(r *result.Result, o result.Overload) string {
 		}
 	}
 	return fix + " or cores: every node was busy."
+}
+
+// takenCores is the fix when the nodes' cores went more to kube-proxy's relaying
+// or to client pods than to the service's own pods: take that work off them.
+func takenCores(o result.Overload) string {
+	var fixes []string
+	if o.NodeProxyCores > 0 {
+		fixes = append(fixes, "run kube-proxy in a mode that rewrites packets in the kernel (iptables or nftables), which relays in no process")
+	}
+	if o.NodeClientCores > 0 {
+		fixes = append(fixes, "give the client pods nodes of their own (clients[].placement)")
+	}
+	return fmt.Sprintf("Fix: the cores went more to other work (%s) than to its pods (%s): %s. More replicas on these nodes only share the same cores.",
+		strings.Join(nodeOthers(o), ", "), trimFloat(o.PodsCores), strings.Join(fixes, ", and "))
 }
 
 // nodeRoom is the CPU use below which a node has room for more: simulate's

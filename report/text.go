@@ -176,6 +176,7 @@ var textSections = []textSection{
 	{write: writeServices},
 	{write: writeClients},
 	{write: writeClientCPU, explains: true},
+	{write: writeProxyCPU, explains: true},
 	{write: writeCalls, explains: true},
 	{prose: callFailures, explains: true},
 	{prose: callRetries, explains: true},

@@ -298,6 +298,15 @@ type Overload struct {
 	Saturated []string `json:"saturated"`
 	// NodeCores are the cores of the nodes its pods ran on, when node_cpu ran out.
 	NodeCores float64 `json:"node_cores,omitempty"`
+	// PodsCores is the CPU its pods used, in cores over the run; set when
+	// node_cpu ran out.
+	PodsCores float64 `json:"pods_cores,omitempty"`
+	// NodeProxyCores is the CPU kube-proxy's relaying used on the nodes its pods
+	// ran on, in cores over the run; set when node_cpu ran out.
+	NodeProxyCores float64 `json:"node_proxy_cores,omitempty"`
+	// NodeClientCores is the CPU client pods' own work used on the nodes its pods
+	// ran on, in cores over the run; set when node_cpu ran out.
+	NodeClientCores float64 `json:"node_client_cores,omitempty"`
 	// CPUUtilization is its pods' CPU over what they may use, over their lives (a
 	// share, 1 = all of it).
 	CPUUtilization float64 `json:"cpu_utilization"`
@@ -712,10 +721,14 @@ type Node struct {
 	// CPU cores; 0 = unlimited.
 	CPU float64 `json:"cpu"`
 	// CPUUtilization is the CPU its containers used (pods, sidecars, client pods,
-	// background workloads) over its cores and the run; 0 with unlimited CPU.
+	// kube-proxy relaying, background workloads) over its cores and the run; 0 with
+	// unlimited CPU.
 	CPUUtilization float64 `json:"cpu_utilization"`
 	// ClientCPUCores is the part of it client pods used, in cores over the run.
 	ClientCPUCores float64 `json:"client_cpu_cores,omitempty"`
+	// ProxyCPUCores is the part of it kube-proxy's process used relaying
+	// (userspace mode), in cores over the run.
+	ProxyCPUCores float64 `json:"proxy_cpu_cores,omitempty"`
 	// Pods is how many service pods ran on it over the run.
 	Pods int `json:"pods"`
 	// DiskUtilization is the share of time its disk was busy writing; 0 without a
@@ -784,16 +797,18 @@ type Client struct {
 	// RunsAborted counts runs the tool ended at a receive error, as ab does.
 	RunsAborted int64 `json:"runs_aborted"`
 	// CPUCores is the CPU its pods' own work used (clients[].work), in cores over
-	// the run; CPUPerRequestMS that CPU per request sent, in ms. Absent when the
+	// the run; absent when the client's work is not modelled.
+	CPUCores float64 `json:"cpu_cores,omitempty"`
+	// CPUPerRequestMS is that CPU per request sent, in ms; absent when the
 	// client's work is not modelled.
-	CPUCores        float64 `json:"cpu_cores,omitempty"`
 	CPUPerRequestMS float64 `json:"cpu_per_request_ms,omitempty"`
 	// Pods are its pods' CPU, when its work is modelled.
 	Pods []ClientPod `json:"pods,omitempty"`
-	// Behind counts open-loop arrivals it had not sent when their phase ended,
-	// because its CPU could not keep up with its rate; MaxLateS is the latest it
-	// sent one after its due time.
-	Behind   int64   `json:"behind_schedule,omitempty"`
+	// Behind counts open-loop arrivals it had not sent when their phase ended (or
+	// the run did), because its CPU could not keep up with its rate.
+	Behind int64 `json:"behind_schedule,omitempty"`
+	// MaxLateS is the longest it sent an open-loop request after the request fell
+	// due, in seconds; 0 when it never fell behind.
 	MaxLateS float64 `json:"max_late_s,omitempty"`
 	// Runs are the client's phases in the order they ran (repeats included), over
 	// all its pods; absent for a client without phases.

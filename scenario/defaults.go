@@ -112,6 +112,11 @@ func setDefaults(s *Scenario) {
 	if c.ProxyMode == kubeproxy.IPVS && c.IPVSScheduler == "" {
 		c.IPVSScheduler = IPVSRoundRobin
 	}
+	if c.ProxyMode.Relays() {
+		conn, kib := c.ProxyMode.RelayCPU()
+		defaultDuration(&c.ProxyWork.PerConnection, conn)
+		defaultDuration(&c.ProxyWork.PerKiB, kib)
+	}
 	if len(c.Nodes) == 0 {
 		c.Nodes = []NodePool{{Name: defaultPoolName, Count: defaultPoolCount}}
 	}

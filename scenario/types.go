@@ -82,6 +82,12 @@ type Cluster struct {
 	// connection, ipvs by its scheduler, userspace round robin with retries of a
 	// refused dial. Default: iptables.
 	ProxyMode kubeproxy.Mode `yaml:"proxyMode"`
+	// ProxyWork is the CPU kube-proxy's own process spends relaying connections in
+	// userspace mode, on the node that relays them. Unset fields take the figures
+	// measured for a relay built as the userspace proxier is (`trafficlab
+	// libraries` lists them). The other modes rewrite packets in the kernel and
+	// spend none in a process.
+	ProxyWork ProxyWork `yaml:"proxyWork"`
 	// IPVSScheduler is kube-proxy's --ipvs-scheduler, with proxyMode ipvs only:
 	// ipvsadm's round robin, least connection, source hashing, shortest expected
 	// delay, never queue. Default: rr.
@@ -522,6 +528,22 @@ type Client struct {
 	// as a node of their own for a load generator outside the cluster. Unset: any
 	// node.
 	Placement *Placement `yaml:"placement"`
+	// EntryNode is the node, POOL-N, where the client's connections enter the
+	// cluster, as connections to an ExternalIP or a NodePort do: that node's
+	// kube-proxy picks the pod and, in userspace mode, relays the bytes. The leg
+	// to it is not a hop of its own. Unset: the client pod's own node, as for a
+	// ClusterIP called from inside.
+	EntryNode string `yaml:"entryNode"`
+}
+
+// ProxyWork is the CPU a relaying kube-proxy spends, on an idle core.
+type ProxyWork struct {
+	// PerConnection is the CPU to accept a connection, dial the endpoint, start
+	// the two copies and close both sockets. It runs before the dial.
+	PerConnection *metav1.Duration `yaml:"perConnection"`
+	// PerKiB is the CPU to copy one KiB, counting a request and its answer. It
+	// runs before the request goes on to the pod.
+	PerKiB *metav1.Duration `yaml:"perKiB"`
 }
 
 // ClientWork is the CPU a client spends itself, on an idle core.

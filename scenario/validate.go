@@ -68,7 +68,7 @@ func validate(s *Scenario, pos Positions) Diagnostics {
 	}
 	v.cluster(&s.Spec.Cluster)
 	services := v.services(s.Spec.Services, s.Spec.Duration.Duration)
-	v.clients(s.Spec.Clients, services)
+	v.clients(s.Spec.Clients, services, nodes)
 	v.calls(s.Spec.Services, services)
 	for i := range s.Spec.Services {
 		v.placed(fmt.Sprintf("spec.services[%d].pod", i), &s.Spec.Services[i].Pod, nodes)
@@ -156,6 +156,9 @@ func (v *validator) cluster(c *Cluster) {
 		if c.ProxyMode != kubeproxy.IPVS {
 			v.warnf("spec.cluster.ipvsScheduler", "applies only with proxyMode %s; ignored with %s", kubeproxy.IPVS, c.ProxyMode)
 		}
+	}
+	if v.written("spec.cluster.proxyWork") && !c.ProxyMode.Relays() {
+		v.warnf("spec.cluster.proxyWork", "applies only with proxyMode %s, whose process relays the bytes; ignored with %s", kubeproxy.Userspace, c.ProxyMode)
 	}
 	names := map[string]string{}
 	for i, p := range c.Nodes {
@@ -592,7 +595,7 @@ func (v *validator) positive(path string, d time.Duration, needs string) {
 	}
 }
 
-func (v *validator) clients(clients []Client, services map[string]*Service) {
+func (v *validator) clients(clients []Client, services map[string]*Service, nodes []string) {
 	svcNames := serviceNames(services)
 	names := map[string]string{}
 	for i := range clients {
@@ -626,6 +629,9 @@ func (v *validator) clients(clients []Client, services map[string]*Service) {
 			v.sidecar(path, c.Sidecar)
 		}
 		v.resources(at("resources"), &c.Resources)
+		if c.EntryNode != "" && nodes != nil && !slices.Contains(nodes, c.EntryNode) {
+			v.errorf(at("entryNode"), "%s", unknownName("node", c.EntryNode, nodes))
+		}
 		if pl := c.Placement; pl != nil {
 			v.placement(at("placement"), pl.NodeSelector, pl.Affinity, pl.Tolerations)
 		}

@@ -60,6 +60,7 @@ func (e *Engine) acquire(si int32) {
 	now := e.k.Now()
 	s.gen++
 	s.attempt = 0
+	s.accepted = false
 	s.pod = -1
 	s.waited = 0
 	p := &e.pools[s.pool]
@@ -236,17 +237,33 @@ func (e *Engine) send(si int32, id client.ConnID, newConn bool) {
 		e.mesh.Out(e.cpods[s.cpod].envoy, j, s.jobSerial, s.cpod, e.deps[e.cpods[s.cpod].dep].svc, id, newConn)
 		return
 	}
+	if e.relayKiBCPU > 0 {
+		// The node's userspace proxy copies the request and, later, its answer.
+		e.toProxy(si, j, e.copyCPU(&e.deps[e.cpods[s.cpod].dep], e.bodyOf(si)))
+		return
+	}
+	e.transmit(si)
+}
+
+// bodyOf is the body slot si's request carries: its client's, or its call's.
+func (e *Engine) bodyOf(si int32) int64 {
+	s := &e.slots[si]
+	if s.call >= 0 {
+		return e.callSlots[s.call].spec.bodyBytes
+	}
+	return e.deps[e.cpods[s.cpod].dep].bodyBytes
+}
+
+// transmit puts slot si's request, its job made, on the wire to its pod.
+func (e *Engine) transmit(si int32) {
+	s := &e.slots[si]
+	id, j := s.conn, s.job
 	if e.wired(id) {
-		d := &e.deps[e.cpods[s.cpod].dep]
-		body := d.bodyBytes
-		if s.call >= 0 {
-			body = e.callSlots[s.call].spec.bodyBytes
-		}
-		e.sendMessage(id, netw.Up, d.headerBytes, body, j)
+		e.sendMessage(id, netw.Up, e.deps[e.cpods[s.cpod].dep].headerBytes, e.bodyOf(si), j)
 		return
 	}
 	delay := e.hop + e.relay
-	if newConn {
+	if s.fresh {
 		// SYN, SYN-ACK, then the request rides behind the ACK: 1.5 round trips, to
 		// the pod, and in userspace mode to the node's proxy first.
 		delay = 3 * (e.hop + e.relay)
@@ -423,6 +440,7 @@ func (e *Engine) registerCallers() {
 	e.evRedial = e.k.Register(e.onRedial)
 	e.evRefusedStream = e.k.Register(e.onRefusedStream)
 	e.evClientCPU = e.k.Register(e.onClientCPU)
+	e.evProxyCPU = e.k.Register(e.onProxyCPU)
 	e.evSweep = e.k.Register(e.onSweep)
 }
 

@@ -188,7 +188,7 @@ func (e *Engine) callSlot(pi, k int32) int32 {
 		ci = int32(len(e.cpods))
 		// With a sidecar, the calls leave through the pod's Envoy, which balances per
 		// request over the callee's endpoints.
-		cp := clientPod{dep: ed.dep, node: p.node, name: p.name, envoy: p.envoy, from: pi}
+		cp := clientPod{dep: ed.dep, node: p.node, entry: p.node, name: p.name, envoy: p.envoy, from: pi}
 		cp.pool = e.newPool(d, ci)
 		e.cpods = append(e.cpods, cp)
 		d.pods = append(d.pods, ci)

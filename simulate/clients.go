@@ -53,6 +53,7 @@ type clientDeployment struct {
 type clientPod struct {
 	dep     int32
 	node    int32
+	entry   int32 // the node its connections enter by: its own, or its client's entryNode
 	name    string
 	pool    int32   // shared pool, or -1 when each slot has its own
 	free    []int32 // idle open-loop slots
@@ -91,6 +92,7 @@ type slot struct {
 	scheduled bool // an evReady is pending
 	fresh     bool // the request went on a connection opened for it
 	late      bool // an open-loop arrival sent after its time, counted as offered then
+	accepted  bool // a userspace proxy has accepted its connection and spent its CPU on it
 	conn      client.ConnID
 	connSeq   uint32 // conn's close count when taken: stale once it differs
 	// job is the request's job at the client pod's sidecar, while serial matches.
@@ -133,7 +135,10 @@ func (e *Engine) addClient(di int32, c *scenario.Client) error {
 		if e.check {
 			continue
 		}
-		cp := clientPod{dep: di, node: int32(node), pool: -1, name: name, envoy: -1, from: -1}
+		cp := clientPod{dep: di, node: int32(node), entry: int32(node), pool: -1, name: name, envoy: -1, from: -1}
+		if c.EntryNode != "" {
+			cp.entry = e.nodeIndex(c.EntryNode)
+		}
 		e.load.AddPod(di, sim.Stream(e.sc.Spec.Seed, "client/"+name))
 		ci := int32(len(e.cpods))
 		if c.Sidecar != nil {

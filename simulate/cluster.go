@@ -27,6 +27,8 @@ type nodeState struct {
 	pods    int
 	// nicOut and nicIn are its network interface each way; nil when unlimited.
 	nicOut, nicIn *netw.NIC
+	// proxy is its kube-proxy process's CPU, once it relays (userspace mode).
+	proxy *node.Group
 }
 
 type service struct {
@@ -123,4 +125,14 @@ func (e *Engine) serviceIndex(name string) int32 {
 		}
 	}
 	return -1
+}
+
+// nodeIndex is the index of the node called name; validation has checked it exists.
+func (e *Engine) nodeIndex(name string) int32 {
+	for i := range e.nodes {
+		if e.nodes[i].name == name {
+			return int32(i)
+		}
+	}
+	panic("simulate: no node " + name)
 }

@@ -17,6 +17,11 @@ func (e *Engine) dial(si int32) {
 		e.dialEnvoy(si)
 		return
 	}
+	if e.relayConnCPU > 0 && !s.accepted {
+		// The node's userspace proxy accepts the connection, then dials.
+		e.toProxy(si, -1, e.relayConnCPU)
+		return
+	}
 	b := e.balancer(s.cpod)
 	ep, ok := b.Pick(uint64(s.cpod))
 	if !ok {
@@ -91,5 +96,5 @@ func (e *Engine) onRedial(ev sim.Event) {
 // balancer is the kube-proxy rules client pod ci's node holds for its target.
 func (e *Engine) balancer(ci int32) kubeproxy.Balancer {
 	cp := &e.cpods[ci]
-	return e.routing.Balancer(cp.node, e.deps[cp.dep].svc)
+	return e.routing.Balancer(cp.entry, e.deps[cp.dep].svc)
 }

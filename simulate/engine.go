@@ -79,6 +79,12 @@ type Engine struct {
 	connSeq   []uint32 // per connection slot: bumped when it closes
 	expired   []client.ConnID
 	live      func(client.Waiter) bool
+	// kube-proxy's relaying CPU in userspace mode (proxycpu.go): per connection,
+	// per KiB (ns), and the work waiting for it.
+	relayConnCPU sim.Time
+	relayKiBCPU  float64
+	relayTasks   []relayTask
+	freeRelays   []int32
 	// The client pods' own CPU work (clientcpu.go), by task, and scratch.
 	cpuTasks             []cpuTask
 	freeTasks, doneTasks []int32
@@ -115,7 +121,7 @@ type Engine struct {
 	request   result.Request        // reused for each call of onRequest
 
 	evReady, evArrive, evCPU, evWait, evResponse, evTimeout, evRefused, evReset, evClosed, evRedial, evTick, evSweep,
-	evRefusedStream, evClientCPU uint8
+	evRefusedStream, evClientCPU, evProxyCPU uint8
 }
 
 // New builds the cluster twin. The scenario must have been validated.
@@ -134,6 +140,7 @@ func newEngine(sc *scenario.Scenario, check bool) (*Engine, error) {
 	spec := &sc.Spec
 	e.end = sim.Duration(spec.Duration.Duration)
 	e.mode = spec.Cluster.ProxyMode
+	e.relayCosts()
 	e.slowAfter = sim.Duration(spec.Report.SlowThreshold.Duration)
 	e.hop = sim.Duration(spec.Cluster.Network.Latency.Duration)
 	e.local = sim.Duration(spec.Cluster.Network.LocalLatency.Duration)

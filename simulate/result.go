@@ -100,8 +100,9 @@ func (e *Engine) podResults() []result.Pod {
 // nodeResults is each node's CPU and network use over the run.
 func (e *Engine) nodeResults() []result.Node {
 	dur := e.end.Seconds()
-	nodeUsed, clientUsed := e.nodeCPU(e.end), make([]float64, len(e.nodes))
+	nodeUsed, clientUsed, proxyUsed := e.nodeCPU(e.end), make([]float64, len(e.nodes)), make([]float64, len(e.nodes))
 	e.addClientCPUUsed(e.end, clientUsed)
+	e.addProxyCPUUsed(e.end, proxyUsed)
 	var out []result.Node
 	for i, n := range e.nodes {
 		util := 0.0
@@ -109,7 +110,7 @@ func (e *Engine) nodeResults() []result.Node {
 			util = nodeUsed[i] / (c * dur)
 		}
 		rn := result.Node{Name: n.name, CPU: n.cpu.Cores(), CPUUtilization: result.Round(util, 4), Pods: n.pods,
-			ClientCPUCores: result.Round(clientUsed[i]/dur, 4)}
+			ClientCPUCores: result.Round(clientUsed[i]/dur, 4), ProxyCPUCores: result.Round(proxyUsed[i]/dur, 4)}
 		if n.nicOut != nil {
 			// Packets handed to a NIC before the end but sent after it count in full.
 			rn.NICTxUtilization = result.Round(min(1, n.nicOut.Busy.Seconds()/dur), 4)
@@ -207,6 +208,7 @@ func (e *Engine) nodeCPU(now sim.Time) []float64 {
 	used := make([]float64, len(e.nodes))
 	e.mesh.AddCPUUsed(now, used)
 	e.addClientCPUUsed(now, used)
+	e.addProxyCPUUsed(now, used)
 	for _, w := range e.backgrounds.All() {
 		if w.CPU != nil {
 			used[w.Node] += w.CPU.Used(now)

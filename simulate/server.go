@@ -209,7 +209,7 @@ func (e *Engine) cpuChanged(g *node.Group) {
 		if e.mesh.CPUChanged(g, at) {
 			return
 		}
-		if e.clientCPUChanged(g, at) {
+		if e.clientCPUChanged(g, at) || e.proxyCPUChanged(g, at) {
 			return
 		}
 		e.k.At(at, e.evCPU, g.ID, g.Gen)

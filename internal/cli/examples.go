@@ -6,11 +6,13 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+	"time"
 	"unicode"
 
 	"github.com/spf13/cobra"
 
 	"trafficlab/examples"
+	"trafficlab/model/kubeproxy"
 	"trafficlab/model/library"
 )
 
@@ -99,11 +101,17 @@ sends it again on another connection without an error (Go, .NET); "fails" means 
 caller gets the error. ON ERROR "aborts" means the tool ends its whole run at the first
 refused, reset or timed-out request, as ab does without -r. TIMEOUT is the library's own
 request timeout, a client's timeout: when the scenario gives none; "none" means the
-library waits for ever, and the scenario's default of 30s applies.`,
+library waits for ever, and the scenario's default of 30s applies.
+
+CPU/REQ and CPU/CONN are the CPU the client's own process spends per request on a kept
+connection and per new connection (a client's work: when the scenario gives none),
+measured on one core of this project's test machine (go run ./cmd/cpucost); "-" where
+none could be measured, and the client's CPU is then not modelled. The last line gives
+what kube-proxy's own process spends relaying in userspace mode (spec.cluster.proxyWork).`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "LIBRARY\tREUSE\tMAX/HOST\tMAX IDLE\tIDLE TIMEOUT\tLIFETIME\tTIMEOUT\tSTALE CONN\tON ERROR\tSUMMARY")
+			fmt.Fprintln(tw, "LIBRARY\tREUSE\tMAX/HOST\tMAX IDLE\tIDLE TIMEOUT\tLIFETIME\tTIMEOUT\tSTALE CONN\tON ERROR\tCPU/REQ\tCPU/CONN\tSUMMARY")
 			for _, name := range library.Names() {
 				p, _ := library.Lookup(name)
 				stale, onError := "fails", "counts"
@@ -117,11 +125,16 @@ library waits for ever, and the scenario's default of 30s applies.`,
 				if p.Timeout > 0 {
 					timeout = p.Timeout.String()
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", p.Name, p.Reuse, limit(p.MaxPerHost), limit(p.MaxIdlePerHost),
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", p.Name, p.Reuse, limit(p.MaxPerHost), limit(p.MaxIdlePerHost),
 					never(p.IdleTimeout.String(), p.IdleTimeout == 0), never(p.MaxLifetime.String(), p.MaxLifetime == 0),
-					timeout, stale, onError, p.Summary)
+					timeout, stale, onError, cpuCost(p.RequestCPU), cpuCost(p.ConnectionCPU), p.Summary)
 			}
-			return tw.Flush()
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			conn, kib := kubeproxy.Userspace.RelayCPU()
+			_, err := fmt.Fprintf(stdout, "\nkube-proxy userspace relay: %s per connection, %s per KiB copied\n", conn, kib)
+			return err
 		},
 	}
 }
@@ -138,4 +151,11 @@ func never(s string, isNever bool) string {
 		return "never"
 	}
 	return s
+}
+
+func cpuCost(d time.Duration) string {
+	if d == 0 {
+		return "-"
+	}
+	return d.String()
 }

@@ -21,6 +21,8 @@ type definition struct {
 	// relays: a proxy process accepts the client's connection and copies its bytes
 	// to a connection of its own to the pod, rather than the kernel rewriting packets.
 	relays bool
+	// relayCPU is that process's CPU per relayed connection and per KiB copied.
+	relayCPU [2]time.Duration
 	// inTurn: new connections go to the endpoints in turn (or to the least busy),
 	// not each to one drawn at random.
 	inTurn bool
@@ -115,6 +117,15 @@ func (m Mode) DialTimeouts() []time.Duration {
 // bytes over a connection of its own to the pod: one more local hop each way, and what
 // the pod does to that connection reaches the client as the proxy closing its own.
 func (m Mode) Relays() bool { return m.d != nil && m.d.relays }
+
+// RelayCPU is the CPU a relaying mode's proxy process spends per connection it
+// relays and per KiB it copies; zero for the modes that do not relay.
+func (m Mode) RelayCPU() (perConnection, perKiB time.Duration) {
+	if m.d == nil {
+		return 0, 0
+	}
+	return m.d.relayCPU[0], m.d.relayCPU[1]
+}
 
 // InTurn reports whether new connections go to the endpoints in turn (or to the least
 // busy), so that k long-lived connections on a node reach at most k pods; otherwise
