@@ -65,7 +65,7 @@ func behindSentence(r *result.Result, c *result.Client) string {
 	if why := heldBy(r, c); why != "" {
 		s += ". " + why
 	}
-	return s + ". The run's rate and throughput measure the client here, not the service."
+	return s + ". Latencies count from when each request fell due, that wait included; the run's rate and throughput measure the client here, not the service."
 }
 
 // heldBy says what capped client c's CPU: the limit of a pod that used it all, or a

@@ -29,21 +29,26 @@ func (e *Engine) issue(si int32) {
 	now := e.k.Now()
 	s.epoch = e.load.Issued(s.cpod)
 	s.sent = now
+	if s.open {
+		// An open loop's request counts from when it fell due (after the client's
+		// overhead), so that a client that fell behind shows the delay; its
+		// library's timeout starts when it is made.
+		s.sent = min(now, s.due)
+	}
 	s.deadline = now + d.timeout
 	s.seq = uint64(e.stats.sent)
 	e.stats.sent++
-	if !s.late {
-		e.stats.tlOffered++
+	if !s.open {
+		e.stats.tlOffered++ // an open loop's was counted when it fell due
 	}
-	s.late = false
+	s.open = false
 	d.sent++
 	if s.timerAt == 0 {
 		s.timerAt = s.deadline
 		e.k.At(s.deadline, e.evTimeout, si, 0)
 	}
 	if d.reqCPU > 0 {
-		// The library builds the request on the client's CPU first; its latency
-		// counts from here, as vegeta's does (lib/attack.go hit: res.Timestamp).
+		// The library builds the request on the client's CPU first.
 		s.gen++
 		s.state = preparing
 		e.work(si, d.reqCPU)

@@ -122,7 +122,7 @@ func (e *Engine) catchUp(ci int32) {
 		due, _ := cp.late.Pop()
 		d := &e.deps[cp.dep]
 		d.maxLate = max(d.maxLate, e.k.Now()-due)
-		e.startArrival(ci, true)
+		e.startArrival(ci, due)
 	}
 }
 

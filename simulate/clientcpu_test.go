@@ -84,6 +84,11 @@ func TestClientCPUOpenLoop(t *testing.T) {
 			if math.Abs(c.MaxLateS-wantLate) > 0.1+0.01*wantLate {
 				t.Errorf("max late %.3f s, want about %.3f", c.MaxLateS, wantLate)
 			}
+			// Latency counts from when a request fell due, the wait included; the
+			// timeout from when it was made, so none timed out.
+			if r.LatencyMS.Max < c.MaxLateS*1e3 || r.Errors.Timeout != 0 {
+				t.Errorf("latency max %.1f ms, %d timeouts; want at least the %.1f ms late and none", r.LatencyMS.Max, r.Errors.Timeout, c.MaxLateS*1e3)
+			}
 		})
 	}
 }

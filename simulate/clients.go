@@ -91,7 +91,10 @@ type slot struct {
 	attempt   uint8
 	scheduled bool // an evReady is pending
 	fresh     bool // the request went on a connection opened for it
-	late      bool // an open-loop arrival sent after its time, counted as offered then
+	// open: an open-loop request, counted as offered when it fell due, at due
+	// (plus the client's overhead).
+	open bool
+	due  sim.Time
 	accepted  bool // a userspace proxy has accepted its connection and spent its CPU on it
 	conn      client.ConnID
 	connSeq   uint32 // conn's close count when taken: stale once it differs

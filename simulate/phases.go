@@ -1,5 +1,7 @@
 package simulate
 
+import "trafficlab/sim"
+
 // loadCallers are the client pods' callers that the load generators drive
 // (loadgen.Callers).
 type loadCallers struct{ e *Engine }
@@ -31,15 +33,15 @@ func (c loadCallers) Arrive(ci int32) {
 	if e.behind(ci) {
 		return
 	}
-	e.startArrival(ci, false)
+	e.startArrival(ci, e.k.Now())
 }
 
 // Ended: client pod ci's phase is over; arrivals it is behind on are not sent.
 func (c loadCallers) Ended(ci int32) { c.e.dropLate(ci) }
 
-// startArrival sends an open-loop request of client pod ci that fell due (late:
-// some time ago) on a free slot.
-func (e *Engine) startArrival(ci int32, late bool) {
+// startArrival sends an open-loop request of client pod ci that fell due at due
+// (now, or earlier when the client fell behind) on a free slot.
+func (e *Engine) startArrival(ci int32, due sim.Time) {
 	cp := &e.cpods[ci]
 	d := &e.deps[cp.dep]
 	var si int32
@@ -59,7 +61,7 @@ func (e *Engine) startArrival(ci int32, late bool) {
 		return
 	}
 	s := &e.slots[si]
-	s.late = true // offered at its arrival
+	s.open, s.due = true, due+d.overhead
 	if d.overhead > 0 {
 		s.scheduled = true
 		e.k.After(d.overhead, e.evReady, si, s.gen)
