@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -102,9 +103,19 @@ func writeSidecars(b *strings.Builder, r *result.Result) {
 	}
 	fmt.Fprintf(b, "\nSidecars\n")
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "POD\tDIRECTION\tWORKERS\tWORKERS BUSY\tCPU\tREQUESTS\tRETRIES\t503s\t\n")
+	// A result from before sidecars recorded their node has no NODE column.
+	nodes := slices.ContainsFunc(r.Sidecars, func(s result.Sidecar) bool { return s.Node != "" })
+	head := "POD\tDIRECTION\tWORKERS\tWORKERS BUSY\tCPU\tREQUESTS\tRETRIES\t503s\t\n"
+	if nodes {
+		head = "POD\tNODE\t" + strings.TrimPrefix(head, "POD\t")
+	}
+	fmt.Fprint(tw, head)
 	for _, s := range r.Sidecars {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%.2f cores\t%d\t%d\t%d\t\n", s.Pod, s.Direction, s.Workers,
+		pod := s.Pod
+		if nodes {
+			pod += "\t" + s.Node
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%.2f cores\t%d\t%d\t%d\t\n", pod, s.Direction, s.Workers,
 			percent(s.WorkerUtilization, 1), s.CPUCores, s.Requests, s.Retries, s.HTTP503)
 	}
 	tw.Flush()

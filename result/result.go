@@ -450,6 +450,9 @@ type Background struct {
 type Sidecar struct {
 	// Pod the sidecar is in.
 	Pod string `json:"pod"`
+	// Node the pod ran on, whose cores the sidecar's workers used; empty when not
+	// recorded.
+	Node string `json:"node,omitempty"`
 	// Direction: inbound (in front of a service's app), outbound (a client's), or
 	// both (a service's whose app also called other services through it: its
 	// requests count both ways).

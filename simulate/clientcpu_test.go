@@ -3,6 +3,7 @@ package simulate
 import (
 	"math"
 	"testing"
+	"trafficlab/result"
 )
 
 // clientCPUScenario: one client pod alone on a 4-core node, five pods of a service
@@ -150,4 +151,60 @@ func TestClientCPUSharesItsNode(t *testing.T) {
 	if c.Behind == 0 {
 		t.Errorf("not behind at 30,000/s with room for 20,000")
 	}
+}
+
+// TestNodeCPUAddsUp: every core-second a node reports was spent by one of its
+// containers, each reported on that node: service pods, sidecars (the client's on
+// the client's node, the servers' on theirs), client pods and kube-proxy.
+func TestNodeCPUAddsUp(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		r    func(t *testing.T) (nodes []result.Node, parts map[string]float64)
+	}{
+		{"sidecars both sides (r5)", func(t *testing.T) ([]result.Node, map[string]float64) {
+			r := runExample(t, "r5-sidecar-concurrency.yaml", "spec.duration=5s", "spec.clients[0].work.perRequest=20us").Result()
+			return r.Nodes, cpuByNode(r)
+		}},
+		{"userspace relay and client work", func(t *testing.T) ([]result.Node, map[string]float64) {
+			r := runYAML(t, clientCPUScenario, "spec.cluster.proxyMode=userspace", "spec.clients[0].entryNode=worker-0",
+				"spec.clients[0].connections.reuse=none", "spec.clients[0].rate=2000/s")
+			return r.Nodes, cpuByNode(r)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			nodes, parts := tc.r(t)
+			for _, n := range nodes {
+				got := n.CPUUtilization * n.CPU
+				if math.Abs(got-parts[n.Name]) > 2e-3 {
+					t.Errorf("node %s: %.4f cores used, its containers %.4f", n.Name, got, parts[n.Name])
+				}
+			}
+			if len(parts) < 2 {
+				t.Errorf("the CPU landed on %d nodes, want the client's and the servers'", len(parts))
+			}
+		})
+	}
+}
+
+// cpuByNode sums each node's containers' cores as the result reports them, for a
+// run whose pods all lived the whole run.
+func cpuByNode(r *result.Result) map[string]float64 {
+	out := map[string]float64{}
+	for _, p := range r.Pods {
+		out[p.Node] += p.CPUCores
+	}
+	for _, s := range r.Sidecars {
+		out[s.Node] += s.CPUCores
+	}
+	for _, c := range r.Clients {
+		for _, p := range c.Pods {
+			out[p.Node] += p.CPUCores
+		}
+	}
+	for _, n := range r.Nodes {
+		if n.ProxyCPUCores > 0 {
+			out[n.Name] += n.ProxyCPUCores
+		}
+	}
+	return out
 }

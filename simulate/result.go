@@ -47,7 +47,7 @@ func (e *Engine) Result() *result.Result {
 	r.Samples = st.samples.result()
 	r.LatencySpectrum = result.SpectrumOf(st.latency)
 	r.Ended = st.ended.result()
-	r.Sidecars = e.mesh.Result(e.end, func(pod int32) sim.Time { return e.life.Pod(pod).Ended })
+	r.Sidecars = e.mesh.Result(e.end, func(pod int32) sim.Time { return e.life.Pod(pod).Ended }, func(n int32) string { return e.nodes[n].name })
 	if e.net != nil {
 		r.TCP = e.net.Result()
 	}

@@ -471,6 +471,7 @@ var generated = Comments{
 			"CPUUtilization":    "CPUUtilization is the CPU used over its limit (or over the node's cores without\none); CPUCores the mean cores used.",
 			"Direction":         "Direction: inbound (in front of a service's app), outbound (a client's), or\nboth (a service's whose app also called other services through it: its\nrequests count both ways).",
 			"HTTP503":           "HTTP503 counts every 503 it answered.",
+			"Node":              "Node the pod ran on, whose cores the sidecar's workers used; empty when not\nrecorded.",
 			"Overflows":         "Overflows are requests a circuit breaker refused.",
 			"Pod":               "Pod the sidecar is in.",
 			"Requests":          "Requests it proxied.",

@@ -9,8 +9,9 @@ import (
 )
 
 // Result is every envoy's figures, in the order they were added: end is when the
-// run ends, podEnded when an inbound envoy's pod ended (-1: it runs).
-func (m *Mesh) Result(end sim.Time, podEnded func(pod int32) sim.Time) []result.Sidecar {
+// run ends, podEnded when an inbound envoy's pod ended (-1: it runs), nodeName the
+// name of a node.
+func (m *Mesh) Result(end sim.Time, podEnded func(pod int32) sim.Time, nodeName func(n int32) string) []result.Sidecar {
 	var out []result.Sidecar
 	for i := range m.envoys {
 		x := &m.envoys[i]
@@ -18,7 +19,9 @@ func (m *Mesh) Result(end sim.Time, podEnded func(pod int32) sim.Time) []result.
 		if x.inbound && podEnded(x.owner) >= 0 {
 			until = podEnded(x.owner)
 		}
-		out = append(out, m.envoyResult(x, until))
+		r := m.envoyResult(x, until)
+		r.Node = nodeName(x.node)
+		out = append(out, r)
 	}
 	return out
 }
