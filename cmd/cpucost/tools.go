@@ -1,0 +1,211 @@
+package main
+
+import (
+	_ "embed"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// abCase: ApacheBench, sequential (-c 1) and with 10 connections in flight, each with
+// and without -k. Without -k ab sends HTTP/1.0 requests without keep-alive, so the
+// server closes each connection after its response; with -k it sends "Connection:
+// Keep-Alive" and reuses. ab refuses fewer requests than -c, so the baseline is -n c.
+func abCase(e *env) ([]sample, error) {
+	limit := strconv.Itoa(int(loopLimit.Seconds()))
+	return e.repeat(func() ([]sample, error) {
+		var out []sample
+		for _, c := range []int{1, 10} {
+			run := func(k bool) (sample, error) {
+				figure := fmt.Sprintf("-c %d, per request", c)
+				if k {
+					figure = fmt.Sprintf("-k -c %d, per request", c)
+				}
+				return e.differential(e.srv, figure, c, e.n, func(n int) []string {
+					// -t before -n: -t sets -n to 50000, a later -n sets it back.
+					argv := []string{"ab", "-q", "-s", "5", "-t", limit, "-n", strconv.Itoa(n), "-c", strconv.Itoa(c)}
+					if k {
+						argv = append(argv, "-k")
+					}
+					return append(argv, e.srv.url())
+				}, parseAB)
+			}
+			fresh, err := run(false)
+			if err != nil {
+				return nil, err
+			}
+			reused, err := run(true)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, fresh, reused, perConn(fmt.Sprintf("-c %d, per new connection", c), fresh, reused))
+		}
+		return out, nil
+	})
+}
+
+// parseAB reads ab's report: "Complete requests:", as failed "Failed requests:" plus
+// "Non-2xx responses:", and "Time taken for tests:".
+func parseAB(out string) (loopCounts, error) {
+	var c loopCounts
+	var complete, took bool
+	for _, l := range strings.Split(out, "\n") {
+		k, v, _ := strings.Cut(l, ":")
+		v = strings.TrimSpace(v)
+		var err error
+		switch strings.TrimSpace(k) {
+		case "Complete requests":
+			c.attempts, err = strconv.Atoi(v)
+			complete = true
+		case "Failed requests", "Non-2xx responses":
+			var n int
+			n, err = strconv.Atoi(v)
+			c.failed += n
+		case "Time taken for tests":
+			var secs float64
+			secs, err = strconv.ParseFloat(strings.TrimSuffix(v, " seconds"), 64)
+			c.wall = time.Duration(secs * float64(time.Second))
+			took = true
+		}
+		if err != nil {
+			return loopCounts{}, fmt.Errorf("ab: %q: %w", l, err)
+		}
+	}
+	if !complete || !took {
+		return loopCounts{}, fmt.Errorf("ab: no \"Complete requests\" or \"Time taken for tests\" in %q", out)
+	}
+	return c, nil
+}
+
+// parseCounts reads the "attempts failed µs" line the loops below print last: the
+// requests attempted, how many failed, and the loop's wall time in microseconds.
+func parseCounts(out string) (loopCounts, error) {
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	var c loopCounts
+	var us int64
+	if _, err := fmt.Sscan(lines[len(lines)-1], &c.attempts, &c.failed, &us); err != nil {
+		return loopCounts{}, fmt.Errorf("want \"attempts failed µs\", got %q", out)
+	}
+	c.wall = time.Duration(us) * time.Microsecond
+	return c, nil
+}
+
+// curlLoopScript runs curl $1 times on $2, one process each, as a shell loop in a
+// benchmark script would, for at most $3 seconds; -q first ignores any .curlrc.
+// EPOCHREALTIME (bash 5) is seconds with microseconds: without its separator, µs.
+const curlLoopScript = `n=$1 url=$2 end=$((SECONDS + $3)) i=0 failed=0 t0=${EPOCHREALTIME/[.,]/}; ` +
+	`while ((i < n && SECONDS < end)); do i=$((i + 1)); curl -q -sf -o /dev/null --max-time 5 "$url" || failed=$((failed + 1)); done; ` +
+	`echo "$i $failed $((${EPOCHREALTIME/[.,]/} - t0))"`
+
+// curlLoop: a bash loop running curl, one process per request. The figure is bash's
+// fork and wait plus curl's whole life: exec, dynamic linking, libcurl set-up, one
+// connection and one request.
+func curlLoop(e *env) ([]sample, error) {
+	return e.repeat(func() ([]sample, error) {
+		s, err := e.differential(e.srv, "per request (a curl process each)", 0, e.curlN, func(n int) []string {
+			return []string{"bash", "-c", curlLoopScript, "curl-loop", strconv.Itoa(n), e.srv.url(), strconv.Itoa(int(loopLimit.Seconds()))}
+		}, parseCounts)
+		return []sample{s}, err
+	})
+}
+
+//go:embed requests_loop.py
+var requestsLoop []byte
+
+// pythonWarmup is how many warm-up requests the Python client sends, in the baseline
+// run as in the measured one.
+const pythonWarmup = 200
+
+// pythonRequests: the requests library, a Session reused, a Session sending
+// "Connection: close", and requests.get.
+func pythonRequests(e *env) ([]sample, error) {
+	if _, err := e.runProc(anyCPU, false, "python3", "-c", "import requests"); err != nil {
+		return nil, skipError{fmt.Errorf("python3 cannot import requests (pip install requests): %w", err)}
+	}
+	script := filepath.Join(e.tmp, "requests_loop.py")
+	if err := os.WriteFile(script, requestsLoop, 0o644); err != nil {
+		return nil, err
+	}
+	return e.repeat(func() ([]sample, error) {
+		var s [3]sample
+		for i, mode := range []struct{ mode, figure string }{
+			{"session", "Session reused, per request"},
+			{"session-close", "Session, Connection: close, per request"},
+			{"get", "requests.get (new Session each), per request"},
+		} {
+			var err error
+			s[i], err = e.differential(e.srv, mode.figure, 0, e.n, func(n int) []string {
+				return []string{"python3", script, mode.mode, strconv.Itoa(n), e.srv.url(), strconv.Itoa(pythonWarmup), secs(loopLimit)}
+			}, parseCounts)
+			if err != nil {
+				return nil, err
+			}
+		}
+		return []sample{s[0], s[1], s[2],
+			perConn("per new connection (Connection: close − reused)", s[1], s[0]),
+			perConn("per requests.get (Session and connection) − reused", s[2], s[0]),
+		}, nil
+	})
+}
+
+//go:embed HttpLoop.java
+var httpLoop []byte
+
+// The Java client's loop: JIT compilation takes the shared client's request path from
+// about 800 µs to 85 µs of CPU per request over its first 20,000 requests, and the
+// Connection: close path from 1,100 µs to 180 µs over 20,000 to 25,000 (measured on
+// this project's 2-vCPU machine, pinned, in 1,000-request steps), so those modes warm
+// up for 20,000 and 25,000 requests (or javaWarmupLimit, whichever comes first); a new
+// client per request, dominated by building the client, for 1,000. Then each runs until
+// it has spent javaCPU of CPU, so that getProcessCpuTime's 10 ms steps are at most 2%
+// of the figure.
+const (
+	javaWarmupLimit = 12 * time.Second
+	javaCPU         = 500 * time.Millisecond
+	javaMaxN        = 100000
+)
+
+// javaHTTPClient: java.net.http.HttpClient (HTTP/1.1), one shared client, one
+// shared client sending "Connection: close", and a new client per request, each
+// measured inside the JVM after warm-up (HttpLoop.java).
+func javaHTTPClient(e *env) ([]sample, error) {
+	dir := filepath.Join(e.tmp, "java")
+	src := filepath.Join(dir, "HttpLoop.java")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(src, httpLoop, 0o644); err != nil {
+		return nil, err
+	}
+	if _, err := e.runProc(anyCPU, false, "javac", "-d", dir, src); err != nil {
+		return nil, err
+	}
+	return e.repeat(func() ([]sample, error) {
+		var s [3]sample
+		for i, mode := range []struct {
+			mode, figure string
+			warmup       int
+		}{
+			{"shared", "shared HttpClient, per request", 20000},
+			{"close", "shared HttpClient, Connection: close, per request", 25000},
+			{"new-client", "new HttpClient each, per request", 1000},
+		} {
+			var err error
+			s[i], _, err = e.inside(e.srv, mode.figure, clientCPU, false,
+				"java", "-Djdk.httpclient.allowRestrictedHeaders=connection", "-cp", dir, "HttpLoop", mode.mode,
+				strconv.Itoa(javaMaxN), e.srv.url(), strconv.Itoa(mode.warmup), secs(javaWarmupLimit), secs(javaCPU), secs(loopLimit))
+			if err != nil {
+				return nil, err
+			}
+		}
+		return []sample{s[0], s[1], s[2],
+			perConn("per new connection (Connection: close − shared)", s[1], s[0]),
+			perConn("per new HttpClient and connection − shared", s[2], s[0]),
+		}, nil
+	})
+}
+
+func secs(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) }
