@@ -40,6 +40,7 @@ func TestUnsupportedNamesThePath(t *testing.T) {
 		{"r1-curl-loop.yaml", []string{"spec.cluster.network.bandwidth=1gbit"}, "spec.cluster.network.bandwidth"},
 		{"r1-curl-loop.yaml", []string{"faults"}, "spec.faults[1].kind"},
 		{"r1-curl-loop.yaml", []string{"spec.clients[0].resources.limits.cpu=1"}, "spec.clients[0].resources.limits.cpu"},
+		{"r2-ab-pods-on-3-nodes.yaml", nil, "spec.clients[0].entryNode"},
 	} {
 		var sc *scenario.Scenario
 		if slices.Equal(tc.sets, []string{"faults"}) {

@@ -60,6 +60,9 @@ func unsupported(sc *scenario.Scenario) error {
 		if _, ok := c.Resources.Limits[corev1.ResourceCPU]; ok {
 			return not(fmt.Sprintf("spec.clients[%d].resources.limits.cpu", i), "a client's CPU limit is")
 		}
+		if c.EntryNode != "" {
+			return not(fmt.Sprintf("spec.clients[%d].entryNode", i), "a client's entry node (ExternalIP or NodePort traffic) is")
+		}
 	}
 	for i, f := range spec.Faults {
 		if f.Kind == scenario.FaultPodKill && killsAutoscaled(sc, &f.Target) {

@@ -113,8 +113,9 @@ func setDefaults(s *Scenario) {
 		c.IPVSScheduler = IPVSRoundRobin
 	}
 	if c.ProxyMode.Relays() {
-		conn, kib := c.ProxyMode.RelayCPU()
+		conn, req, kib := c.ProxyMode.RelayCPU()
 		defaultDuration(&c.ProxyWork.PerConnection, conn)
+		defaultDuration(&c.ProxyWork.PerRequest, req)
 		defaultDuration(&c.ProxyWork.PerKiB, kib)
 	}
 	if len(c.Nodes) == 0 {

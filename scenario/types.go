@@ -541,8 +541,12 @@ type ProxyWork struct {
 	// PerConnection is the CPU to accept a connection, dial the endpoint, start
 	// the two copies and close both sockets. It runs before the dial.
 	PerConnection *metav1.Duration `yaml:"perConnection"`
+	// PerRequest is the CPU to relay one request and its answer, the system
+	// calls of each copy whatever their size. It runs before the request goes on
+	// to the pod.
+	PerRequest *metav1.Duration `yaml:"perRequest"`
 	// PerKiB is the CPU to copy one KiB, counting a request and its answer. It
-	// runs before the request goes on to the pod.
+	// runs with PerRequest.
 	PerKiB *metav1.Duration `yaml:"perKiB"`
 }
 

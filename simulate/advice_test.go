@@ -27,9 +27,9 @@ func TestAdviceFitsTheRun(t *testing.T) {
 	}{
 		// 20 connections over 5 pods already; the pod holding most of them is at 100 %,
 		// and so is every node: the others have no room either, and the busiest pod
-		// has a node to itself.
+		// has a node to itself (the caller's own CPU left out, so that it takes none).
 		{"20 connections, 5 pods", func(t *testing.T) *result.Result {
-			return runExample(t, "r1-shared-client-20-threads.yaml", "spec.duration=10s").Result()
+			return runExample(t, "r1-shared-client-20-threads.yaml", "spec.duration=10s", "spec.clients[0].work.perRequest=0s").Result()
 		}, []string{allBusy, "webapp1-0 has the 2 cores of aks-1 to itself", "More connections than pods are open already"}, []string{moreConns, idle, saturated}},
 		// One connection for 5 pods: 4 idle, and the one pod has CPU to spare.
 		{"1 connection, 5 pods", func(t *testing.T) *result.Result {

@@ -242,7 +242,7 @@ func (e *Engine) send(si int32, id client.ConnID, newConn bool) {
 		e.mesh.Out(e.cpods[s.cpod].envoy, j, s.jobSerial, s.cpod, e.deps[e.cpods[s.cpod].dep].svc, id, newConn)
 		return
 	}
-	if e.relayKiBCPU > 0 {
+	if e.relayReqCPU > 0 || e.relayKiBCPU > 0 {
 		// The node's userspace proxy copies the request and, later, its answer.
 		e.toProxy(si, j, e.copyCPU(&e.deps[e.cpods[s.cpod].dep], e.bodyOf(si)))
 		return

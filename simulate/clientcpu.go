@@ -58,16 +58,7 @@ func (e *Engine) clientCPUChanged(g *node.Group, at sim.Time) bool {
 // work puts work ns of slot si's CPU on its client pod.
 func (e *Engine) work(si int32, work sim.Time) {
 	s := &e.slots[si]
-	t := cpuTask{slot: si, gen: s.gen}
-	var id int32
-	if n := len(e.freeTasks); n > 0 {
-		id = e.freeTasks[n-1]
-		e.freeTasks = e.freeTasks[:n-1]
-		e.cpuTasks[id] = t
-	} else {
-		id = int32(len(e.cpuTasks))
-		e.cpuTasks = append(e.cpuTasks, t)
-	}
+	id := e.cpuTasks.add(cpuTask{slot: si, gen: s.gen})
 	e.cpods[s.cpod].grp.Start(e.k.Now(), id, int64(max(work, 1)))
 }
 
@@ -83,8 +74,7 @@ func (e *Engine) onClientCPU(ev sim.Event) {
 	e.done = g.Finish(e.k.Now(), e.done[:0])
 	done := append(e.doneTasks[:0], e.done...) // acquire may finish more work now
 	for _, id := range done {
-		t := e.cpuTasks[id]
-		e.freeTasks = append(e.freeTasks, id)
+		t := e.cpuTasks.take(id)
 		s := &e.slots[t.slot]
 		if s.gen != t.gen {
 			continue

@@ -80,16 +80,15 @@ type Engine struct {
 	expired   []client.ConnID
 	live      func(client.Waiter) bool
 	// kube-proxy's relaying CPU in userspace mode (proxycpu.go): per connection,
-	// per KiB (ns), and the work waiting for it.
-	relayConnCPU sim.Time
-	relayKiBCPU  float64
-	relayTasks   []relayTask
-	freeRelays   []int32
-	// The client pods' own CPU work (clientcpu.go), by task, and scratch.
-	cpuTasks             []cpuTask
-	freeTasks, doneTasks []int32
-	liveLimit            int // maxLiveRequests; tests lower it
-	openSlots            int // open-loop callers made, each outstanding or free for reuse
+	// per request, per KiB (ns), and the work waiting for it.
+	relayConnCPU, relayReqCPU sim.Time
+	relayKiBCPU               float64
+	relayTasks                tasks[relayTask]
+	// The client pods' own CPU work (clientcpu.go), and scratch for finished tasks.
+	cpuTasks  tasks[cpuTask]
+	doneTasks []int32
+	liveLimit int // maxLiveRequests; tests lower it
+	openSlots int // open-loop callers made, each outstanding or free for reuse
 
 	// Requests at the pods' apps (jobs.go, server.go).
 	jobs     []job

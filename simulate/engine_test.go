@@ -12,7 +12,9 @@ import (
 	"trafficlab/scenario"
 )
 
-// base is a scenario whose blanks build fills from opts.
+// base is a scenario whose blanks build fills from opts. Its client spends no CPU
+// of its own, whatever its library, so that these tests time the rest exactly
+// (clientcpu_test.go tests the client's work).
 const base = `apiVersion: trafficlab/v1alpha1
 kind: Scenario
 metadata: {name: test}
@@ -33,6 +35,7 @@ spec:
   clients:
   - name: caller
     target: web
+    work: {perRequest: 0s, perConnection: 0s}
 %s
 %s
 `

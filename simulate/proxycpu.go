@@ -32,6 +32,7 @@ func (e *Engine) relayCosts() {
 	}
 	w := &e.sc.Spec.Cluster.ProxyWork
 	e.relayConnCPU = sim.Duration(w.PerConnection.Duration)
+	e.relayReqCPU = sim.Duration(w.PerRequest.Duration)
 	e.relayKiBCPU = float64(w.PerKiB.Duration)
 }
 
@@ -58,16 +59,7 @@ func (e *Engine) proxyCPUChanged(g *node.Group, at sim.Time) bool {
 // proxy of its client's entry node.
 func (e *Engine) toProxy(si, job int32, work sim.Time) {
 	s := &e.slots[si]
-	t := relayTask{slot: si, gen: s.gen, job: job}
-	var id int32
-	if n := len(e.freeRelays); n > 0 {
-		id = e.freeRelays[n-1]
-		e.freeRelays = e.freeRelays[:n-1]
-		e.relayTasks[id] = t
-	} else {
-		id = int32(len(e.relayTasks))
-		e.relayTasks = append(e.relayTasks, t)
-	}
+	id := e.relayTasks.add(relayTask{slot: si, gen: s.gen, job: job})
 	e.proxyGroup(e.cpods[s.cpod].entry).Start(e.k.Now(), id, int64(max(work, 1)))
 }
 
@@ -81,8 +73,7 @@ func (e *Engine) onProxyCPU(ev sim.Event) {
 	e.done = g.Finish(e.k.Now(), e.done[:0])
 	done := append(e.doneTasks[:0], e.done...)
 	for _, id := range done {
-		t := e.relayTasks[id]
-		e.freeRelays = append(e.freeRelays, id)
+		t := e.relayTasks.take(id)
 		s := &e.slots[t.slot]
 		switch {
 		case s.gen != t.gen:
@@ -96,10 +87,10 @@ func (e *Engine) onProxyCPU(ev sim.Event) {
 	e.doneTasks = done
 }
 
-// copyCPU is the proxy's CPU to copy a request of d with this body, and its answer.
+// copyCPU is the proxy's CPU to relay a request of d with this body, and its answer.
 func (e *Engine) copyCPU(d *clientDeployment, body int64) sim.Time {
 	bytes := d.headerBytes + body + int64(e.services[d.svc].respBytes)
-	return sim.Time(math.Ceil(e.relayKiBCPU * float64(bytes) / 1024))
+	return e.relayReqCPU + sim.Time(math.Ceil(e.relayKiBCPU*float64(bytes)/1024))
 }
 
 // addProxyCPUUsed adds the core-seconds each node's kube-proxy used up to now.

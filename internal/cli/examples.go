@@ -132,8 +132,8 @@ what kube-proxy's own process spends relaying in userspace mode (spec.cluster.pr
 			if err := tw.Flush(); err != nil {
 				return err
 			}
-			conn, kib := kubeproxy.Userspace.RelayCPU()
-			_, err := fmt.Fprintf(stdout, "\nkube-proxy userspace relay: %s per connection, %s per KiB copied\n", conn, kib)
+			conn, req, kib := kubeproxy.Userspace.RelayCPU()
+			_, err := fmt.Fprintf(stdout, "\nkube-proxy userspace relay: %s per connection, %s per request, %s per KiB copied\n", conn, req, kib)
 			return err
 		},
 	}

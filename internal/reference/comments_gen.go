@@ -979,7 +979,8 @@ var generated = Comments{
 		Doc: "ProxyWork is the CPU a relaying kube-proxy spends, on an idle core.",
 		Fields: map[string]string{
 			"PerConnection": "PerConnection is the CPU to accept a connection, dial the endpoint, start\nthe two copies and close both sockets. It runs before the dial.",
-			"PerKiB":        "PerKiB is the CPU to copy one KiB, counting a request and its answer. It\nruns before the request goes on to the pod.",
+			"PerKiB":        "PerKiB is the CPU to copy one KiB, counting a request and its answer. It\nruns with PerRequest.",
+			"PerRequest":    "PerRequest is the CPU to relay one request and its answer, the system\ncalls of each copy whatever their size. It runs before the request goes on\nto the pod.",
 		},
 	},
 	"trafficlab/scenario.Rate": {

@@ -21,8 +21,9 @@ type definition struct {
 	// relays: a proxy process accepts the client's connection and copies its bytes
 	// to a connection of its own to the pod, rather than the kernel rewriting packets.
 	relays bool
-	// relayCPU is that process's CPU per relayed connection and per KiB copied.
-	relayCPU [2]time.Duration
+	// relayCPU is that process's CPU per relayed connection, per relayed request
+	// and per KiB copied.
+	relayCPU [3]time.Duration
 	// inTurn: new connections go to the endpoints in turn (or to the least busy),
 	// not each to one drawn at random.
 	inTurn bool
@@ -119,12 +120,13 @@ func (m Mode) DialTimeouts() []time.Duration {
 func (m Mode) Relays() bool { return m.d != nil && m.d.relays }
 
 // RelayCPU is the CPU a relaying mode's proxy process spends per connection it
-// relays and per KiB it copies; zero for the modes that do not relay.
-func (m Mode) RelayCPU() (perConnection, perKiB time.Duration) {
+// relays, per request and answer it relays and per KiB it copies; zero for the
+// modes that do not relay.
+func (m Mode) RelayCPU() (perConnection, perRequest, perKiB time.Duration) {
 	if m.d == nil {
-		return 0, 0
+		return 0, 0, 0
 	}
-	return m.d.relayCPU[0], m.d.relayCPU[1]
+	return m.d.relayCPU[0], m.d.relayCPU[1], m.d.relayCPU[2]
 }
 
 // InTurn reports whether new connections go to the endpoints in turn (or to the least

@@ -13,22 +13,22 @@ import (
 // and has to come with a new citation.
 var want = []Profile{
 	{Name: "ab", Reuse: "none", Protocol: "http1", Timeout: 30 * time.Second,
-		ClosesOnTimeout: true, AbortsRun: true},
+		ClosesOnTimeout: true, AbortsRun: true, RequestCPU: 7960 * time.Nanosecond, ConnectionCPU: 29200 * time.Nanosecond},
 	{Name: "ab-keepalive", Reuse: "per-thread", MaxPerHost: 1, MaxIdlePerHost: 1, Protocol: "http1",
-		Timeout: 30 * time.Second, ClosesOnTimeout: true, AbortsRun: true},
-	{Name: "curl-loop", Reuse: "none", Protocol: "http1", ClosesOnTimeout: true},
+		Timeout: 30 * time.Second, ClosesOnTimeout: true, AbortsRun: true, RequestCPU: 7960 * time.Nanosecond, ConnectionCPU: 29200 * time.Nanosecond},
+	{Name: "curl-loop", Reuse: "none", Protocol: "http1", ClosesOnTimeout: true, RequestCPU: 5 * time.Millisecond},
 	{Name: "dotnet-httpclient", Reuse: "shared", IdleTimeout: time.Minute, Protocol: "http1",
-		Timeout: 100 * time.Second, IdlePick: PickLIFO, ClosesOnTimeout: true, RetriesStaleIdempotent: true},
+		Timeout: 100 * time.Second, IdlePick: PickLIFO, ClosesOnTimeout: true, RetriesStaleIdempotent: true, RequestCPU: 35600 * time.Nanosecond},
 	{Name: "fortio", Reuse: "per-thread", MaxPerHost: 1, MaxIdlePerHost: 1, Protocol: "http1",
 		Timeout: 3 * time.Second, ClosesOnTimeout: true, RetriesStaleIdempotent: true},
 	{Name: "go-net-http", Reuse: "shared", MaxIdlePerHost: 2, IdleTimeout: 90 * time.Second, Protocol: "http1",
-		IdlePick: PickLIFO, ClosesOnTimeout: true, RetriesStaleIdempotent: true},
+		IdlePick: PickLIFO, ClosesOnTimeout: true, RetriesStaleIdempotent: true, RequestCPU: 36 * time.Microsecond, ConnectionCPU: 66900 * time.Nanosecond},
 	{Name: "java-httpclient", Reuse: "shared", IdleTimeout: 30 * time.Second, Protocol: "http1",
-		IdlePick: PickFIFO, ClosesOnTimeout: true, RetriesStaleIdempotent: true},
+		IdlePick: PickFIFO, ClosesOnTimeout: true, RetriesStaleIdempotent: true, RequestCPU: 82600 * time.Nanosecond, ConnectionCPU: 139 * time.Microsecond},
 	{Name: "python-requests", Reuse: "per-thread", MaxIdlePerHost: 10, Protocol: "http1",
-		IdlePick: PickLIFO, ClosesOnTimeout: true},
+		IdlePick: PickLIFO, ClosesOnTimeout: true, RequestCPU: 401 * time.Microsecond, ConnectionCPU: 81400 * time.Nanosecond},
 	{Name: "vegeta", Reuse: "shared", MaxIdlePerHost: 10000, Protocol: "http1", Timeout: 30 * time.Second,
-		IdlePick: PickLIFO, ClosesOnTimeout: true, RetriesStaleIdempotent: true},
+		IdlePick: PickLIFO, ClosesOnTimeout: true, RetriesStaleIdempotent: true, RequestCPU: 39800 * time.Nanosecond, ConnectionCPU: 66900 * time.Nanosecond},
 }
 
 func TestProfileValues(t *testing.T) {
@@ -41,7 +41,7 @@ func TestProfileValues(t *testing.T) {
 			if got.Summary == "" {
 				t.Error("no Summary")
 			}
-			got.Summary, got.Sources = "", nil
+			got.Summary, got.Sources, got.CPUSources = "", nil, nil
 			if !reflect.DeepEqual(got, w) {
 				t.Errorf("got  %+v\nwant %+v", got, w)
 			}
@@ -90,6 +90,20 @@ func TestSources(t *testing.T) {
 		}
 		if !withPath {
 			t.Errorf("%s: no citation names a source file", n)
+		}
+	}
+}
+
+// Every CPU figure says where it was measured; a library without one says why
+// none exists.
+func TestCPUSources(t *testing.T) {
+	for _, n := range Names() {
+		p, _ := Lookup(n)
+		switch {
+		case (p.RequestCPU > 0 || p.ConnectionCPU > 0) && len(p.CPUSources) == 0:
+			t.Errorf("%s: CPU figures without a source", n)
+		case p.ConnectionCPU > 0 && !slices.ContainsFunc(p.CPUSources, func(s string) bool { return strings.Contains(s, "connection") }):
+			t.Errorf("%s: no source for its connection's CPU", n)
 		}
 	}
 }

@@ -127,7 +127,7 @@ func TestInboundWorkerTakesOneTaskAtATime(t *testing.T) {
 	if !slices.Equal(r.log, want) {
 		t.Errorf("got  %q\nwant %q", r.log, want)
 	}
-	got := r.m.Result(10*ms, func(int32) sim.Time { return -1 })[0]
+	got := r.m.Result(10*ms, func(int32) sim.Time { return -1 }, func(int32) string { return "n" })[0]
 	if got.Requests != 4 || got.Direction != "inbound" || got.WorkerUtilization != 0.5 {
 		t.Errorf("result %+v: want 4 requests inbound, the worker busy 5 of 10 ms", got)
 	}
@@ -177,7 +177,7 @@ func TestOutboundRoutesRetriesAndRefuses(t *testing.T) {
 			if !slices.Equal(got, tc.want) {
 				t.Errorf("got %q, want %q", r.log, tc.want)
 			}
-			res := r.m.Result(sim.Time(time.Second), nil)[0]
+			res := r.m.Result(sim.Time(time.Second), nil, func(int32) string { return "n" })[0]
 			if !slices.Contains(tc.retries, res.Retries) || res.Overflows != tc.o || res.HTTP503 != tc.http {
 				t.Errorf("result %+v: want retries in %v, %d overflows, %d 503s", res, tc.retries, tc.o, tc.http)
 			}
