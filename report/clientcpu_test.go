@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"trafficlab/report"
+	"trafficlab/result"
 )
 
 // clientCPU: a load generator on a 4-core node of its own sends 10,000 requests a
@@ -124,6 +125,39 @@ func TestProxyCPUSection(t *testing.T) {
 			for _, w := range append(tc.wantNot, "<nil>") {
 				if strings.Contains(flat, w) {
 					t.Errorf("text has %q:\n%s", w, text.String())
+				}
+			}
+		})
+	}
+}
+
+// compare shows the CPU rows only when a run modelled that CPU, and judges falling
+// behind as worse.
+func TestCompareCPURows(t *testing.T) {
+	room := simulateSource(t, "client-cpu.yaml", []byte(clientCPU))
+	limited := simulateSource(t, "client-cpu.yaml", []byte(clientCPU), "spec.clients[0].resources.limits.cpu=500m")
+	none := simulateSource(t, "client-cpu.yaml", []byte(clientCPU), "spec.clients[0].work.perRequest=0s")
+	for _, tc := range []struct {
+		name          string
+		a, b          *result.Result
+		want, wantNot []string
+	}{
+		{"limited", room, limited, []string{"client CPU (cores)", "not sent, client behind", "(from 0) * worse"}, []string{"kube-proxy CPU"}},
+		{"not modelled", none, none, nil, []string{"client CPU", "client behind", "kube-proxy CPU"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := report.Compare(&b, []string{"a", "b"}, []*result.Result{tc.a, tc.b}); err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(b.String(), w) {
+					t.Errorf("compare lacks %q:\n%s", w, b.String())
+				}
+			}
+			for _, w := range tc.wantNot {
+				if strings.Contains(b.String(), w) {
+					t.Errorf("compare has %q:\n%s", w, b.String())
 				}
 			}
 		})

@@ -53,7 +53,7 @@ func Compare(w io.Writer, names []string, rs []*result.Result) error {
 		"counts and throughput over 10% (or from or to zero), idle pods any change, latencies over 10% and over 0.1 ms, "+
 		"shares over 10% and over 0.01 points; then whether it is better or worse: higher is better for throughput "+
 		"and the quietest pod's share, lower for latencies, errors, the slow share, idle pods, the busiest pod's "+
-		"share and retransmits.", width))
+		"share, retransmits and the arrivals a client fell behind on; the CPU rows are not judged.", width))
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -319,6 +319,7 @@ func compareRows(rs []*result.Result) []compareRow {
 	}
 	rows = append(rows, spreadRows(rs)...)
 	rows = append(rows, callRows(rs)...)
+	rows = append(rows, cpuRows(rs)...)
 	if anyOf(rs, func(r *result.Result) bool { return r.TCP != nil }) {
 		rows = append(rows, compareRow{"tcp retransmits", countRule, lower, func(r *result.Result) (float64, string, bool) {
 			if r.TCP == nil {
@@ -511,6 +512,39 @@ func distinct(rs []*result.Result, key func(*result.Result) string) []string {
 			seen[k] = true
 			out = append(out, k)
 		}
+	}
+	return out
+}
+
+// cpuRows are, when any result modelled them, the CPU its client pods and
+// kube-proxy's relaying spent, and the arrivals clients fell behind on.
+func cpuRows(rs []*result.Result) []compareRow {
+	sum := func(r *result.Result, of func(result.Node) float64) float64 {
+		n := 0.0
+		for _, x := range r.Nodes {
+			n += of(x)
+		}
+		return n
+	}
+	var out []compareRow
+	for _, row := range []struct {
+		label string
+		of    func(result.Node) float64
+	}{
+		{"client CPU (cores)", func(n result.Node) float64 { return n.ClientCPUCores }},
+		{"kube-proxy CPU (cores)", func(n result.Node) float64 { return n.ProxyCPUCores }},
+	} {
+		if anyOf(rs, func(r *result.Result) bool { return sum(r, row.of) > 0 }) {
+			out = append(out, compareRow{row.label, countRule, neither, func(r *result.Result) (float64, string, bool) {
+				v := sum(r, row.of)
+				return v, trimFloat(v), true
+			}})
+		}
+	}
+	if anyOf(rs, func(r *result.Result) bool { return r.Requests.Behind > 0 }) {
+		out = append(out, compareRow{"not sent, client behind", countRule, lower, func(r *result.Result) (float64, string, bool) {
+			return float64(r.Requests.Behind), count(r.Requests.Behind), true
+		}})
 	}
 	return out
 }
