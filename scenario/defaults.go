@@ -9,6 +9,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	hpactl "trafficlab/model/hpa"
@@ -383,6 +384,9 @@ func defaultClient(c *Client) {
 	}
 	defaultDuration(&c.Work.PerRequest, p.RequestCPU)
 	defaultDuration(&c.Work.PerConnection, p.ConnectionCPU)
+	if c.Work.Steady == nil {
+		c.Work.Steady = resource.NewMilliQuantity(p.SteadyMilliCPU, resource.DecimalSI)
+	}
 	defaultResources(&c.Resources, nil)
 	defaultConnections(&c.Connections, library.Profile{Reuse: ReuseShared, Protocol: ProtocolHTTP1})
 }

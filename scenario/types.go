@@ -560,6 +560,10 @@ type ClientWork struct {
 	// connect, the handshake's packets. It runs before the dial. Default: the
 	// library's.
 	PerConnection *metav1.Duration `yaml:"perConnection"`
+	// Steady is the CPU, in cores, the client's process burns for the whole run
+	// whatever it sends: a load generator's pacer, timers and runtime. Default:
+	// the library's.
+	Steady *resource.Quantity `yaml:"steady"`
 }
 
 // Phase is one step of a client's load. A phase by request count ends when all its

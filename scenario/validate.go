@@ -629,6 +629,9 @@ func (v *validator) clients(clients []Client, services map[string]*Service, node
 			v.sidecar(path, c.Sidecar)
 		}
 		v.resources(at("resources"), &c.Resources)
+		if q := c.Work.Steady; q != nil && q.Sign() < 0 {
+			v.errorf(at("work.steady"), "must not be negative")
+		}
 		if c.EntryNode != "" && nodes != nil && !slices.Contains(nodes, c.EntryNode) {
 			v.errorf(at("entryNode"), "%s", unknownName("node", c.EntryNode, nodes))
 		}

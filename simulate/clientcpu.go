@@ -33,11 +33,14 @@ type cpuTask struct {
 func (e *Engine) clientGroup(ci int32) {
 	cp := &e.cpods[ci]
 	d := &e.deps[cp.dep]
-	if d.reqCPU == 0 && d.connCPU == 0 {
+	if d.reqCPU == 0 && d.connCPU == 0 && d.steadyCPU == 0 {
 		return
 	}
 	res := &d.spec.Resources
 	cp.grp = e.nodes[cp.node].cpu.AddGroup(callerGroupBase+ci, cpuWeight(res), e.cpuQuota(res, "client/"+cp.name))
+	if d.steadyCPU > 0 {
+		cp.grp.SetDemand(0, d.steadyCPU)
+	}
 	// An open loop prepares as many requests at once as the process has threads
 	// on CPU: Go's runtime runs GOMAXPROCS goroutines, one per core it may use.
 	if c := cp.grp.Capacity(); c > 0 {

@@ -40,8 +40,10 @@ type clientDeployment struct {
 	// maxLate the latest an arrival was sent after it fell due.
 	sent, notSent, behind int64
 	maxLate               sim.Time
-	// reqCPU and connCPU are its own CPU work per request and per new connection.
+	// reqCPU and connCPU are its own CPU work per request and per new connection;
+	// steadyCPU the cores its process burns whatever it sends.
 	reqCPU, connCPU sim.Time
+	steadyCPU       float64
 	// Waits for a pooled connection (diagnosis.go): requests that waited and their
 	// summed wait, those that timed out still waiting (never sent to a pod), and the
 	// summed time successes held their connection.
@@ -168,6 +170,9 @@ func (e *Engine) newDeployment(c *scenario.Client, svc int32) clientDeployment {
 	}
 	if w := c.Work.PerConnection; w != nil {
 		d.connCPU = sim.Duration(w.Duration)
+	}
+	if w := c.Work.Steady; w != nil {
+		d.steadyCPU = w.AsApproximateFloat64()
 	}
 	d.timeout = sim.Duration(c.Timeout.Duration)
 	conn := c.Connections

@@ -104,14 +104,15 @@ request timeout, a client's timeout: when the scenario gives none; "none" means 
 library waits for ever, and the scenario's default of 30s applies.
 
 CPU/REQ and CPU/CONN are the CPU the client's own process spends per request on a kept
-connection and per new connection (a client's work: when the scenario gives none),
+connection and per new connection, and STEADY what it burns all along whatever it sends,
+in cores (a client's work: when the scenario gives none),
 measured on one core of this project's test machine (go run ./cmd/cpucost); "-" where
 none could be measured, and the client's CPU is then not modelled. The last line gives
 what kube-proxy's own process spends relaying in userspace mode (spec.cluster.proxyWork).`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "LIBRARY\tREUSE\tMAX/HOST\tMAX IDLE\tIDLE TIMEOUT\tLIFETIME\tTIMEOUT\tSTALE CONN\tON ERROR\tCPU/REQ\tCPU/CONN\tSUMMARY")
+			fmt.Fprintln(tw, "LIBRARY\tREUSE\tMAX/HOST\tMAX IDLE\tIDLE TIMEOUT\tLIFETIME\tTIMEOUT\tSTALE CONN\tON ERROR\tCPU/REQ\tCPU/CONN\tSTEADY\tSUMMARY")
 			for _, name := range library.Names() {
 				p, _ := library.Lookup(name)
 				stale, onError := "fails", "counts"
@@ -125,9 +126,13 @@ what kube-proxy's own process spends relaying in userspace mode (spec.cluster.pr
 				if p.Timeout > 0 {
 					timeout = p.Timeout.String()
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", p.Name, p.Reuse, limit(p.MaxPerHost), limit(p.MaxIdlePerHost),
+				steady := "-"
+				if p.SteadyMilliCPU > 0 {
+					steady = fmt.Sprintf("%dm", p.SteadyMilliCPU)
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", p.Name, p.Reuse, limit(p.MaxPerHost), limit(p.MaxIdlePerHost),
 					never(p.IdleTimeout.String(), p.IdleTimeout == 0), never(p.MaxLifetime.String(), p.MaxLifetime == 0),
-					timeout, stale, onError, cpuCost(p.RequestCPU), cpuCost(p.ConnectionCPU), p.Summary)
+					timeout, stale, onError, cpuCost(p.RequestCPU), cpuCost(p.ConnectionCPU), steady, p.Summary)
 			}
 			if err := tw.Flush(); err != nil {
 				return err

@@ -680,6 +680,7 @@ var generated = Comments{
 		Fields: map[string]string{
 			"PerConnection": "PerConnection is the CPU to open and later close one TCP connection: socket,\nconnect, the handshake's packets. It runs before the dial. Default: the\nlibrary's.",
 			"PerRequest":    "PerRequest is the CPU to build a request and read its answer, in the library\nand the kernel (a process start for `curl` in a shell loop). It runs before\nthe request is sent, so it counts in its latency. Default: the library's.",
+			"Steady":        "Steady is the CPU, in cores, the client's process burns for the whole run\nwhatever it sends: a load generator's pacer, timers and runtime. Default:\nthe library's.",
 		},
 	},
 	"trafficlab/scenario.Cluster": {

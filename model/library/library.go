@@ -67,6 +67,9 @@ type Profile struct {
 	// request on a connection it already has; ConnectionCPU is what opening and
 	// closing one more connection adds. 0 where no figure exists: not modelled.
 	RequestCPU, ConnectionCPU time.Duration
+	// SteadyMilliCPU is the CPU, in millicores, the process burns while it runs,
+	// whatever it sends (a load generator's pacer and timers); 0 for none.
+	SteadyMilliCPU int64
 	// CPUSources say where each CPU figure was measured or published.
 	CPUSources []string
 }
@@ -331,10 +334,11 @@ var vegeta = Profile{
 		"tsenart/vegeta@v12.13.0 lib/attack.go HTTP2: http2.ConfigureTransport; H2C: http2.Transport{AllowHTTP: true}",
 		"tsenart/vegeta@v12.13.0 attack.go flags -http2 true, -h2c false, -keepalive true",
 	},
-	RequestCPU:    39800 * time.Nanosecond,
-	ConnectionCPU: 66900 * time.Nanosecond,
+	RequestCPU:     31300 * time.Nanosecond,
+	ConnectionCPU:  66900 * time.Nanosecond,
+	SteadyMilliCPU: 68,
 	CPUSources: []string{
-		"cmd/cpucost on one core of an AMD EPYC (Linux 6.18, Go 1.26), against a local Go server: vegeta v12.13.0 attacking at 8,000 requests/s with keep-alive: 39.8 µs a request sent (45.9 at 4,000/s, 65.3 at 2,000/s: a fixed cost of its pacer spread over fewer requests)",
+		"cmd/cpucost on one core of an AMD EPYC (Linux 6.18, Go 1.26), against a local Go server: vegeta v12.13.0 attacking with keep-alive spent 65.3, 45.9 and 39.8 µs a request sent at 2,000, 4,000 and 8,000 requests/s; a steady 68 millicores (its pacer, timers and runtime) and 31.3 µs a request fit 2,000 and 8,000, and give 48.3 µs at 4,000, inside that step's spread (40.7–55.7)",
 		"a new connection: Go net/http's 66.9 µs (vegeta dials with it); with a 10 ms timeout that every request hit, each then on a new connection, vegeta spent 87.7 µs a request on one core, 111 µs on two",
 	},
 }

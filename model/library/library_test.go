@@ -28,7 +28,7 @@ var want = []Profile{
 	{Name: "python-requests", Reuse: "per-thread", MaxIdlePerHost: 10, Protocol: "http1",
 		IdlePick: PickLIFO, ClosesOnTimeout: true, RequestCPU: 401 * time.Microsecond, ConnectionCPU: 81400 * time.Nanosecond},
 	{Name: "vegeta", Reuse: "shared", MaxIdlePerHost: 10000, Protocol: "http1", Timeout: 30 * time.Second,
-		IdlePick: PickLIFO, ClosesOnTimeout: true, RetriesStaleIdempotent: true, RequestCPU: 39800 * time.Nanosecond, ConnectionCPU: 66900 * time.Nanosecond},
+		IdlePick: PickLIFO, ClosesOnTimeout: true, RetriesStaleIdempotent: true, RequestCPU: 31300 * time.Nanosecond, ConnectionCPU: 66900 * time.Nanosecond, SteadyMilliCPU: 68},
 }
 
 func TestProfileValues(t *testing.T) {
@@ -100,7 +100,7 @@ func TestCPUSources(t *testing.T) {
 	for _, n := range Names() {
 		p, _ := Lookup(n)
 		switch {
-		case (p.RequestCPU > 0 || p.ConnectionCPU > 0) && len(p.CPUSources) == 0:
+		case (p.RequestCPU > 0 || p.ConnectionCPU > 0 || p.SteadyMilliCPU > 0) && len(p.CPUSources) == 0:
 			t.Errorf("%s: CPU figures without a source", n)
 		case p.ConnectionCPU > 0 && !slices.ContainsFunc(p.CPUSources, func(s string) bool { return strings.Contains(s, "connection") }):
 			t.Errorf("%s: no source for its connection's CPU", n)
