@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"sync/atomic"
 	"time"
+	"trafficlab/emulate/load"
+	"trafficlab/scenario"
 )
 
 // body is what the server answers: 13 bytes.
@@ -42,6 +44,11 @@ func child(args []string) error {
 		n := fs.Int("n", 0, "requests")
 		keepAlive := fs.Bool("keepalive", true, "reuse connections")
 		run = func() error { return goClient(*url, *n, *keepAlive) }
+	case "load":
+		url := fs.String("url", "", "target")
+		n := fs.Int("n", 0, "requests")
+		keepAlive := fs.Bool("keepalive", true, "reuse connections")
+		run = func() error { return loadClient(*url, *n, *keepAlive) }
 	case "vegeta":
 		url := fs.String("url", "", "target")
 		rate := fs.Int("rate", 0, "requests per second")
@@ -175,4 +182,31 @@ func (r *loopResult) spent(u0 usage, t0 time.Time) {
 	if cpu > 0 {
 		r.SysShare = float64(u.sys-u0.sys) / float64(cpu)
 	}
+}
+
+// loadClient is emulate's own load generator (emulate/load, its HTTP/1.1 client), the
+// client every emulated client pod runs whatever its library: one thread, n requests,
+// on one kept connection or a new one each.
+func loadClient(url string, n int, keepAlive bool) error {
+	reuse := scenario.ReuseShared
+	if !keepAlive {
+		reuse = scenario.ReuseNone
+	}
+	cfg := func(target string, n int) load.Config {
+		return load.Config{Target: target, Duration: loopLimit, Seed: 1, Name: "cpucost", Timeout: 5 * time.Second,
+			Phases: []load.Phase{{Threads: 1, Requests: int64(n)}},
+			Conn:   load.Connections{Reuse: reuse, Protocol: scenario.ProtocolHTTP1}}
+	}
+	if _, err := load.Run(context.Background(), cfg(url+warmPath[1:], warmup)); err != nil {
+		return err
+	}
+	var res loopResult
+	u0, t0 := selfUsage(), time.Now()
+	rep, err := load.Run(context.Background(), cfg(url, n))
+	if err != nil {
+		return err
+	}
+	res.spent(u0, t0)
+	res.N, res.Failed = int(rep.Requests.Total+rep.Requests.InFlight), int(rep.Requests.Failed+rep.Requests.InFlight)
+	return json.NewEncoder(os.Stdout).Encode(res)
 }

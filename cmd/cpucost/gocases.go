@@ -31,6 +31,27 @@ func goNetHTTP(e *env) ([]sample, error) {
 	})
 }
 
+// trafficlabLoad: emulate's load generator, keep-alive and a new connection per
+// request: what an emulated client spends, whatever library it names.
+func trafficlabLoad(e *env) ([]sample, error) {
+	return e.repeat(func() ([]sample, error) {
+		run := func(figure string, keepAlive bool) (sample, error) {
+			s, _, err := e.inside(e.srv, figure, clientCPU, false,
+				e.self, "child", "load", "-url", e.srv.url(), "-n", strconv.Itoa(e.n), "-keepalive="+strconv.FormatBool(keepAlive))
+			return s, err
+		}
+		reused, err := run("per request, keep-alive", true)
+		if err != nil {
+			return nil, err
+		}
+		fresh, err := run("per request, a new connection each", false)
+		if err != nil {
+			return nil, err
+		}
+		return []sample{reused, fresh, perConn("per new connection", fresh, reused)}, nil
+	})
+}
+
 // vegeta rates, with keep-alive, each for vegetaStep.
 var vegetaRates = []int{2000, 4000, 8000}
 

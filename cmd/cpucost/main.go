@@ -129,6 +129,7 @@ type caseDef struct {
 
 var cases = []caseDef{
 	{"go-net-http", nil, goNetHTTP},
+	{"trafficlab-load", nil, trafficlabLoad},
 	{"vegeta", nil, vegetaCase},
 	{"ab", []string{"ab"}, abCase},
 	{"curl-loop", []string{"bash", "curl"}, curlLoop},
