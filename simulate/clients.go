@@ -95,11 +95,11 @@ type slot struct {
 	fresh     bool // the request went on a connection opened for it
 	// open: an open-loop request, counted as offered when it fell due, at due
 	// (plus the client's overhead).
-	open bool
-	due  sim.Time
-	accepted  bool // a userspace proxy has accepted its connection and spent its CPU on it
-	conn      client.ConnID
-	connSeq   uint32 // conn's close count when taken: stale once it differs
+	open     bool
+	due      sim.Time
+	accepted bool // a userspace proxy has accepted its connection and spent its CPU on it
+	conn     client.ConnID
+	connSeq  uint32 // conn's close count when taken: stale once it differs
 	// job is the request's job at the client pod's sidecar, while serial matches.
 	job       int32
 	jobSerial uint32
