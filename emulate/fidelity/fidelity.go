@@ -1,6 +1,6 @@
 // Package fidelity measures how far simulate is from emulate: a fixed set of
 // scenarios (R1's rows and R1 inside the cluster, a frontend calling webapp1; R2's
-// scale-in under iptables and userspace; R4's loss case)
+// scale-in under iptables and userspace, and its relay's CPU; R4's loss case)
 // runs in both engines with the same seeds, and a table sets the two side by side.
 // `make fidelity` prints it; the README keeps a copy.
 package fidelity
@@ -77,6 +77,10 @@ var Cases = []Case{
 		Sets: []string{noLatency, "spec.services[0].pod.cpu=200m", "spec.services[1].pod.cpu=200m"}},
 	{Name: "R2 scale-in, iptables", File: "r2-scale-in.yaml"},
 	{Name: "R2 scale-in, userspace", File: "r2-scale-in.yaml", Sets: []string{"spec.cluster.proxyMode=userspace"}},
+	// Issue 20's R2 check: the userspace relay's CPU per connection against none,
+	// where the client's and the relay's CPU, not the pods', set the pace.
+	{Name: "R2 relay CPU, iptables", File: "r2-relay.yaml"},
+	{Name: "R2 relay CPU, userspace", File: "r2-relay.yaml", Sets: []string{"spec.cluster.proxyMode=userspace"}},
 	// One retransmission timeout stalls every stream of R4's one HTTP/2 connection
 	// for 200 ms or more, some 50 requests at 200/s; in 10 s (2,000 requests) that
 	// alone decides the p99, and simulate had one in 2 of 10 seeds. 30 s runs.
