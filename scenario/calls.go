@@ -52,6 +52,10 @@ type CallClient struct {
 	// PropagateDeadline gives each attempt at most the time its request has left
 	// before its caller's own timeout, as gRPC does with grpc-timeout. Default: false.
 	PropagateDeadline bool `yaml:"propagateDeadline"`
+	// Work is the CPU the pod's app spends on each call and each new connection,
+	// on its own container and its limit, before the call goes out. Unset fields
+	// take the library's measured costs; steady does not apply to calls.
+	Work ClientWork `yaml:"work"`
 }
 
 // defaultCalls fills a service pod's call steps and its client.
@@ -63,9 +67,9 @@ func defaultCalls(p *Pod) {
 		p.Client = &CallClient{}
 	}
 	c := p.Client
-	as := Client{Library: c.Library, Timeout: c.Timeout, Connections: c.Connections, Request: c.Request}
+	as := Client{Library: c.Library, Timeout: c.Timeout, Connections: c.Connections, Request: c.Request, Work: c.Work}
 	defaultClient(&as)
-	c.Timeout, c.Connections, c.Request = as.Timeout, as.Connections, as.Request
+	c.Timeout, c.Connections, c.Request, c.Work = as.Timeout, as.Connections, as.Request, as.Work
 	for i := range p.Calls {
 		defaultCall(&p.Calls[i], c)
 		for j := range p.Calls[i].Parallel {

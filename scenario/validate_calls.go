@@ -110,6 +110,9 @@ func (v *validator) callClient(path string, c *CallClient) {
 		v.errorf(path+".connections.reuse", "per-thread is a client's closed loop; a pod's calls reuse none or shared (a pool per pod and called Service)")
 	}
 	v.request(path, &c.Request)
+	if v.written(path + ".work.steady") {
+		v.warnf(path+".work.steady", "applies to a client's load generator; a pod's calls burn none: ignored")
+	}
 }
 
 // cycles reports each call that closes a cycle of services, at that call.

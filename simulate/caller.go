@@ -47,14 +47,20 @@ func (e *Engine) issue(si int32) {
 		s.timerAt = s.deadline
 		e.k.At(s.deadline, e.evTimeout, si, 0)
 	}
-	if d.reqCPU > 0 {
-		// The library builds the request on the client's CPU first.
-		s.gen++
-		s.state = preparing
-		e.work(si, d.reqCPU)
+	e.prepare(si, d)
+}
+
+// prepare has slot si's request built on its client's own CPU, when it spends any
+// (clientcpu.go), then gets it a connection.
+func (e *Engine) prepare(si int32, d *clientDeployment) {
+	if d.reqCPU == 0 {
+		e.acquire(si)
 		return
 	}
-	e.acquire(si)
+	s := &e.slots[si]
+	s.gen++
+	s.state = preparing
+	e.work(si, d.reqCPU)
 }
 
 // acquire gets slot si's request a connection: an idle one from its pool, a new one,

@@ -103,8 +103,12 @@ func (e *Engine) callSpec(si int32, c *scenario.Call) callSpec {
 	}
 	if int(k) == len(svc.edges) {
 		cc := svc.spec.Pod.Client
+		// The app's own CPU per call and connection; a pod's calls burn no steady
+		// CPU of a load generator's.
+		work := cc.Work
+		work.Steady = nil
 		as := &scenario.Client{Name: svc.name, Target: c.Service, Library: cc.Library, Timeout: cc.Timeout,
-			Connections: cc.Connections, Request: cc.Request, Replicas: 1}
+			Connections: cc.Connections, Request: cc.Request, Replicas: 1, Work: work}
 		d := e.newDeployment(as, to)
 		d.from = si
 		e.deps = append(e.deps, d)
@@ -188,7 +192,8 @@ func (e *Engine) callSlot(pi, k int32) int32 {
 		ci = int32(len(e.cpods))
 		// With a sidecar, the calls leave through the pod's Envoy, which balances per
 		// request over the callee's endpoints.
-		cp := clientPod{dep: ed.dep, node: p.node, entry: p.node, name: p.name, envoy: p.envoy, from: pi}
+		// Its calls' CPU is the app's: it runs on the pod's own container.
+		cp := clientPod{dep: ed.dep, node: p.node, entry: p.node, name: p.name, envoy: p.envoy, from: pi, grp: p.grp}
 		cp.pool = e.newPool(d, ci)
 		e.cpods = append(e.cpods, cp)
 		d.pods = append(d.pods, ci)
@@ -234,7 +239,7 @@ func (e *Engine) attempt(si int32) bool {
 		s.timerAt = deadline
 		e.k.At(deadline, e.evTimeout, si, 0)
 	}
-	e.acquire(si)
+	e.prepare(si, d)
 	return true
 }
 

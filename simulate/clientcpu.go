@@ -58,11 +58,17 @@ func (e *Engine) clientCPUChanged(g *node.Group, at sim.Time) bool {
 	return true
 }
 
-// work puts work ns of slot si's CPU on its client pod.
+// work puts work ns of slot si's CPU on its client pod, or, for a service pod's
+// call, on that pod's own container, under an ID its requests' jobs (from 0 up)
+// cannot have.
 func (e *Engine) work(si int32, work sim.Time) {
 	s := &e.slots[si]
+	cp := &e.cpods[s.cpod]
 	id := e.cpuTasks.add(cpuTask{slot: si, gen: s.gen})
-	e.cpods[s.cpod].grp.Start(e.k.Now(), id, int64(max(work, 1)))
+	if cp.from >= 0 {
+		id = -id - 1
+	}
+	cp.grp.Start(e.k.Now(), id, int64(max(work, 1)))
 }
 
 // onClientCPU: work on a client pod's CPU finished. A prepared request goes on to
@@ -77,20 +83,25 @@ func (e *Engine) onClientCPU(ev sim.Event) {
 	e.done = g.Finish(e.k.Now(), e.done[:0])
 	done := append(e.doneTasks[:0], e.done...) // acquire may finish more work now
 	for _, id := range done {
-		t := e.cpuTasks.take(id)
-		s := &e.slots[t.slot]
-		if s.gen != t.gen {
-			continue
-		}
-		switch s.state {
-		case preparing:
-			e.acquire(t.slot)
-		case opening:
-			e.dial(t.slot)
-		}
+		e.worked(id)
 	}
 	e.doneTasks = done
 	e.catchUp(ci)
+}
+
+// worked: slot work task id is done; its request goes on, unless given up meanwhile.
+func (e *Engine) worked(id int32) {
+	t := e.cpuTasks.take(id)
+	s := &e.slots[t.slot]
+	if s.gen != t.gen {
+		return
+	}
+	switch s.state {
+	case preparing:
+		e.acquire(t.slot)
+	case opening:
+		e.dial(t.slot)
+	}
 }
 
 // behind: an open-loop arrival of client pod ci finds its threads all busy with
@@ -146,7 +157,8 @@ func (e *Engine) dropLate(ci int32) {
 // addClientCPUUsed adds the core-seconds client pods used up to now to their nodes'.
 func (e *Engine) addClientCPUUsed(now sim.Time, used []float64) {
 	for i := range e.cpods {
-		if g := e.cpods[i].grp; g != nil {
+		// A service pod's calls spend its own container's CPU, counted as the pod's.
+		if g := e.cpods[i].grp; g != nil && e.cpods[i].from < 0 {
 			used[e.cpods[i].node] += g.Used(now)
 		}
 	}
@@ -182,4 +194,23 @@ func (e *Engine) clientCPUResult(d *clientDeployment, rc *result.Client) {
 	if d.sent > 0 {
 		rc.CPUPerRequestMS = result.Round(used/float64(d.sent)*1e3, 6)
 	}
+}
+
+// callsWorked moves on the calls whose own CPU work (negative IDs) is among done, a
+// service pod's finished CPU work, and returns the requests' jobs among it.
+func (e *Engine) callsWorked(done []int32) []int32 {
+	jobs := e.jobsDone[:0]
+	var tasks []int32
+	for _, id := range done {
+		if id < 0 {
+			tasks = append(tasks, -id-1)
+		} else {
+			jobs = append(jobs, id)
+		}
+	}
+	e.jobsDone = jobs
+	for _, id := range tasks {
+		e.worked(id)
+	}
+	return jobs
 }

@@ -208,3 +208,65 @@ func cpuByNode(r *result.Result) map[string]float64 {
 	}
 	return out
 }
+
+// TestCallCPUIsThePods: the CPU a service's app spends on its calls runs on its
+// own container: its pods' CPU per request grows by the calls' work, and no client
+// pod is charged for it.
+func TestCallCPUIsThePods(t *testing.T) {
+	const src = `
+apiVersion: trafficlab/v1alpha1
+kind: Scenario
+metadata: {name: call-cpu}
+spec:
+  duration: 10s
+  cluster:
+    nodes: [{name: worker, count: 2, cpu: "4"}]
+    network: {latency: 100us}
+  services:
+  - name: front
+    replicas: 1
+    pod:
+      serviceTime: {distribution: constant, value: 100us}
+      calls: [{service: back, count: 2}]
+      client: {library: go-net-http, work: {perRequest: 300us, perConnection: 0s}}
+  - name: back
+    replicas: 2
+    pod:
+      serviceTime: {distribution: constant, value: 100us}
+  clients:
+  - name: load
+    target: front
+    threads: 1
+    work: {perRequest: 0s, perConnection: 0s}
+`
+	for _, tc := range []struct {
+		name string
+		sets []string
+		work float64 // the front's CPU per request on its calls
+	}{
+		{"no call work", []string{"spec.services[0].pod.client.work.perRequest=0s"}, 0},
+		{"300 µs a call", nil, 2 * 300e-6},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := runYAML(t, src, tc.sets...)
+			var front result.Pod
+			for _, p := range r.Pods {
+				if p.Service == "front" {
+					front = p
+				}
+			}
+			perReq := front.CPUCores * r.DurationS / float64(front.Requests)
+			if want := 100e-6 + tc.work; math.Abs(perReq-want) > 2e-6 {
+				t.Errorf("front's CPU a request %.1f µs, want %.1f", perReq*1e6, want*1e6)
+			}
+			if c := r.Clients[0]; c.CPUCores != 0 || len(c.Pods) != 0 {
+				t.Errorf("the client was charged %v cores for the front's calls", c.CPUCores)
+			}
+			for _, n := range r.Nodes {
+				if n.ClientCPUCores != 0 {
+					t.Errorf("node %s has %v client cores", n.Name, n.ClientCPUCores)
+				}
+			}
+		})
+	}
+}

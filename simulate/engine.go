@@ -87,8 +87,9 @@ type Engine struct {
 	// The client pods' own CPU work (clientcpu.go), and scratch for finished tasks.
 	cpuTasks  tasks[cpuTask]
 	doneTasks []int32
-	liveLimit int // maxLiveRequests; tests lower it
-	openSlots int // open-loop callers made, each outstanding or free for reuse
+	jobsDone  []int32 // scratch: the requests' jobs among a pod's finished CPU work
+	liveLimit int     // maxLiveRequests; tests lower it
+	openSlots int     // open-loop callers made, each outstanding or free for reuse
 
 	// Requests at the pods' apps (jobs.go, server.go).
 	jobs     []job

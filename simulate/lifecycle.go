@@ -82,6 +82,10 @@ func (c podCluster) Exited(id int32) {
 	back := e.hop + e.relay
 	e.done = p.grp.Abort(now, e.done[:0])
 	for _, ji := range e.done {
+		if ji < 0 {
+			e.cpuTasks.take(-ji - 1) // a call being built: its slot goes with the pod's calls
+			continue
+		}
 		e.failJob(ji, errClosed, back)
 	}
 	for ji, ok := p.queue.Pop(); ok; ji, ok = p.queue.Pop() {

@@ -2,6 +2,7 @@ package simulate
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"trafficlab/model/client"
@@ -224,7 +225,11 @@ func (e *Engine) onCPU(ev sim.Event) {
 	now := e.k.Now()
 	e.done = g.Finish(now, e.done[:0])
 	throttled := g.Throttled(now)
-	for _, ji := range e.done {
+	done := e.done
+	if slices.ContainsFunc(done, func(ji int32) bool { return ji < 0 }) {
+		done = e.callsWorked(done) // the calls' own CPU, which worked may add to
+	}
+	for _, ji := range done {
 		// Beyond its own work, a request on CPU waited for cores others held or
 		// stalled with its throttled container.
 		j := &e.jobs[ji]

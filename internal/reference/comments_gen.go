@@ -638,6 +638,7 @@ var generated = Comments{
 			"PropagateDeadline": "PropagateDeadline gives each attempt at most the time its request has left\nbefore its caller's own timeout, as gRPC does with grpc-timeout. Default: false.",
 			"Request":           "Request is what each call sends: its method and sizes.",
 			"Timeout":           "Timeout of one attempt of a call, greater than 0, unless the call sets its own.\nDefault: the library's own timeout when it has one, else 30s.",
+			"Work":              "Work is the CPU the pod's app spends on each call and each new connection,\non its own container and its limit, before the call goes out. Unset fields\ntake the library's measured costs; steady does not apply to calls.",
 		},
 	},
 	"trafficlab/scenario.CircuitBreakers": {
