@@ -2,6 +2,7 @@ package report_test
 
 import (
 	"bytes"
+	"os"
 	"strings"
 	"testing"
 
@@ -9,34 +10,21 @@ import (
 	"trafficlab/result"
 )
 
-// clientCPU: a load generator on a 4-core node of its own sends 10,000 requests a
-// second at 100 µs of CPU each (a core's worth) to five pods on another node.
-const clientCPU = `
-apiVersion: trafficlab/v1alpha1
-kind: Scenario
-metadata: {name: client-cpu}
-spec:
-  duration: 5s
-  seed: 1
-  cluster:
-    nodes:
-    - {name: load, count: 1, cpu: "4", labels: {role: load}}
-    - {name: worker, count: 1, cpu: "8", labels: {role: worker}}
-    network: {latency: 100us}
-  services:
-  - name: web
-    replicas: 5
-    pod:
-      serviceTime: {distribution: constant, value: 200us}
-      nodeSelector: {role: worker}
-  clients:
-  - name: gen
-    target: web
-    rate: 10000/s
-    timeout: 1s
-    placement: {nodeSelector: {role: load}}
-    work: {perRequest: 100us}
-`
+// clientCPU is simulate's client CPU scenario: a load generator on a 4-core node
+// of its own sends 10,000 requests a second at 100 µs of CPU each (a core's worth)
+// to five pods on another node.
+var clientCPU = func() string {
+	b, err := os.ReadFile("../simulate/testdata/client-cpu.yaml")
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}()
+
+// clientCPURun simulates src, a variant of clientCPU, for 5 s with sets.
+func clientCPURun(t *testing.T, src string, sets ...string) *result.Result {
+	return simulateSource(t, "client-cpu.yaml", []byte(src), append([]string{"spec.duration=5s"}, sets...)...)
+}
 
 // The client CPU section tables what client pods spent, and says a client fell
 // behind only when it did, naming what held it: its limit or its busy node.
@@ -60,7 +48,7 @@ func TestClientCPUSection(t *testing.T) {
 			nil, []string{"Client CPU", "fell behind"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := simulateSource(t, "client-cpu.yaml", []byte(tc.src), tc.sets...)
+			r := clientCPURun(t, tc.src, tc.sets...)
 			var text, page bytes.Buffer
 			if err := report.Text(&text, r); err != nil {
 				t.Fatal(err)
@@ -111,7 +99,7 @@ func TestProxyCPUSection(t *testing.T) {
 			[]string{"kube-proxy's", "Fix: more cores"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := simulateSource(t, "client-cpu.yaml", []byte(clientCPU), tc.sets...)
+			r := clientCPURun(t, clientCPU, tc.sets...)
 			var text bytes.Buffer
 			if err := report.Text(&text, r); err != nil {
 				t.Fatal(err)
@@ -134,9 +122,9 @@ func TestProxyCPUSection(t *testing.T) {
 // compare shows the CPU rows only when a run modelled that CPU, and judges falling
 // behind as worse.
 func TestCompareCPURows(t *testing.T) {
-	room := simulateSource(t, "client-cpu.yaml", []byte(clientCPU))
-	limited := simulateSource(t, "client-cpu.yaml", []byte(clientCPU), "spec.clients[0].resources.limits.cpu=500m")
-	none := simulateSource(t, "client-cpu.yaml", []byte(clientCPU), "spec.clients[0].work.perRequest=0s")
+	room := clientCPURun(t, clientCPU)
+	limited := clientCPURun(t, clientCPU, "spec.clients[0].resources.limits.cpu=500m")
+	none := clientCPURun(t, clientCPU, "spec.clients[0].work.perRequest=0s")
 	for _, tc := range []struct {
 		name          string
 		a, b          *result.Result

@@ -2,39 +2,22 @@ package simulate
 
 import (
 	"math"
+	"os"
 	"testing"
 	"trafficlab/result"
 )
 
-// clientCPUScenario: one client pod alone on a 4-core node, five pods of a service
-// on another, 100 µs one way. Constant service time, so every figure follows from
-// the arithmetic.
-const clientCPUScenario = `
-apiVersion: trafficlab/v1alpha1
-kind: Scenario
-metadata: {name: client-cpu}
-spec:
-  duration: 10s
-  seed: 1
-  cluster:
-    nodes:
-    - {name: load, count: 1, cpu: "4", labels: {role: load}}
-    - {name: worker, count: 1, cpu: "8", labels: {role: worker}}
-    network: {latency: 100us}
-  services:
-  - name: web
-    replicas: 5
-    pod:
-      serviceTime: {distribution: constant, value: 200us}
-      nodeSelector: {role: worker}
-  clients:
-  - name: gen
-    target: web
-    rate: 10000/s
-    timeout: 1s
-    placement: {nodeSelector: {role: load}}
-    work: {perRequest: 100us, perConnection: 0s}
-`
+// clientCPUScenario is testdata/client-cpu.yaml: one client pod alone on a 4-core
+// node, five pods of a service on another.
+var clientCPUScenario = mustRead("testdata/client-cpu.yaml")
+
+func mustRead(name string) string {
+	b, err := os.ReadFile(name)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
 
 // TestClientCPUOpenLoop: an open loop needs rate × per-request CPU; under a limit
 // smaller than that it sends limit ÷ per-request CPU a second and falls behind on
