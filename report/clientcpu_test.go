@@ -39,13 +39,16 @@ func TestClientCPUSection(t *testing.T) {
 			[]string{"Client CPU:", "gen-0", "1.00", "25% of 4 cores", "0.100 ms"},
 			[]string{"fell behind"}},
 		{"held by its limit", clientCPU, []string{"spec.clients[0].resources.limits.cpu=500m"},
-			[]string{"of its 0.5-CPU limit", "gen fell behind its rate", "never sent the other", "gen-0 used 10", "measure the client here"},
+			[]string{"of its 0.5-CPU limit", "gen fell behind its rate", "never sent the other", "gen-0 used 10", "measure the client here",
+				"Advice: the time went outside the pods, in the network, the client or sidecars: a client fell behind its rate"},
 			[]string{"node load-0 was"}},
 		{"held by its node", clientCPU + "  background:\n  - {name: hog, node: load-0, cpu: \"4\"}\n", []string{"spec.clients[0].rate=30000/s"},
 			[]string{"gen fell behind its rate", "Its node load-0 was 100% busy, so it got only its share"},
 			[]string{"-CPU limit"}},
 		{"no work modelled", clientCPU, []string{"spec.clients[0].work.perRequest=0s"},
 			nil, []string{"Client CPU", "fell behind"}},
+		{"room to spare: no advice about falling behind", clientCPU, []string{"spec.clients[0].rate=9000/s"},
+			nil, []string{"a client fell behind its rate"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := clientCPURun(t, tc.src, tc.sets...)

@@ -384,6 +384,8 @@ func advice(r *result.Result, s result.Suspect) string {
 	case "network":
 		where := "the pods answered in time"
 		switch {
+		case r.Requests.Behind > 0:
+			where = "a client fell behind its rate, and its requests' latencies count the wait; see Client CPU above"
 		case r.TCP != nil:
 			where = "see the TCP section below"
 		case len(r.Sidecars) > 0:
