@@ -522,3 +522,36 @@ func TestSidecarBalancesEachServiceItCalls(t *testing.T) {
 		}
 	}
 }
+
+// HTTP/2 calls run on the network model, as a client's HTTP/2 does: a call that
+// times out resets its stream there (it used to find no network and panic).
+func TestHTTP2CallsThatTimeOut(t *testing.T) {
+	const src = `apiVersion: trafficlab/v1alpha1
+kind: Scenario
+metadata: {name: calls}
+spec:
+  duration: 2s
+  cluster:
+    network: {latency: 100us}
+  services:
+  - name: front
+    replicas: 1
+    pod:
+      serviceTime: {distribution: exponential, mean: 300us}
+      calls: [{service: back, timeout: 20ms}]
+      client: {library: go-net-http, connections: {protocol: http2}}
+  - name: back
+    replicas: 1
+    pod:
+      serviceTime: {distribution: exponential, mean: 30ms}
+  clients:
+  - name: users
+    target: front
+    rate: 100/s
+    timeout: 100ms
+`
+	r := runYAML(t, src)
+	if ed := edgeOf(t, r, "front", "back"); ed.AttemptErrors.Timeout == 0 {
+		t.Errorf("no call timed out: %+v", ed.AttemptErrors)
+	}
+}

@@ -148,7 +148,13 @@ func Needed(sc *scenario.Scenario) bool {
 		}
 	}
 	for i := range sc.Spec.Services {
-		if *sc.Spec.Services[i].Pod.ResponseBytes > mss {
+		pod := &sc.Spec.Services[i].Pod
+		if *pod.ResponseBytes > mss {
+			return true
+		}
+		// A pod's calls over HTTP/2 multiplex streams on a connection, as a client's.
+		if c := pod.Client; c != nil && len(pod.Calls) > 0 && (c.Connections.Protocol == scenario.ProtocolHTTP2 ||
+			*c.Request.HeaderBytes+c.Request.BodyBytes > mss) {
 			return true
 		}
 	}
