@@ -794,9 +794,13 @@ type Client struct {
 	Requests int64 `json:"requests"`
 	// Errors are its failed requests.
 	Errors int64 `json:"errors"`
-	// Sent counts the requests it sent, retries by its library included: finished,
-	// in flight at the end, or abandoned; 0 when not recorded.
+	// Sent counts the requests it sent: finished, in flight at the end, or
+	// abandoned (its library's resends on another connection not counted); 0 when
+	// not recorded.
 	Sent int64 `json:"sent,omitempty"`
+	// Due counts its open-loop arrivals that fell due, sent or not; 0 without an
+	// open loop or when not recorded.
+	Due int64 `json:"due,omitempty"`
 	// RunsAborted counts runs the tool ended at a receive error, as ab does.
 	RunsAborted int64 `json:"runs_aborted"`
 	// CPUCores is the CPU its pods' own work used (clients[].work), in cores over

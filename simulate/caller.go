@@ -13,9 +13,10 @@ func (e *Engine) onReady(ev sim.Event) {
 	si := ev.Obj
 	s := &e.slots[si]
 	if s.gen != ev.Gen || !s.scheduled {
-		return // the run was aborted meanwhile
+		return // the run was aborted meanwhile (abortRun counted it out of waking)
 	}
 	s.scheduled = false
+	e.woke(si)
 	if s.thread >= 0 && !e.mayIssue(si) {
 		return
 	}
@@ -60,7 +61,8 @@ func (e *Engine) prepare(si int32, d *clientDeployment) {
 	s := &e.slots[si]
 	s.gen++
 	s.state = preparing
-	e.work(si, d.reqCPU)
+	s.expired = false
+	e.work(si, d.reqCPU, true)
 }
 
 // acquire gets slot si's request a connection: an idle one from its pool, a new one,
@@ -124,9 +126,17 @@ func (e *Engine) open(si int32) {
 		e.dial(si)
 		return
 	}
+	if d.http2 {
+		// Other requests must find the connection in the pool at once to share it.
+		e.work(si, d.connCPU, false)
+		e.dial(si)
+		return
+	}
 	e.gotConn(si)
-	e.slots[si].state = opening
-	e.work(si, d.connCPU)
+	s := &e.slots[si]
+	s.state = opening
+	s.expired = false
+	e.work(si, d.connCPU, true)
 }
 
 // Error kinds, as the client sees them: result's, as bytes.
@@ -344,6 +354,10 @@ func (e *Engine) onTimeout(ev sim.Event) {
 	if s.deadline > now {
 		s.timerAt = s.deadline
 		e.k.At(s.deadline, e.evTimeout, si, 0)
+		return
+	}
+	if s.state == preparing || s.state == opening {
+		s.expired = true // it fails once its CPU work is done (clientcpu.go worked)
 		return
 	}
 	// A timeout is a removal's doing only when the pod's process had ended: the SYN

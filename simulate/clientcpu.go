@@ -21,8 +21,8 @@ import (
 const callerGroupBase = math.MinInt32 / 2
 
 // cpuTask is one piece of a slot's CPU work on its client pod, valid while the
-// slot's generation is still gen: a request given up meanwhile leaves its work
-// running (a library cannot take back a request it is building) but not its effect.
+// slot's generation is still gen; slot is -1 for work nothing waits for (an
+// HTTP/2 connection's setup, see open).
 type cpuTask struct {
 	slot int32
 	gen  uint32
@@ -61,10 +61,14 @@ func (e *Engine) clientCPUChanged(g *node.Group, at sim.Time) bool {
 // work puts work ns of slot si's CPU on its client pod, or, for a service pod's
 // call, on that pod's own container, under an ID its requests' jobs (from 0 up)
 // cannot have.
-func (e *Engine) work(si int32, work sim.Time) {
+func (e *Engine) work(si int32, work sim.Time, waits bool) {
 	s := &e.slots[si]
 	cp := &e.cpods[s.cpod]
-	id := e.cpuTasks.add(cpuTask{slot: si, gen: s.gen})
+	t := cpuTask{slot: si, gen: s.gen}
+	if !waits {
+		t.slot = -1
+	}
+	id := e.cpuTasks.add(t)
 	if cp.from >= 0 {
 		id = -id - 1
 	}
@@ -89,19 +93,32 @@ func (e *Engine) onClientCPU(ev sim.Event) {
 	e.catchUp(ci)
 }
 
-// worked: slot work task id is done; its request goes on, unless given up meanwhile.
+// worked: slot work task id is done; its request goes on, unless given up
+// meanwhile, or fails now if its timeout passed during the work: a library notices
+// its deadline when it next waits, after the work it is in the middle of, so a
+// thread never builds two requests at once.
 func (e *Engine) worked(id int32) {
 	t := e.cpuTasks.take(id)
-	s := &e.slots[t.slot]
-	if s.gen != t.gen {
+	if t.slot < 0 {
 		return
 	}
-	switch s.state {
-	case preparing:
-		e.acquire(t.slot)
-	case opening:
-		e.dial(t.slot)
+	s := &e.slots[t.slot]
+	if s.gen != t.gen || (s.state != preparing && s.state != opening) {
+		return
 	}
+	if s.expired {
+		s.expired = false
+		if s.state == opening {
+			e.letGo(t.slot, true) // the pool's room for the connection it was opening
+		}
+		e.fail(t.slot, errTimeout, -1)
+		return
+	}
+	if s.state == preparing {
+		e.acquire(t.slot)
+		return
+	}
+	e.dial(t.slot)
 }
 
 // behind: an open-loop arrival of client pod ci finds its threads all busy with
@@ -109,10 +126,10 @@ func (e *Engine) worked(id int32) {
 // sends at once whatever it is behind on (lib/pacer.go ConstantPacer.Pace).
 func (e *Engine) behind(ci int32) bool {
 	cp := &e.cpods[ci]
-	if cp.grp == nil || cp.senders == 0 || e.deps[cp.dep].reqCPU == 0 {
+	if d := &e.deps[cp.dep]; cp.grp == nil || cp.senders == 0 || d.reqCPU == 0 && d.connCPU == 0 {
 		return false
 	}
-	if cp.late.Len() == 0 && cp.grp.Running() < cp.senders {
+	if cp.late.Len() == 0 && cp.sending() < cp.senders {
 		return false
 	}
 	cp.late.Push(e.k.Now())
@@ -122,7 +139,7 @@ func (e *Engine) behind(ci int32) bool {
 // catchUp starts client pod ci's late arrivals while it has threads free.
 func (e *Engine) catchUp(ci int32) {
 	cp := &e.cpods[ci]
-	for cp.late.Len() > 0 && cp.grp.Running() < cp.senders {
+	for cp.late.Len() > 0 && cp.sending() < cp.senders {
 		due, _ := cp.late.Pop()
 		d := &e.deps[cp.dep]
 		d.maxLate = max(d.maxLate, e.k.Now()-due)
@@ -213,4 +230,17 @@ func (e *Engine) callsWorked(done []int32) []int32 {
 		e.worked(id)
 	}
 	return jobs
+}
+
+// sending is how many of client pod cp's requests are being prepared: on its CPU,
+// or in the overhead before it (see startArrival).
+func (cp *clientPod) sending() int { return cp.grp.Running() + cp.waking }
+
+// woke: slot si's overhead is over, or its run aborted: it no longer counts in its
+// pod's waking.
+func (e *Engine) woke(si int32) {
+	if s := &e.slots[si]; s.waking {
+		s.waking = false
+		e.cpods[s.cpod].waking--
+	}
 }

@@ -253,3 +253,68 @@ spec:
 		})
 	}
 }
+
+// TestClientCPUUnderPressure: what a client's own CPU does when it runs short, on
+// the paths review found wrong. A thread never builds two requests at once (its
+// timeout fails it once the work is done), an open loop's overhead holds its
+// sender, an HTTP/2 pool shares one connection however long its setup takes,
+// connection work alone makes an open loop fall behind, and a request a client gave
+// up on while the userspace proxy copied it leaves no job behind.
+func TestClientCPUUnderPressure(t *testing.T) {
+	const limited = "spec.clients[0].resources.limits.cpu=250m"
+	for _, tc := range []struct {
+		name  string
+		sets  []string
+		check func(t *testing.T, e *Engine, r *result.Result)
+	}{
+		{"a timed-out thread finishes its work first", []string{limited, "spec.clients[0].rate=null", "spec.clients[0].threads=4",
+			"spec.clients[0].work.perRequest=1ms", "spec.clients[0].timeout=3ms"},
+			func(t *testing.T, e *Engine, r *result.Result) {
+				if n := len(e.cpuTasks.items); n > 4 {
+					t.Errorf("%d pieces of work at once for 4 threads", n)
+				}
+				if r.Errors.Timeout == 0 {
+					t.Errorf("no timeouts: the case does not test them")
+				}
+			}},
+		{"overhead holds the sender", []string{limited, "spec.clients[0].rate=5000/s", "spec.clients[0].overhead=1ms"},
+			func(t *testing.T, e *Engine, r *result.Result) {
+				if c := r.Clients[0]; r.Errors.Timeout != 0 || r.Requests.InFlight > 1 || c.Behind == 0 {
+					t.Errorf("%d timeouts, %d in flight, %d behind: want none, at most 1 and some", r.Errors.Timeout, r.Requests.InFlight, c.Behind)
+				}
+			}},
+		{"HTTP/2 shares one connection", []string{"spec.clients[0].rate=null", "spec.clients[0].threads=8",
+			"spec.clients[0].connections.protocol=http2", "spec.clients[0].work.perConnection=300us"},
+			func(t *testing.T, e *Engine, r *result.Result) {
+				if n := r.Clients[0].ConnectionsOpened; n != 1 {
+					t.Errorf("%d connections opened, want 1", n)
+				}
+			}},
+		{"connection work alone falls behind", []string{limited, "spec.clients[0].work.perRequest=0s",
+			"spec.clients[0].work.perConnection=100us", "spec.clients[0].connections.reuse=none", "spec.clients[0].rate=5000/s"},
+			func(t *testing.T, e *Engine, r *result.Result) {
+				if c := r.Clients[0]; c.Behind == 0 || r.Errors.Timeout != 0 {
+					t.Errorf("behind %d, %d timeouts: want some and none", c.Behind, r.Errors.Timeout)
+				}
+			}},
+		{"a given-up request leaves the proxy", []string{"spec.cluster.proxyMode=userspace", "spec.cluster.proxyWork.perRequest=400us",
+			"spec.clients[0].timeout=5ms", "spec.clients[0].rate=4000/s", "spec.clients[0].connections.reuse=none"},
+			func(t *testing.T, e *Engine, r *result.Result) {
+				wire := 0
+				for _, j := range e.jobs {
+					if j.state == jobWire {
+						wire++
+					}
+				}
+				if int64(wire) > r.Requests.InFlight {
+					t.Errorf("%d requests on their way to a pod, %d in flight", wire, r.Requests.InFlight)
+				}
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := buildYAML(t, clientCPUScenario, append([]string{"spec.duration=3s"}, tc.sets...)...)
+			e.Run(nil)
+			tc.check(t, e, e.Result())
+		})
+	}
+}

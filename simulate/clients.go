@@ -38,8 +38,8 @@ type clientDeployment struct {
 	// sent counts requests issued; notSent open-loop arrivals with no free slot;
 	// behind those its CPU had not caught up with when their phase ended, and
 	// maxLate the latest an arrival was sent after it fell due.
-	sent, notSent, behind int64
-	maxLate               sim.Time
+	sent, notSent, behind, due int64
+	maxLate                    sim.Time
 	// reqCPU and connCPU are its own CPU work per request and per new connection;
 	// steadyCPU the cores its process burns whatever it sends.
 	reqCPU, connCPU sim.Time
@@ -70,6 +70,7 @@ type clientPod struct {
 	grp     *node.Group
 	senders int
 	late    sim.FIFO[sim.Time]
+	waking  int // open-loop requests in their overhead, to be prepared next
 }
 
 // Slot states.
@@ -98,6 +99,8 @@ type slot struct {
 	open     bool
 	due      sim.Time
 	accepted bool // a userspace proxy has accepted its connection and spent its CPU on it
+	expired  bool // its timeout passed while its client's CPU built it or its connection
+	waking   bool // an open-loop request counted in its pod's waking
 	conn     client.ConnID
 	connSeq  uint32 // conn's close count when taken: stale once it differs
 	// job is the request's job at the client pod's sidecar, while serial matches.

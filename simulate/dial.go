@@ -19,8 +19,12 @@ func (e *Engine) dial(si int32) {
 	}
 	if e.relayConnCPU > 0 && !s.accepted {
 		// The node's userspace proxy accepts the connection, then dials.
-		e.toProxy(si, -1, e.relayConnCPU)
-		return
+		if !e.deps[cp.dep].http2 {
+			e.toProxy(si, acceptNow, e.relayConnCPU)
+			return
+		}
+		e.toProxy(si, acceptDetached, e.relayConnCPU)
+		s.accepted = true
 	}
 	b := e.balancer(s.cpod)
 	ep, ok := b.Pick(uint64(s.cpod))

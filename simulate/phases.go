@@ -30,6 +30,7 @@ func (c loadCallers) Threads(ci int32, n int) {
 func (c loadCallers) Arrive(ci int32) {
 	e := c.e
 	e.stats.tlOffered++
+	e.deps[e.cpods[ci].dep].due++
 	if e.behind(ci) {
 		return
 	}
@@ -63,6 +64,10 @@ func (e *Engine) startArrival(ci int32, due sim.Time) {
 	s := &e.slots[si]
 	s.open, s.due = true, due+d.overhead
 	if d.overhead > 0 {
+		if cp.grp != nil {
+			s.waking = true // it is about to be prepared: it holds one of the senders
+			cp.waking++
+		}
 		s.scheduled = true
 		e.k.After(d.overhead, e.evReady, si, s.gen)
 		return
@@ -101,6 +106,7 @@ func (e *Engine) abortRun(ci int32) {
 		if s.state == inFlight || s.state == dialing || s.state == opening {
 			e.letGo(si, false)
 		}
+		e.woke(si)
 		s.state = idle
 		s.scheduled = false
 		s.gen++

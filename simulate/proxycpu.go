@@ -17,13 +17,23 @@ import (
 // node, clear of the client pods' (callerGroupBase up) and the sidecars' (-1 down).
 const proxyGroupBase = math.MinInt32 / 4
 
-// relayTask is a slot's request (or, for job -1, its connection) waiting for the
-// proxy's CPU, valid while the slot's generation is gen.
+// relayTask is a slot's request (or its connection: acceptNow, acceptDetached)
+// waiting for the proxy's CPU, valid while the slot's generation is gen; serial is
+// the request's job's.
 type relayTask struct {
-	slot int32
-	gen  uint32
-	job  int32
+	slot   int32
+	gen    uint32
+	job    int32
+	serial uint32
 }
+
+// The relay tasks of a connection's accept: one the dial waits for, and one it does
+// not, for an HTTP/2 connection, which other requests must find in the pool at once
+// to share it (Go's and .NET's clients share a dial in progress).
+const (
+	acceptNow      = -1
+	acceptDetached = -2
+)
 
 // relayCosts reads the proxy's costs; a mode that does not relay spends none.
 func (e *Engine) relayCosts() {
@@ -55,11 +65,15 @@ func (e *Engine) proxyCPUChanged(g *node.Group, at sim.Time) bool {
 	return true
 }
 
-// toProxy puts work ns of slot si's connection (job -1) or request job on the
-// proxy of its client's entry node.
+// toProxy puts work ns of slot si's connection (acceptNow, acceptDetached) or
+// request job on the proxy of its client's entry node.
 func (e *Engine) toProxy(si, job int32, work sim.Time) {
 	s := &e.slots[si]
-	id := e.relayTasks.add(relayTask{slot: si, gen: s.gen, job: job})
+	t := relayTask{slot: si, gen: s.gen, job: job}
+	if job >= 0 {
+		t.serial = e.jobs[job].serial
+	}
+	id := e.relayTasks.add(t)
 	e.proxyGroup(e.cpods[s.cpod].entry).Start(e.k.Now(), id, int64(max(work, 1)))
 }
 
@@ -76,12 +90,17 @@ func (e *Engine) onProxyCPU(ev sim.Event) {
 		t := e.relayTasks.take(id)
 		s := &e.slots[t.slot]
 		switch {
-		case s.gen != t.gen:
-		case t.job < 0 && s.state == dialing:
+		case t.job >= 0 && s.gen == t.gen && s.state == inFlight && s.job == t.job:
+			e.transmit(t.slot)
+		case t.job >= 0:
+			// The client gave up meanwhile and closed its connection: the proxy
+			// drops the request it was copying.
+			if j := &e.jobs[t.job]; j.serial == t.serial && j.state == jobWire {
+				e.freeJob(t.job)
+			}
+		case t.job == acceptNow && s.gen == t.gen && s.state == dialing:
 			s.accepted = true
 			e.dial(t.slot)
-		case t.job >= 0 && s.state == inFlight && s.job == t.job:
-			e.transmit(t.slot)
 		}
 	}
 	e.doneTasks = done

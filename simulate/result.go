@@ -134,7 +134,7 @@ func (e *Engine) clientResults() []result.Client {
 			MaxPerHost: *c.Connections.MaxPerHost, MaxIdle: *c.Connections.MaxIdlePerHost,
 			MaxLifetimeS:      c.Connections.MaxLifetime.Duration.Seconds(),
 			ConnectionsOpened: d.opened, PeakOpen: d.peak, OpenAtEnd: d.open,
-			Requests: d.requests, Errors: d.errors, Sent: d.sent,
+			Requests: d.requests, Errors: d.errors, Sent: d.sent, Due: d.due,
 		}
 		for _, ci := range d.pods {
 			rc.RunsAborted += e.cpods[ci].aborted
