@@ -48,7 +48,13 @@ func TestClientCPUSection(t *testing.T) {
 		{"no work modelled", clientCPU, []string{"spec.clients[0].work.perRequest=0s"},
 			nil, []string{"Client CPU", "fell behind"}},
 		{"room to spare: no advice about falling behind", clientCPU, []string{"spec.clients[0].rate=9000/s"},
-			nil, []string{"a client fell behind its rate"}},
+			nil, []string{"a client fell behind its rate", "fell behind its rate at times", "own CPU was spent"}},
+		{"a closed loop held by its limit", clientCPU, []string{"spec.clients[0].rate=null", "spec.clients[0].threads=4",
+			"spec.clients[0].resources.limits.cpu=250m"},
+			[]string{"gen's own CPU was spent: gen-0 used 10", "its requests waited for it before they were sent"}, []string{"fell behind"}},
+		{"late, but caught up", clientCPU, []string{"spec.clients[0].rate=null", "spec.clients[0].phases=[{rate: 15000/s, rampTo: 1000/s, duration: 5s}]",
+			"spec.clients[0].resources.limits.cpu=1"},
+			[]string{"gen fell behind its rate at times", "every one in the end"}, []string{"never sent"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := clientCPURun(t, tc.src, tc.sets...)
@@ -87,8 +93,12 @@ func TestProxyCPUSection(t *testing.T) {
 		want, wantNot []string
 	}{
 		{"iptables", []string{"spec.cluster.proxyMode=iptables"}, nil, []string{"kube-proxy's own process"}},
+		{"userspace, the client's node full", []string{"spec.cluster.proxyMode=userspace", "spec.cluster.proxyWork.perConnection=2ms",
+			"spec.clients[0].connections.reuse=none", "spec.clients[0].rate=3000/s"},
+			[]string{"cores on load-0", "It shared load-0 (99.99% busy), which had no core to spare, with the clients there."},
+			[]string{"the same cores as the pods'"}},
 		{"userspace, room on the node", []string{"spec.cluster.proxyMode=userspace", "spec.clients[0].rate=1000/s"},
-			[]string{"kube-proxy's own process relayed every connection (userspace mode)", "cores on load-0"},
+			[]string{"kube-proxy's own process relayed the connections to Services (userspace mode)", "cores on load-0"},
 			[]string{"none to spare"}},
 		{"userspace, the entry node full", []string{"spec.cluster.proxyMode=userspace", "spec.cluster.proxyWork.perConnection=2ms",
 			"spec.clients[0].connections.reuse=none", "spec.clients[0].entryNode=worker-0", "spec.clients[0].rate=5000/s"},

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -384,7 +385,7 @@ func advice(r *result.Result, s result.Suspect) string {
 	case "network":
 		where := "the pods answered in time"
 		switch {
-		case r.Requests.Behind > 0:
+		case r.Requests.Behind > 0 || slices.ContainsFunc(r.Clients, func(c result.Client) bool { return c.MaxLateS > 0 }):
 			where = "a client fell behind its rate, and its requests' latencies count the wait; see Client CPU above"
 		case r.TCP != nil:
 			where = "see the TCP section below"
