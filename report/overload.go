@@ -197,6 +197,11 @@ func nodeOthers(o result.Overload) []string {
 	if o.NodeClientCores > 0 {
 		out = append(out, fmt.Sprintf("client pods' own work %s", trimFloat(o.NodeClientCores)))
 	}
+	// The rest (other services' pods, sidecars, background work) only beside those:
+	// an overload of its own pods' making is said as it was before.
+	if len(out) > 0 && o.NodeOtherCores >= 0.01 {
+		out = append(out, fmt.Sprintf("other containers %s", trimFloat(o.NodeOtherCores)))
+	}
 	return out
 }
 

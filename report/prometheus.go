@@ -155,6 +155,8 @@ func runFamilies(r *result.Result) []*promFamily {
 		promFam("trafficlab_requests_in_flight", "gauge", "Requests still in flight when the run ended.").add(promInt(r.Requests.InFlight)),
 		promFam("trafficlab_requests_not_sent_total", "counter", "Open-loop arrivals that found no free slot and were not sent.").
 			add(promInt(r.Requests.NotSent)),
+		promFam("trafficlab_requests_behind_schedule_total", "counter", "Open-loop arrivals a client's CPU had not caught up with when their phase or the run ended.").
+			add(promInt(r.Requests.Behind)),
 		promFam("trafficlab_requests_retried_total", "counter", "Requests a client library resent on another connection without the caller seeing an error.").
 			add(promInt(r.Requests.Retried)),
 		errs,

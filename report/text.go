@@ -45,6 +45,9 @@ func Text(w io.Writer, r *result.Result) error {
 	if r.Requests.NotSent > 0 {
 		fmt.Fprintf(tw, "Not sent\t[no free slot]\t%d\n", r.Requests.NotSent)
 	}
+	if r.Requests.Behind > 0 {
+		fmt.Fprintf(tw, "Not sent\t[client behind]\t%d\n", r.Requests.Behind)
+	}
 	tw.Flush()
 	for _, note := range totalsNotes(r) {
 		fmt.Fprintf(b, "%s\n", wrap(note, width))

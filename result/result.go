@@ -307,6 +307,10 @@ type Overload struct {
 	// NodeClientCores is the CPU client pods' own work used on the nodes its pods
 	// ran on, in cores over the run; set when node_cpu ran out.
 	NodeClientCores float64 `json:"node_client_cores,omitempty"`
+	// NodeOtherCores is the CPU everything else used on those nodes (other
+	// services' pods, sidecars, background workloads), in cores over the run; set
+	// when node_cpu ran out.
+	NodeOtherCores float64 `json:"node_other_cores,omitempty"`
 	// CPUUtilization is its pods' CPU over what they may use, over their lives (a
 	// share, 1 = all of it).
 	CPUUtilization float64 `json:"cpu_utilization"`

@@ -380,6 +380,8 @@ func TestLoadWarnings(t *testing.T) {
 			`f.yaml:10:66: warning: spec.services[0].pod.serviceTime.value: not used by distribution exponential; ignored`},
 		{"think time with rate", "    threads: 2", "    rate: 5/s\n    thinkTime: {distribution: constant, value: 1s}",
 			`f.yaml:15:16: warning: spec.clients[0].thinkTime: applies only to a closed loop (threads); ignored`},
+		{"entryNode with a sidecar", "    threads: 2", "    threads: 2\n    entryNode: worker-0\n    sidecar: {}",
+			`f.yaml:15:16: warning: spec.clients[0].entryNode: a client with a sidecar sends through it, not through a node's kube-proxy: ignored`},
 		{"maxInFlight with threads", "    threads: 2", "    threads: 2\n    maxInFlight: 3",
 			`f.yaml:15:18: warning: spec.clients[0].maxInFlight: applies only to an open loop (rate); ignored`},
 		{"drain timeout with exit", "    pod:", "    pod:\n      onSigterm: {drainTimeout: 5s}",

@@ -635,6 +635,9 @@ func (v *validator) clients(clients []Client, services map[string]*Service, node
 		if c.EntryNode != "" && nodes != nil && !slices.Contains(nodes, c.EntryNode) {
 			v.errorf(at("entryNode"), "%s", unknownName("node", c.EntryNode, nodes))
 		}
+		if c.EntryNode != "" && c.Sidecar != nil {
+			v.warnf(at("entryNode"), "a client with a sidecar sends through it, not through a node's kube-proxy: ignored")
+		}
 		if pl := c.Placement; pl != nil {
 			v.placement(at("placement"), pl.NodeSelector, pl.Affinity, pl.Tolerations)
 		}

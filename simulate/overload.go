@@ -133,7 +133,7 @@ func (e *Engine) overload(r *result.Result, si int32, dem demand, u *podsUse) re
 		o.Saturated = append(o.Saturated, "node_cpu")
 		o.NodeCores = e.nodeCores(si)
 		o.PodsCores = result.Round(u.used/dur, 4)
-		o.NodeProxyCores, o.NodeClientCores = e.nodeOthers(r, si)
+		o.NodeProxyCores, o.NodeClientCores, o.NodeOtherCores = e.nodeOthers(r, si, o.PodsCores)
 	}
 	if u.workerLife > 0 && holdS > 0 && float64(u.finished)*holdS/u.workerLife >= saturated {
 		o.Saturated = append(o.Saturated, "workers")
@@ -353,18 +353,22 @@ func (e *Engine) nodeCores(si int32) float64 {
 	return n
 }
 
-// nodeOthers is what kube-proxy's relaying and client pods' own work used on the
-// nodes service si's pods ran on, in cores over the run.
-func (e *Engine) nodeOthers(r *result.Result, si int32) (proxy, clients float64) {
+// nodeOthers is what kube-proxy's relaying, client pods' own work and everything
+// else but service si's own pods (pods cores) used on the nodes they ran on, in
+// cores over the run.
+func (e *Engine) nodeOthers(r *result.Result, si int32, pods float64) (proxy, clients, other float64) {
 	seen := map[int32]bool{}
+	used := 0.0
 	for i := range e.pods {
 		if p := &e.pods[i]; p.svc == si && !seen[p.node] {
 			seen[p.node] = true
-			proxy += r.Nodes[p.node].ProxyCPUCores
-			clients += r.Nodes[p.node].ClientCPUCores
+			n := &r.Nodes[p.node]
+			proxy += n.ProxyCPUCores
+			clients += n.ClientCPUCores
+			used += n.CPUUtilization * n.CPU
 		}
 	}
-	return result.Round(proxy, 4), result.Round(clients, 4)
+	return result.Round(proxy, 4), result.Round(clients, 4), result.Round(max(0, used-pods-proxy-clients), 4)
 }
 
 // nodeUse is the CPU use of the busiest node that ran a pod of service si.

@@ -223,6 +223,7 @@ var generated = Comments{
 			"NodeClientCores":      "NodeClientCores is the CPU client pods' own work used on the nodes its pods\nran on, in cores over the run; set when node_cpu ran out.",
 			"NodeCores":            "NodeCores are the cores of the nodes its pods ran on, when node_cpu ran out.",
 			"NodeCoresEach":        "NodeCoresEach are the allocatable cores of that kind of node.",
+			"NodeOtherCores":       "NodeOtherCores is the CPU everything else used on those nodes (other\nservices' pods, sidecars, background workloads), in cores over the run; set\nwhen node_cpu ran out.",
 			"NodeProxyCores":       "NodeProxyCores is the CPU kube-proxy's relaying used on the nodes its pods\nran on, in cores over the run; set when node_cpu ran out.",
 			"NodesNeeded":          "NodesNeeded is how many more nodes of the largest kind the pods that do not\nfit need; 0 unless PodsFit is set.",
 			"OfferedRPS":           "OfferedRPS is the requests per second its clients sent it, open-loop arrivals\nthat found no free slot included.",
