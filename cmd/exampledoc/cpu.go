@@ -3,7 +3,10 @@ package main
 import (
 	"fmt"
 	"strings"
+	"time"
 
+	"trafficlab/model/kubeproxy"
+	"trafficlab/model/library"
 	"trafficlab/result"
 )
 
@@ -154,3 +157,37 @@ func r5LimitedSent(l *lab) (string, error) {
 
 // r5SentShare is what R5's vegeta sent of its schedule with sidecars on both sides.
 const r5SentShare = 1344429.0 / 3000000
+
+// The CPU figures the prose quotes, from the models that use them.
+
+func r1DotnetCost(*lab) (string, error) { return libraryCost("dotnet-httpclient") }
+
+func r5VegetaCost(*lab) (string, error) { return libraryCost("vegeta") }
+
+func r2RelayCost(*lab) (string, error) {
+	conn, req, _ := kubeproxy.Userspace.RelayCPU()
+	return fmt.Sprintf("%s a connection and %s a request and answer", micros(conn), micros(req)), nil
+}
+
+// libraryCost is a library profile's CPU, as the prose quotes it.
+func libraryCost(name string) (string, error) {
+	p, ok := library.Lookup(name)
+	if !ok || p.RequestCPU == 0 {
+		return "", fmt.Errorf("library %s has no CPU figure", name)
+	}
+	out := micros(p.RequestCPU) + " a request"
+	if p.ConnectionCPU > 0 {
+		out += " and " + micros(p.ConnectionCPU) + " a connection"
+	}
+	if p.SteadyMilliCPU > 0 {
+		out += fmt.Sprintf(", and %d millicores all along (its pacer and timers)", p.SteadyMilliCPU)
+	}
+	return out, nil
+}
+
+// micros writes a duration in µs as the prose does: 35.6 µs.
+func micros(d time.Duration) string {
+	return fmt.Sprintf("%s µs", trimZeros(fmt.Sprintf("%.1f", float64(d)/1e3)))
+}
+
+func trimZeros(s string) string { return strings.TrimSuffix(s, ".0") }
