@@ -10,15 +10,16 @@ import (
 	"strconv"
 	"sync"
 	"time"
+	"trafficlab/emulate/userspace"
+	"trafficlab/model/kubeproxy"
 )
 
 // relay is the relay of trafficlab's emulate/userspace (kube-proxy's userspace mode)
-// for one service with one endpoint, on loopback. emulate/userspace itself cannot run
+// for one service with one endpoint, on loopback. emulate/userspace's Proxy cannot run
 // here without a network namespace and nftables: its exported constructor, New, needs
-// both, and start, which tests use on loopback, is unexported. So this copies the
-// shape of its proxyLoop, tryConnect and proxyTCP: accept; dial the backend in the
-// accept loop itself, one attempt per dial timeout; copy each way in a goroutine of
-// its own, io.Copy until EOF or an error, then close both sockets. Left out: the
+// both, and start, which tests use on loopback, is unexported. So this has the shape
+// of its proxyLoop and tryConnect (accept; dial the backend in the accept loop itself,
+// one attempt per dial timeout) and copies with its own userspace.Relay. Left out: the
 // round-robin pick (a mutex and an index) and the stats counters, nanoseconds per
 // connection; and emulate's namespace Dialer, which hands each dial to a goroutine
 // locked in the node's namespace (a channel send and reply, so a few goroutine
@@ -35,10 +36,6 @@ type relay struct {
 	mu    sync.Mutex
 	conns map[net.Conn]struct{} // open sockets, both sides (userspace.go track)
 }
-
-// dialTimeouts are kube-proxy's userspace endpointDialTimeout, one attempt each
-// (model/kubeproxy Userspace.DialTimeouts).
-var dialTimeouts = []time.Duration{250 * time.Millisecond, 500 * time.Millisecond, time.Second, 2 * time.Second}
 
 func (r *relay) proxyLoop() {
 	for {
@@ -65,7 +62,7 @@ func (r *relay) proxyLoop() {
 func (r *relay) tryConnect() (net.Conn, error) {
 	var nd net.Dialer
 	var err error
-	for _, timeout := range dialTimeouts {
+	for _, timeout := range kubeproxy.Userspace.DialTimeouts() { // one attempt each
 		ctx, cancel := context.WithTimeout(context.Background(), timeout)
 		var out net.Conn
 		out, err = nd.DialContext(ctx, "tcp", r.backend)
@@ -78,17 +75,7 @@ func (r *relay) tryConnect() (net.Conn, error) {
 }
 
 func (r *relay) proxyTCP(in, out net.Conn) {
-	var wg sync.WaitGroup
-	wg.Add(2)
-	copyBytes := func(dst, src net.Conn) {
-		defer wg.Done()
-		io.Copy(dst, src)
-		dst.Close()
-		src.Close()
-	}
-	go copyBytes(in, out) // from backend
-	go copyBytes(out, in) // to backend
-	wg.Wait()
+	userspace.Relay(in, out)
 	r.untrack(in)
 	r.untrack(out)
 }

@@ -332,10 +332,19 @@ func (p *Proxy) tryConnect(s *service) (net.Conn, error) {
 	return nil, errors.New("failed to connect to an endpoint")
 }
 
-// proxyTCP is proxyTCP and copyBytes: each direction copies until EOF or an error, then
-// closes both sockets; the other direction then ends on the closed socket.
+// proxyTCP relays one connection (Relay) and forgets both sockets.
 func (p *Proxy) proxyTCP(in, out net.Conn) {
 	defer p.wg.Done()
+	Relay(in, out)
+	p.untrack(in)
+	p.untrack(out)
+}
+
+// Relay copies in's bytes to out and out's to in, as proxysocket.go's proxyTCP and
+// copyBytes do: each direction copies until EOF or an error, then closes both
+// sockets, and the other direction then ends on the closed socket. It returns once
+// both have ended. cmd/cpucost measures the CPU it spends.
+func Relay(in, out net.Conn) {
 	var wg sync.WaitGroup
 	wg.Add(2)
 	copyBytes := func(dst, src net.Conn) {
@@ -347,8 +356,6 @@ func (p *Proxy) proxyTCP(in, out net.Conn) {
 	go copyBytes(in, out) // from backend
 	go copyBytes(out, in) // to backend
 	wg.Wait()
-	p.untrack(in)
-	p.untrack(out)
 }
 
 func (p *Proxy) track(c net.Conn) bool {
