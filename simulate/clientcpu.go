@@ -186,17 +186,15 @@ func (e *Engine) addClientCPUUsed(now sim.Time, used []float64) {
 func (e *Engine) clientCPUResult(d *clientDeployment, rc *result.Client) {
 	dur := e.end.Seconds()
 	rc.Behind, rc.MaxLateS = d.behind, result.Round(d.maxLate.Seconds(), 6)
-	for _, ci := range d.pods {
-		rc.Behind += int64(e.cpods[ci].late.Len())
-	}
 	used, limit := 0.0, 0.0
 	if q, ok := d.spec.Resources.Limits[corev1.ResourceCPU]; ok {
 		limit = q.AsApproximateFloat64()
 	}
 	for _, ci := range d.pods {
 		cp := &e.cpods[ci]
+		rc.Behind += int64(cp.late.Len()) // still waiting at the run's end
 		if cp.grp == nil {
-			return
+			continue // its work is not modelled: no figures
 		}
 		u := cp.grp.Used(e.end)
 		used += u
@@ -207,6 +205,9 @@ func (e *Engine) clientCPUResult(d *clientDeployment, rc *result.Client) {
 		rc.Pods = append(rc.Pods, result.ClientPod{Name: cp.name, Node: e.nodes[cp.node].name,
 			CPUCores: result.Round(u/dur, 4), CPUUtilization: result.Round(util, 4), CPULimit: limit})
 	}
+	if len(rc.Pods) == 0 {
+		return
+	}
 	rc.CPUCores = result.Round(used/dur, 4)
 	if d.sent > 0 {
 		rc.CPUPerRequestMS = result.Round(used/float64(d.sent)*1e3, 6)
@@ -216,8 +217,7 @@ func (e *Engine) clientCPUResult(d *clientDeployment, rc *result.Client) {
 // callsWorked moves on the calls whose own CPU work (negative IDs) is among done, a
 // service pod's finished CPU work, and returns the requests' jobs among it.
 func (e *Engine) callsWorked(done []int32) []int32 {
-	jobs := e.jobsDone[:0]
-	var tasks []int32
+	jobs, tasks := e.jobsDone[:0], e.tasksDone[:0]
 	for _, id := range done {
 		if id < 0 {
 			tasks = append(tasks, -id-1)
@@ -225,7 +225,7 @@ func (e *Engine) callsWorked(done []int32) []int32 {
 			jobs = append(jobs, id)
 		}
 	}
-	e.jobsDone = jobs
+	e.jobsDone, e.tasksDone = jobs, tasks
 	for _, id := range tasks {
 		e.worked(id)
 	}

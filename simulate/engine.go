@@ -88,6 +88,7 @@ type Engine struct {
 	cpuTasks  tasks[cpuTask]
 	doneTasks []int32
 	jobsDone  []int32 // scratch: the requests' jobs among a pod's finished CPU work
+	tasksDone []int32 // scratch: its calls' own work among it
 	liveLimit int     // maxLiveRequests; tests lower it
 	openSlots int     // open-loop callers made, each outstanding or free for reuse
 
