@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	"trafficlab/model/kubeproxy"
 	"trafficlab/model/library"
@@ -184,10 +183,3 @@ func libraryCost(name string) (string, error) {
 	}
 	return out, nil
 }
-
-// micros writes a duration in µs as the prose does: 35.6 µs.
-func micros(d time.Duration) string {
-	return fmt.Sprintf("%s µs", trimZeros(fmt.Sprintf("%.1f", float64(d)/1e3)))
-}
-
-func trimZeros(s string) string { return strings.TrimSuffix(s, ".0") }

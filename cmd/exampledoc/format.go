@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // count writes n with thousands separators, as the document's prose does: 1,234,567.
@@ -35,6 +36,11 @@ func pct(share float64, decimals int) string {
 
 // millis writes a latency in ms to a tenth of a millisecond: 0.2, 53.8, 1011.9.
 func millis(ms float64) string { return strconv.FormatFloat(ms, 'f', 1, 64) }
+
+// micros writes a model's CPU figure in µs, to the digits it has: 35.6 µs, 36 µs.
+func micros(d time.Duration) string {
+	return strconv.FormatFloat(float64(d)/float64(time.Microsecond), 'f', -1, 64) + " µs"
+}
 
 // span writes a run's length as the document names it: 60 s, 10 min, 1 h.
 func span(s float64) string {
