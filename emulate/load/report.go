@@ -25,10 +25,17 @@ type Report struct {
 	// EndReason: duration, phases (every phase ran), max_requests or canceled.
 	EndReason string `json:"end_reason"`
 	// Requests: Total = OK + Failed; InFlight were cut off by the end of the run or
-	// an aborted run; NotSent found no free slot (open loop); Retried were resent by
-	// Go's transport on another connection after a reused one failed.
+	// an aborted run; NotSent found no free slot (open loop); Behind were due but not
+	// yet sent when their phase ended (open loop); Retried were resent by Go's
+	// transport on another connection after a reused one failed.
 	Requests result.Requests `json:"requests"`
-	Errors   result.Errors   `json:"errors"`
+	// Sent counts the requests sent, resends not counted; Due the open-loop
+	// arrivals that fell due, sent or not; MaxLateS the latest the generator sent
+	// one after it fell due, in seconds, 0 if never.
+	Sent     int64         `json:"sent"`
+	Due      int64         `json:"due,omitempty"`
+	MaxLateS float64       `json:"max_late_s,omitempty"`
+	Errors   result.Errors `json:"errors"`
 	// OtherErrors are failures none of the simulator's kinds describes, by message
 	// or status (http_500); they count in Requests.Failed.
 	OtherErrors   map[string]int64 `json:"other_errors,omitempty"`
@@ -164,6 +171,9 @@ func (r *runner) report(elapsed time.Duration, reason string) *Report {
 	rep.Requests.Total = counts[kindOK] + failed
 	rep.Requests.InFlight = counts[kindAbandoned]
 	rep.Requests.NotSent = s.notSent.Load()
+	rep.Requests.Behind = s.behind.Load()
+	rep.Sent, rep.Due = r.sent.Load(), s.due.Load()
+	rep.MaxLateS = result.Round(time.Duration(s.maxLate.Load()).Seconds(), 6)
 	if sec := elapsed.Seconds(); sec > 0 {
 		rep.ThroughputRPS = result.Round(float64(rep.Requests.OK)/sec, 3)
 		rep.RateRPS = result.Round(float64(r.sent.Load())/sec, 3)

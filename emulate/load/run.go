@@ -408,50 +408,102 @@ func (r *runner) thread(w *worker) {
 	}
 }
 
-// arrivals generates an open-loop phase's arrivals at their intended times, as
-// simulate/phases.go nextArrival does: the first at the phase's start, then every
-// 1/rate (constant) or after exponential gaps (poisson); a ramp places the k-th
-// where the expected count reaches k (or a sum of k unit exponentials).
+// arrivals generates an open-loop phase's arrivals at their intended times. A
+// generator short of CPU turns to an arrival only after its time: it sends it at
+// once, and the ones after it, until it has caught up, as vegeta's pacer does
+// (lib/pacer.go: no wait once behind). Arrivals still unsent when the phase ends
+// are never sent: they are counted behind schedule (simulate/clientcpu.go dropLate).
 func (r *runner) arrivals(pr *phaseRun) {
 	defer r.wg.Done()
-	ph := pr.ph
-	rng := sim.Stream(r.cfg.Seed, "load/"+r.cfg.Name+"/arrivals/"+strconv.Itoa(pr.index))
-	poisson := r.cfg.Arrival == scenario.ArrivalPoisson
-	rp := client.Ramp{R0: ph.Rate, R1: ph.RampTo, Span: ph.Duration.Seconds()}
+	sch := newSchedule(pr.ph, r.cfg.Arrival, sim.Stream(r.cfg.Seed, "load/"+r.cfg.Name+"/arrivals/"+strconv.Itoa(pr.index)))
 	var timer *time.Timer
 	wk := newWaker()
-	var k int64
-	off, lambda := 0.0, 0.0 // seconds from the phase's start; expected count so far
-	for ; ph.Requests == 0 || k < ph.Requests; k++ {
-		if k > 0 {
-			switch {
-			case ph.RampTo > 0:
-				x := float64(k)
-				if poisson {
-					lambda += rng.ExpFloat64()
-					x = lambda
-				}
-				t, ok := rp.At(x)
-				if !ok {
-					return
-				}
-				off = t
-			case poisson:
-				off += rng.ExpFloat64() / ph.Rate
-			default:
-				// The k-th at k/rate exactly, so rounding never drifts.
-				off = float64(k) / ph.Rate
-			}
-		}
-		if ph.Duration > 0 && off >= ph.Duration.Seconds() {
+	for {
+		off, ok := sch.next()
+		if !ok {
 			return
 		}
-		at := pr.begun.Add(time.Duration(off * 1e9))
+		at := pr.begun.Add(off)
+		// Every arrival but the phase's first is late when it is due before the
+		// generator is done with the one before it.
+		late := time.Since(at)
 		if !r.clock.waitUntil(at, &timer, &wk, pr.over, r.issueCtx.Done()) || pr.ended() || r.issueCtx.Err() != nil {
+			end := time.Now()
+			if runEnd := r.start.Add(r.cfg.Duration); runEnd.Before(end) {
+				end = runEnd
+			}
+			r.stats.fellBehind(sch.dueBefore(pr.begun, end))
 			return
 		}
+		if late > 0 && sch.k > 1 {
+			r.stats.sentLate(late)
+		}
+		r.stats.due.Add(1)
 		r.dispatch(job{pr: pr, at: at})
 	}
+}
+
+// schedule is an open-loop phase's arrival times, as simulate/phases.go
+// nextArrival places them: the first at the phase's start, then every 1/rate
+// (constant) or after exponential gaps (poisson); a ramp places the k-th where the
+// expected count reaches k (or a sum of k unit exponentials).
+type schedule struct {
+	ph      Phase
+	poisson bool
+	rng     *rand.Rand
+	rp      client.Ramp
+	k       int64   // arrivals given so far
+	off     float64 // the last one's, in seconds from the phase's start
+	lambda  float64 // expected count so far
+}
+
+func newSchedule(ph Phase, arrival string, rng *rand.Rand) *schedule {
+	return &schedule{ph: ph, poisson: arrival == scenario.ArrivalPoisson, rng: rng,
+		rp: client.Ramp{R0: ph.Rate, R1: ph.RampTo, Span: ph.Duration.Seconds()}}
+}
+
+// next is the next arrival's time from the phase's start; false when the phase has
+// no more.
+func (s *schedule) next() (time.Duration, bool) {
+	ph := s.ph
+	if ph.Requests > 0 && s.k >= ph.Requests {
+		return 0, false
+	}
+	if s.k > 0 {
+		switch {
+		case ph.RampTo > 0:
+			x := float64(s.k)
+			if s.poisson {
+				s.lambda += s.rng.ExpFloat64()
+				x = s.lambda
+			}
+			t, ok := s.rp.At(x)
+			if !ok {
+				return 0, false
+			}
+			s.off = t
+		case s.poisson:
+			s.off += s.rng.ExpFloat64() / ph.Rate
+		default:
+			// The k-th at k/rate exactly, so rounding never drifts.
+			s.off = float64(s.k) / ph.Rate
+		}
+	}
+	if ph.Duration > 0 && s.off >= ph.Duration.Seconds() {
+		return 0, false
+	}
+	s.k++
+	return time.Duration(s.off * 1e9), true
+}
+
+// dueBefore counts the arrival last given, not sent, and those after it that fell
+// due before end, for a phase begun at begun.
+func (s *schedule) dueBefore(begun, end time.Time) int64 {
+	var n int64
+	for off, ok := time.Duration(s.off*1e9), true; ok && begun.Add(off).Before(end); off, ok = s.next() {
+		n++
+	}
+	return n
 }
 
 // dispatch hands an arrival to an idle slot, or a new one while there may be more;
@@ -485,6 +537,13 @@ func (r *runner) slot(w *worker, j job) {
 	for {
 		intended := j.at.Add(r.cfg.Overhead)
 		if !w.sleepUntil(intended) {
+			return
+		}
+		if r.issueCtx.Err() != nil {
+			// Its time came before the end, but a generator short of CPU got to it
+			// only after: it was never sent.
+			r.sent.Add(-1)
+			r.stats.behind.Add(1)
 			return
 		}
 		w.do(j.pr, intended, time.Now())

@@ -33,6 +33,9 @@ type stats struct {
 	n       int64 // intervals in the run
 	shards  []shard
 	notSent atomic.Int64
+	// Open loops: arrivals that fell due, those never sent because the generator
+	// was behind when their phase ended, and the latest it sent one (ns).
+	due, behind, maxLate atomic.Int64
 
 	// onInterval, when set, is given each interval's histogram once it is final.
 	onInterval func(sec int64, h *hdr.Histogram)
@@ -95,6 +98,18 @@ func newStats(start time.Time, run time.Duration) *stats {
 		}
 	}
 	return s
+}
+
+// fellBehind counts n arrivals the generator had not sent when their phase ended.
+func (s *stats) fellBehind(n int64) {
+	s.due.Add(n)
+	s.behind.Add(n)
+}
+
+// sentLate notes an arrival sent late after it fell due.
+func (s *stats) sentLate(late time.Duration) {
+	for cur := s.maxLate.Load(); int64(late) > cur && !s.maxLate.CompareAndSwap(cur, int64(late)); cur = s.maxLate.Load() {
+	}
 }
 
 // intervals is the number of timeline intervals in the run.

@@ -336,6 +336,9 @@ func writeLoadText(w io.Writer, r *load.Report) error {
 	p("Ran\t%.2fs, ended by %s", r.DurationS, r.EndReason)
 	q := r.Requests
 	p("Requests\t%d answered, %d failed, %d in flight at the end, %d not sent, %d resent", q.OK, q.Failed, q.InFlight, q.NotSent, q.Retried)
+	if q.Behind > 0 || r.MaxLateS > 0 {
+		p("Schedule\t%d of %d due sent, %d never sent (behind schedule), the latest %s after its time", r.Sent, r.Due, q.Behind, report.GoDuration(r.MaxLateS))
+	}
 	p("Throughput\t%.1f/s answered, %.1f/s sent", r.ThroughputRPS, r.RateRPS)
 	kinds := make([]string, 0, result.ErrorKinds)
 	for k := range result.ErrorKinds {
@@ -408,6 +411,7 @@ func loadResult(rep *load.Report, cfg load.Config, scenarioName, service string)
 		MaxPerHost: cfg.Conn.MaxPerHost, MaxIdle: cfg.Conn.MaxIdlePerHost, MaxLifetimeS: cfg.Conn.MaxLifetime.Seconds(),
 		ConnectionsOpened: rep.Connections.Opened, PeakOpen: rep.Connections.PeakOpen, OpenAtEnd: rep.Connections.OpenAtEnd,
 		PodsReached: rep.PodsReached, Requests: rep.Requests.Total, Errors: rep.Requests.Failed, RunsAborted: rep.RunsAborted,
+		Sent: rep.Sent, Due: rep.Due, Behind: rep.Requests.Behind, MaxLateS: rep.MaxLateS,
 	}
 	if len(cfg.Phases) == 1 && cfg.Repeat <= 1 {
 		c.Threads, c.RatePerPod = cfg.Phases[0].Threads, cfg.Phases[0].Rate

@@ -196,3 +196,29 @@ func TestLoadTextNamesEveryErrorKind(t *testing.T) {
 	}
 	t.Errorf("no Errors line in\n%s", b.String())
 }
+
+// The text says how far behind its schedule the generator fell only when it did.
+func TestLoadTextSaysWhenBehind(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		rep  load.Report
+		want bool
+	}{
+		{"kept up", load.Report{Sent: 100, Due: 100}, false},
+		{"never sent some", load.Report{Sent: 60, Due: 100, Requests: result.Requests{Behind: 40}, MaxLateS: 0.5}, true},
+		{"late, every one sent", load.Report{Sent: 100, Due: 100, MaxLateS: 0.002}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b strings.Builder
+			if err := writeLoadText(&b, &tc.rep); err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Contains(b.String(), "Schedule"); got != tc.want {
+				t.Errorf("schedule line shown %v, want %v:\n%s", got, tc.want, b.String())
+			}
+			if tc.want && !strings.Contains(b.String(), fmt.Sprintf("%d of %d due sent, %d never sent", tc.rep.Sent, tc.rep.Due, tc.rep.Requests.Behind)) {
+				t.Errorf("schedule line lacks the counts:\n%s", b.String())
+			}
+		})
+	}
+}
