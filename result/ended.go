@@ -1,6 +1,11 @@
 package result
 
-import hdr "github.com/HdrHistogram/hdrhistogram-go"
+import (
+	"encoding/json"
+	"fmt"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+)
 
 // EndedTally sums requests as they end, as vegeta's report does (lib/metrics.go,
 // Metrics.Add): their number, the exact sum and extremes of their latencies, a
@@ -72,4 +77,56 @@ func (x *EndedTally) Recorded() int64 {
 		return 0
 	}
 	return x.latency.TotalCount()
+}
+
+// endedTallyJSON is an EndedTally as JSON, for a tally that crosses from one
+// process to another (emulate's client pods).
+type endedTallyJSON struct {
+	N, Sum, Min, Max             int64
+	FirstSent, LastSent, LastEnd int64
+	BytesOut, BytesIn            int64
+	Latency                      string
+}
+
+// MarshalJSON writes every part of the tally, its histogram compressed.
+func (x EndedTally) MarshalJSON() ([]byte, error) {
+	h := x.latency
+	if h == nil {
+		h = hdr.New(1, hourNS, 3)
+	}
+	lat, err := EncodeHistogram(h)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(endedTallyJSON{x.n, x.sum, x.min, x.max, x.firstSent, x.lastSent, x.lastEnd, x.bytesOut, x.bytesIn, lat})
+}
+
+// UnmarshalJSON reads what MarshalJSON wrote.
+func (x *EndedTally) UnmarshalJSON(b []byte) error {
+	var j endedTallyJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	h, err := DecodeHistogram(j.Latency)
+	if err != nil {
+		return err
+	}
+	*x = EndedTally{j.N, j.Sum, j.Min, j.Max, j.FirstSent, j.LastSent, j.LastEnd, j.BytesOut, j.BytesIn, h}
+	return nil
+}
+
+// EncodeHistogram writes h in HdrHistogram's compressed base64 form, which every
+// HdrHistogram implementation reads.
+func EncodeHistogram(h *hdr.Histogram) (string, error) {
+	b, err := h.Encode(hdr.V2CompressedEncodingCookieBase)
+	return string(b), err
+}
+
+// DecodeHistogram reads what EncodeHistogram wrote.
+func DecodeHistogram(s string) (*hdr.Histogram, error) {
+	h, err := hdr.Decode([]byte(s))
+	if err != nil {
+		return nil, fmt.Errorf("a latency histogram: %w", err)
+	}
+	return h, nil
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -36,6 +37,10 @@ type loadFlags struct {
 	seed                     int64
 	httpClient, output       string
 	quiet                    bool
+	// Emulate's: the client spec as JSON, the pod's name, and a stream of what
+	// the run measures on stdout after a start time read from stdin.
+	clientJSON, name string
+	stream           bool
 	// scenarioName and service are --scenario's name and the client's target, set
 	// by config, for the Result.
 	scenarioName, service string
@@ -114,6 +119,10 @@ func runLoad(c *cobra.Command, f *loadFlags, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := interruptible(c.Context())
 	defer stop()
+	if f.stream {
+		fmt.Fprintln(stderr, streamReady)
+		return streamLoad(ctx, c.InOrStdin(), stdout, cfg)
+	}
 	if !f.quiet {
 		fmt.Fprintf(stderr, "load: %s → %s for %v (Ctrl-C stops and reports)\n", describeLoad(cfg), cfg.Target, cfg.Duration)
 	}
@@ -122,6 +131,28 @@ func runLoad(c *cobra.Command, f *loadFlags, stdout, stderr io.Writer) error {
 		return badInput{err}
 	}
 	return writeLoad(stdout, f.output, rep, cfg, f.scenarioName, f.service)
+}
+
+// streamReady is the line load --stream prints on stderr once its spec is checked
+// and it waits for its start time: emulate's client pod is ready.
+const streamReady = "load: ready, waiting for the start time on stdin"
+
+// streamLoad runs the load as emulate's client pod: from the start time read on
+// in, streaming what it measures on out (load.Stream), its report last, also when
+// interrupted.
+func streamLoad(ctx context.Context, in io.Reader, out io.Writer, cfg load.Config) error {
+	var startNS int64
+	if _, err := fmt.Fscanln(in, &startNS); err != nil {
+		return badInput{fmt.Errorf("--stream: reading the start time from stdin: %w", err)}
+	}
+	cfg.Start = time.Unix(0, startNS)
+	st := load.NewStream(out)
+	cfg.OnInterval = st.Interval
+	rep, err := load.Run(ctx, cfg)
+	if err != nil {
+		return badInput{err}
+	}
+	return st.Report(rep)
 }
 
 // register defines load's flags.
@@ -150,6 +181,12 @@ func (f *loadFlags) register(c *cobra.Command) {
 	fl.StringVar(&f.httpClient, "http-client", load.ClientTrafficlab, "HTTP/1.1 client: trafficlab (fast, pools as the library profile says)\nor net/http (Go's Transport, Go's own pooling, about half the rate); HTTP/2 always uses net/http")
 	fl.StringVarP(&f.output, "output", "o", "text", "report format: text, or json (the Result every engine writes: report and compare read it)")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no start line on stderr")
+	fl.StringVar(&f.clientJSON, "client-json", "", "the client spec as emulate passes it: scenario.Client in JSON")
+	fl.StringVar(&f.name, "name", "", "with --client-json: the client pod's name, which seeds its random streams")
+	fl.BoolVar(&f.stream, "stream", false, "emulate's client pod: wait for a start time (Unix ns) on stdin, then stream the run as JSON lines on stdout")
+	for _, name := range []string{"client-json", "name", "stream"} {
+		_ = fl.MarkHidden(name)
+	}
 }
 
 // config turns the flags into a load.Config; every problem is bad input.
@@ -166,7 +203,18 @@ func (f *loadFlags) config(c *cobra.Command, stderr io.Writer) (load.Config, err
 		duration = 10 * time.Second
 		seed     = f.seed
 	)
-	if f.scenario != "" {
+	if changed("name") && f.clientJSON == "" {
+		return bad("--name goes with --client-json")
+	}
+	if f.clientJSON != "" {
+		if f.scenario != "" {
+			return bad("--client-json goes without --scenario")
+		}
+		client = &scenario.Client{}
+		if err := json.Unmarshal([]byte(f.clientJSON), client); err != nil {
+			return bad("--client-json: %v", err)
+		}
+	} else if f.scenario != "" {
 		for _, name := range shaping {
 			if changed(name) {
 				return bad("--%s cannot be used with --scenario: the client spec sets it (use --set spec.clients[N]....)", name)
@@ -201,6 +249,9 @@ func (f *loadFlags) config(c *cobra.Command, stderr io.Writer) (load.Config, err
 		return bad("%v", err)
 	}
 	cfg.MaxRequests = f.maxRequests
+	if f.name != "" {
+		cfg.Name = f.name
+	}
 	if changed("http-client") || cfg.Conn.Protocol != scenario.ProtocolHTTP2 {
 		cfg.HTTPClient = f.httpClient
 	}

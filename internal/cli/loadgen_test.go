@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -13,8 +14,11 @@ import (
 	"testing"
 	"time"
 
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
 	"trafficlab/emulate/load"
 	"trafficlab/result"
+	"trafficlab/scenario"
 )
 
 // runLoadCLI runs `trafficlab load ARGS` as Main does.
@@ -73,6 +77,9 @@ func TestLoadBadInput(t *testing.T) {
 		{[]string{"--scenario", scn, "--target", "http://127.0.0.1:1/", "--threads", "3"}, "cannot be used with --scenario"},
 		{[]string{"--scenario", scn, "--target", "http://127.0.0.1:1/", "--client", "nobody"}, `no client "nobody"`},
 		{[]string{"--scenario", scn, "--target", "http://127.0.0.1:1/", "--set", "spec.clients[0].threads=-1"}, "threads"},
+		{[]string{"--scenario", scn, "--target", "http://127.0.0.1:1/", "--client-json", "{}"}, "--client-json goes without --scenario"},
+		{[]string{"--target", "http://127.0.0.1:1/", "--client-json", "{"}, "--client-json"},
+		{[]string{"--target", "http://127.0.0.1:1/", "--threads", "2", "--name", "x-0"}, "--name goes with --client-json"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			code, out, errOut := runLoadCLI(tc.args...)
@@ -195,6 +202,35 @@ func TestLoadTextNamesEveryErrorKind(t *testing.T) {
 		}
 	}
 	t.Errorf("no Errors line in\n%s", b.String())
+}
+
+// As emulate's client pod, load waits for its start time on stdin and streams the
+// run, its report last, which load.ReadStream reads back; without a start time it
+// sends nothing.
+func TestLoadStreams(t *testing.T) {
+	srv := podsServer(t)
+	cfg, err := load.FromClient(&scenario.Client{Name: "c", Threads: 1}, srv.URL+"/", 1500*time.Millisecond, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	start := time.Now().Add(200 * time.Millisecond)
+	if err := streamLoad(context.Background(), strings.NewReader(fmt.Sprintf("%d\n", start.UnixNano())), &out, cfg); err != nil {
+		t.Fatal(err)
+	}
+	var intervals int
+	rep, err := load.ReadStream(&out, func(int64, *hdr.Histogram) { intervals++ })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Requests.OK == 0 || intervals != 2 || rep.Ended.StartUnixNS != start.UnixNano() {
+		t.Errorf("%d answered, %d intervals, started at %d; want answers, 2 intervals, the start given (%d)",
+			rep.Requests.OK, intervals, rep.Ended.StartUnixNS, start.UnixNano())
+	}
+	out.Reset()
+	if err := streamLoad(context.Background(), strings.NewReader(""), &out, cfg); err == nil || out.Len() != 0 {
+		t.Errorf("no start time: error %v, %d bytes streamed; want an error and nothing", err, out.Len())
+	}
 }
 
 // The text says how far behind its schedule the generator fell only when it did.
