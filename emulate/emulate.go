@@ -2,8 +2,8 @@
 // as network namespaces (emulate/topo), kube-proxy's own rules in each node
 // (emulate/proxyrules) or its userspace proxy (emulate/userspace), every service pod
 // a `trafficlab serve` process under the CPU limit its spec gives (emulate/cgroup),
-// every client pod a load generator dialling from inside its namespace
-// (emulate/load), and the scenario's packet loss and delay on the pods' veths
+// every client pod a `trafficlab load` process (emulate/load) in its namespace and a
+// control group of its own (clients.go), and the scenario's packet loss and delay on the pods' veths
 // (emulate/faults, emulate/delay). Pods are placed where a simulation of the scenario places them
 // (its Engine.Layout), and the pod changes of that simulation are replayed. The run fills the same result.Result as simulate, with
 // engine "emulate", so every report and compare read it.
@@ -186,16 +186,6 @@ type cluster struct {
 	closing bool
 }
 
-// clientPod is one pod of a client Deployment: its namespace, the dialer that opens
-// its connections from inside it, and its load.
-type clientPod struct {
-	placed placement.PlacedPod
-	net    *topo.Pod
-	dialer *topo.Dialer
-	cfg    load.Config
-	report *load.Report
-}
-
 func (c *cluster) logf(format string, args ...any) {
 	fmt.Fprintf(c.opt.Log, "emulate: "+format+"\n", args...)
 }
@@ -229,24 +219,22 @@ func (c *cluster) build(ctx context.Context) (err error) {
 	c.mu.Unlock()
 	c.logf("kube-proxy (%s) programmed on every node", spec.Cluster.ProxyMode)
 	c.tl = newTimeline(len(c.layout.Clients))
-	for i, p := range c.layout.Clients {
-		cp := &clientPod{placed: p}
-		c.clients = append(c.clients, cp)
-		if cp.net, err = c.net.AddPod(p.Name, p.Node); err != nil {
-			return err
-		}
-		if cp.dialer, err = topo.NewDialer(cp.net.NS); err != nil {
+	for _, p := range c.layout.Clients {
+		if err := ctx.Err(); err != nil {
 			return err
 		}
 		client := &spec.Clients[p.Index]
 		svc := services[serviceIndex(c.sc, client.Target)]
 		target := fmt.Sprintf("http://%s:%d/", svc.ClusterIP, svc.Port)
-		if cp.cfg, err = load.FromClient(client, target, spec.Duration.Duration, spec.Seed); err != nil {
+		// The process checks the spec alike; an error here points at the scenario.
+		if _, err := load.FromClient(client, target, spec.Duration.Duration, spec.Seed); err != nil {
 			return &scenario.FieldError{Path: fmt.Sprintf("spec.clients[%d]", p.Index), Err: err}
 		}
-		cp.cfg.Name = p.Name
-		cp.cfg.Dial = cp.dialer.DialContext
-		cp.cfg.OnInterval = c.tl.adder(i)
+		cp, err := startClient(ctx, c.spawner.start, c.net, c.opt.Exe, p, client, target, spec.Duration.Duration, spec.Seed)
+		if err != nil {
+			return err
+		}
+		c.clients = append(c.clients, cp)
 	}
 	c.logf("client pods ready: %d", len(c.clients))
 	if err := c.applyLoss(ctx); err != nil {
@@ -297,11 +285,14 @@ func (c *cluster) run(ctx context.Context) {
 	}()
 	var wg sync.WaitGroup
 	for i, cp := range c.clients {
-		cp.cfg.Start = c.start
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			cp.report, _ = load.Run(ctx, cp.cfg) // the config was checked by FromClient
+			if err := cp.run(ctx, c.start, c.tl, i); err != nil {
+				c.mu.Lock()
+				c.errs = append(c.errs, err)
+				c.mu.Unlock()
+			}
 			c.tl.ended(i)
 		}()
 	}
@@ -500,9 +491,7 @@ func (c *cluster) teardown() error {
 		ep.stop() // again after a run, whose syncs' errors Run reported; at once after a failed build
 	}
 	for _, cp := range c.clients {
-		if cp.dialer != nil {
-			cp.dialer.Close()
-		}
+		errs = append(errs, cp.kill())
 	}
 	if c.proxy != nil {
 		errs = append(errs, c.proxy.close())

@@ -39,7 +39,6 @@ func TestUnsupportedNamesThePath(t *testing.T) {
 		{"r3-noisy-neighbour.yaml", nil, "spec.cluster.nodes[0].disk"},
 		{"r1-curl-loop.yaml", []string{"spec.cluster.network.bandwidth=1gbit"}, "spec.cluster.network.bandwidth"},
 		{"r1-curl-loop.yaml", []string{"faults"}, "spec.faults[1].kind"},
-		{"r1-curl-loop.yaml", []string{"spec.clients[0].resources.limits.cpu=1"}, "spec.clients[0].resources.limits.cpu"},
 		{"r2-ab-pods-on-3-nodes.yaml", nil, "spec.clients[0].entryNode"},
 	} {
 		var sc *scenario.Scenario

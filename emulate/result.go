@@ -1,6 +1,7 @@
 package emulate
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"sync"
@@ -106,6 +107,7 @@ func addRequests(sum *result.Requests, r result.Requests) {
 	sum.Failed += r.Failed
 	sum.InFlight += r.InFlight
 	sum.NotSent += r.NotSent
+	sum.Behind += r.Behind
 	sum.Retried += r.Retried
 }
 
@@ -173,9 +175,18 @@ func (c *cluster) podResults(perPod map[string]load.Pod, dur float64) ([]result.
 		}
 		pods = append(pods, rp)
 	}
+	// Client pods spend their node's CPU too, as in simulate.
+	clientUsed := map[string]float64{}
+	for _, cp := range c.clients {
+		clientUsed[cp.placed.Node] += cp.cpuUsed.Seconds()
+		nodeUsed[cp.placed.Node] += cp.cpuUsed.Seconds()
+	}
 	var nodes []result.Node
 	for _, n := range c.layout.Nodes {
 		rn := result.Node{Name: n, CPU: cores[n], Pods: nodePods[n]}
+		if dur > 0 {
+			rn.ClientCPUCores = result.Round(clientUsed[n]/dur, 4)
+		}
 		if cores[n] > 0 && dur > 0 {
 			rn.CPUUtilization = result.Round(nodeUsed[n]/(cores[n]*dur), 4)
 		}
@@ -212,6 +223,7 @@ func nodeCores(c *cluster) map[string]float64 {
 // clientResults sums each client Deployment's pods. PeakOpen is the sum of its
 // pods' peaks, which may not have come at one instant.
 func (c *cluster) clientResults() []result.Client {
+	cores, dur := nodeCores(c), c.ran.Seconds()
 	var out []result.Client
 	for i := range c.sc.Spec.Clients {
 		spec := &c.sc.Spec.Clients[i]
@@ -230,11 +242,18 @@ func (c *cluster) clientResults() []result.Client {
 			rc.RatePerPod = spec.Rate.PerSecond
 		}
 		var reached []string
+		used := 0.0 // core-seconds its pods' load generators spent
 		for _, cp := range c.clients {
 			rep := cp.report
 			if cp.placed.Index != i || rep == nil {
 				continue
 			}
+			rc.Sent += rep.Sent
+			rc.Due += rep.Due
+			rc.Behind += rep.Requests.Behind
+			rc.MaxLateS = max(rc.MaxLateS, rep.MaxLateS)
+			rc.Pods = append(rc.Pods, cp.cpuResult(cores[cp.placed.Node], dur))
+			used += cp.cpuUsed.Seconds()
 			rc.ConnectionsOpened += rep.Connections.Opened
 			rc.PeakOpen += rep.Connections.PeakOpen
 			rc.OpenAtEnd += rep.Connections.OpenAtEnd
@@ -248,9 +267,30 @@ func (c *cluster) clientResults() []result.Client {
 			}
 		}
 		rc.PodsReached = len(reached)
+		if dur > 0 {
+			rc.CPUCores = result.Round(used/dur, 4)
+		}
+		if rc.Sent > 0 {
+			rc.CPUPerRequestMS = result.Round(used/float64(rc.Sent)*1e3, 6)
+		}
 		out = append(out, rc)
 	}
 	return out
+}
+
+// cpuResult is the CPU the pod's load generator used over the run's dur seconds,
+// against its limit or else its node's cores.
+func (cp *clientPod) cpuResult(nodeCores, dur float64) result.ClientPod {
+	p := result.ClientPod{Name: cp.placed.Name, Node: cp.placed.Node, CPULimit: cp.limit}
+	if dur <= 0 {
+		return p
+	}
+	used := cp.cpuUsed.Seconds()
+	p.CPUCores = result.Round(used/dur, 4)
+	if capacity := cmp.Or(cp.limit, nodeCores); capacity > 0 {
+		p.CPUUtilization = result.Round(used/(capacity*dur), 4)
+	}
+	return p
 }
 
 // timelineResult adds up the client pods' timelines, interval by interval, with

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"trafficlab/scenario"
@@ -54,11 +53,6 @@ func unsupported(sc *scenario.Scenario) error {
 		c := &spec.Clients[i]
 		if c.Sidecar != nil {
 			return not(fmt.Sprintf("spec.clients[%d].sidecar", i), "an Envoy sidecar is")
-		}
-		// The client is emulate's own process, spending its own CPU, not the
-		// library's modelled work; a limit on it would cap a different program.
-		if _, ok := c.Resources.Limits[corev1.ResourceCPU]; ok {
-			return not(fmt.Sprintf("spec.clients[%d].resources.limits.cpu", i), "a client's CPU limit is")
 		}
 		if c.EntryNode != "" {
 			return not(fmt.Sprintf("spec.clients[%d].entryNode", i), "a client's entry node (ExternalIP or NodePort traffic) is")

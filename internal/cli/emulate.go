@@ -34,14 +34,17 @@ reality or to watch a problem happen: each node and pod is a network namespace, 
 are wired to their nodes by veth pairs as a routed CNI wires them, kube-proxy's own
 iptables or nftables rules (or its userspace proxy) run in every node, each service
 pod runs ` + "`trafficlab serve`" + ` under the CPU limit of its spec (a CFS quota in a cgroup),
-and each client pod's load comes from inside its namespace (` + "`trafficlab load`" + `'s
-generator). Pods start where simulate places them. Loss on the cluster network or a
+and each client pod is a ` + "`trafficlab load`" + ` process in its namespace and a cgroup of
+its own, limited as its resources say. Pods start where simulate places them. Loss on the cluster network or a
 link override becomes nftables drop rules on the pods' veths; latency of 1ms or more,
 and jitter, a userspace relay (NFQUEUE) that holds each packet for its delay.
 
 The result has the same form as simulate's, with "engine": "emulate": every -o
 format, --html and ` + "`trafficlab compare`" + ` work on it. Its numbers are measured, not
-computed: the same seed gives similar, not identical, results.
+computed: the same seed gives similar, not identical, results. A client pod's CPU is
+what trafficlab's own load generator spends, whatever library the client names (its
+clients[].work is simulate's); an open loop that its CPU cannot keep up with falls
+behind its schedule and reports the requests it never sent, as vegeta would.
 
 It needs root, iproute2, and iptables or nft. It only creates namespaces named
 tl-PID-..., control groups under trafficlab/, and addresses in 198.18.0.0/15, and

@@ -67,7 +67,9 @@ requests start on a schedule, evenly spaced or with --arrival poisson, whatever 
 answers do). An open loop measures each latency from the request's intended start,
 so when the server or a full connection pool holds requests back, the wait shows
 instead of being hidden (coordinated omission); an arrival that finds every slot
-busy (--max-in-flight) is counted as not sent.
+busy (--max-in-flight) is counted as not sent. A generator short of CPU sends each
+arrival it is late for as soon as it can, as vegeta does, and counts those still
+unsent at the end as behind schedule.
 
 Connections are pooled the way the client library does (--library, see
 'trafficlab libraries'): reuse none (a new connection per request, as curl in a
