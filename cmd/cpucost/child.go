@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"log"
 	"net"
 	"net/http"
@@ -14,6 +15,7 @@ import (
 	"strconv"
 	"sync/atomic"
 	"time"
+
 	"trafficlab/emulate/load"
 	"trafficlab/scenario"
 )
@@ -48,7 +50,8 @@ func child(args []string) error {
 		url := fs.String("url", "", "target")
 		n := fs.Int("n", 0, "requests")
 		keepAlive := fs.Bool("keepalive", true, "reuse connections")
-		run = func() error { return loadClient(*url, *n, *keepAlive) }
+		think := fs.Duration("think", 0, "think time after each answer")
+		run = func() error { return loadClient(*url, *n, *keepAlive, *think) }
 	case "vegeta":
 		url := fs.String("url", "", "target")
 		rate := fs.Int("rate", 0, "requests per second")
@@ -187,15 +190,19 @@ func (r *loopResult) spent(u0 usage, t0 time.Time) {
 // loadClient is emulate's own load generator (emulate/load, its HTTP/1.1 client), the
 // client every emulated client pod runs whatever its library: one thread, n requests,
 // on one kept connection or a new one each.
-func loadClient(url string, n int, keepAlive bool) error {
+func loadClient(url string, n int, keepAlive bool, think time.Duration) error {
 	reuse := scenario.ReuseShared
 	if !keepAlive {
 		reuse = scenario.ReuseNone
 	}
 	cfg := func(target string, n int) load.Config {
-		return load.Config{Target: target, Duration: loopLimit, Seed: 1, Name: "cpucost", Timeout: 5 * time.Second,
+		c := load.Config{Target: target, Duration: loopLimit, Seed: 1, Name: "cpucost", Timeout: 5 * time.Second,
 			Phases: []load.Phase{{Threads: 1, Requests: int64(n)}},
 			Conn:   load.Connections{Reuse: reuse, Protocol: scenario.ProtocolHTTP1}}
+		if think > 0 {
+			c.ThinkTime = &scenario.Distribution{Distribution: scenario.DistConstant, Value: metav1.Duration{Duration: think}}
+		}
+		return c
 	}
 	if _, err := load.Run(context.Background(), cfg(url+warmPath[1:], warmup)); err != nil {
 		return err

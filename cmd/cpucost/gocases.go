@@ -32,25 +32,37 @@ func goNetHTTP(e *env) ([]sample, error) {
 }
 
 // trafficlabLoad: emulate's load generator, keep-alive and a new connection per
-// request: what an emulated client spends, whatever library it names.
+// request: what an emulated client spends, whatever library it names. Then with a
+// pause before each request (R1's 14.4 ms of client creation is one in emulate):
+// its timing of waits to tens of microseconds costs CPU of its own.
 func trafficlabLoad(e *env) ([]sample, error) {
 	return e.repeat(func() ([]sample, error) {
-		run := func(figure string, keepAlive bool) (sample, error) {
-			s, _, err := e.inside(e.srv, figure, clientCPU, false,
-				e.self, "child", "load", "-url", e.srv.url(), "-n", strconv.Itoa(e.n), "-keepalive="+strconv.FormatBool(keepAlive))
+		run := func(figure string, keepAlive bool, n int, think time.Duration) (sample, error) {
+			s, _, err := e.inside(e.srv, figure, clientCPU, false, e.self, "child", "load", "-url", e.srv.url(),
+				"-n", strconv.Itoa(n), "-keepalive="+strconv.FormatBool(keepAlive), "-think", think.String())
 			return s, err
 		}
-		reused, err := run("per request, keep-alive", true)
+		reused, err := run("per request, keep-alive", true, e.n, 0)
 		if err != nil {
 			return nil, err
 		}
-		fresh, err := run("per request, a new connection each", false)
+		fresh, err := run("per request, a new connection each", false, e.n, 0)
 		if err != nil {
 			return nil, err
 		}
-		return []sample{reused, fresh, perConn("per new connection", fresh, reused)}, nil
+		paced, err := run(fmt.Sprintf("per request, keep-alive, %v pause before each", loadPause), true, loadPaused, loadPause)
+		if err != nil {
+			return nil, err
+		}
+		return []sample{reused, fresh, perConn("per new connection", fresh, reused), paced}, nil
 	})
 }
+
+// The paced run of trafficlabLoad: loadPaused requests, each after loadPause.
+const (
+	loadPause  = 15 * time.Millisecond
+	loadPaused = 300
+)
 
 // vegeta rates, with keep-alive, each for vegetaStep.
 var vegetaRates = []int{2000, 4000, 8000}
