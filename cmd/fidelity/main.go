@@ -50,6 +50,10 @@ func main() {
 		if terr := fidelity.Table(os.Stdout, rows, *markdown); terr != nil {
 			fail(terr)
 		}
+		fmt.Println()
+		if terr := fidelity.CheckTable(os.Stdout, rows, *markdown); terr != nil {
+			fail(terr)
+		}
 	}
 	if err != nil {
 		fail(err)

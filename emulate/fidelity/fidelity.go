@@ -58,6 +58,15 @@ const (
 var loadWork = []string{"spec.clients[0].work.perRequest=30100ns", "spec.clients[0].work.perConnection=56800ns",
 	"spec.clients[0].work.steady=0"}
 
+// pausedLoadWork: a load generator that pauses 15 ms before each request spends
+// 660 µs a request, not 35.5 µs (cmd/cpucost's paced figure against its keep-alive
+// one, the same run): it times its waits to tens of microseconds with a thread of
+// its own, whose futex waits keep the Go runtime's sysmon polling. That is 41
+// millicores at the 65.5 requests a second it sent, spent while it waits, so
+// simulate charges it as steady CPU, which delays no request. R1's new client per
+// request pauses 14.4 ms before each.
+const pausedLoadWork = "spec.clients[0].work.steady=41m"
+
 // Cases are the rows `make fidelity` runs.
 var Cases = []Case{
 	{Name: "R1 curl loop", File: "r1-curl-loop.yaml", Sets: []string{noLatency}},
@@ -65,7 +74,7 @@ var Cases = []Case{
 	// connection per request on a machine that is never idle, to tell the cost of
 	// the connection from that of waking an idle machine.
 	{Name: "R1 curl loop, back to back", File: "r1-curl-loop.yaml", Sets: []string{noLatency, "spec.clients[0].overhead=0s"}},
-	{Name: "R1 new client per request", File: "r1-new-client-per-request.yaml", Sets: []string{noLatency}},
+	{Name: "R1 new client per request", File: "r1-new-client-per-request.yaml", Sets: []string{noLatency, pausedLoadWork}},
 	{Name: "R1 reused client, 1 thread", File: "r1-reused-client-1-thread.yaml", Sets: []string{noLatency}},
 	{Name: "R1 client per thread, 5 threads, 200m pods", File: "r1-client-per-thread-5-threads.yaml", Sets: []string{noLatency, fitPods}},
 	{Name: "R1 shared client, 5 threads, 200m pods", File: "r1-shared-client-5-threads.yaml", Sets: []string{noLatency, fitPods}},
@@ -81,6 +90,9 @@ var Cases = []Case{
 	// where the client's and the relay's CPU, not the pods', set the pace.
 	{Name: "R2 relay CPU, iptables", File: "r2-relay.yaml"},
 	{Name: "R2 relay CPU, userspace", File: "r2-relay.yaml", Sets: []string{"spec.cluster.proxyMode=userspace"}},
+	// Issue 20's R5 check: an open loop whose CPU limit cannot carry its rate falls
+	// behind and sends the share its CPU affords.
+	{Name: "R5 client CPU-bound, 60m limit", File: "r5-client-cpu.yaml"},
 	// One retransmission timeout stalls every stream of R4's one HTTP/2 connection
 	// for 200 ms or more, some 50 requests at 200/s; in 10 s (2,000 requests) that
 	// alone decides the p99, and simulate had one in 2 of 10 seeds. 30 s runs.
@@ -151,7 +163,7 @@ func Run(ctx context.Context, cases []Case, seeds []int64, duration time.Duratio
 // gap between the two engines' pod shares, pods ranked by share (which pod is the
 // busy one is chance); idle pods are those that served nothing.
 func Table(w io.Writer, rows []Row, markdown bool) error {
-	head := []string{"scenario", "share error", "idle pods sim / emu", "throughput sim / emu", "p50 sim / emu", "p99 sim / emu", "errors sim / emu"}
+	head := []string{"scenario", "share error", "idle pods sim / emu", "throughput sim / emu", "p50 sim / emu", "p99 sim / emu", "errors sim / emu", "client CPU a request sim / emu"}
 	var lines [][]string
 	for _, r := range rows {
 		lines = append(lines, []string{
@@ -162,8 +174,14 @@ func Table(w io.Writer, rows []Row, markdown bool) error {
 			pair(mean(r.Sim, p50), mean(r.Emu, p50), "%.3gms"),
 			pair(mean(r.Sim, p99), mean(r.Emu, p99), "%.3gms"),
 			fmt.Sprintf("%.0f / %.0f", mean(r.Sim, errorCount), mean(r.Emu, errorCount)),
+			pair(mean(r.Sim, clientCPUPerRequest), mean(r.Emu, clientCPUPerRequest), "%.3gµs"),
 		})
 	}
+	return writeTable(w, head, lines, markdown)
+}
+
+// writeTable writes a table in Markdown or aligned for a terminal.
+func writeTable(w io.Writer, head []string, lines [][]string, markdown bool) error {
 	if markdown {
 		fmt.Fprintf(w, "| %s |\n|%s\n", strings.Join(head, " | "), strings.Repeat("---|", len(head)))
 		for _, l := range lines {
@@ -177,6 +195,60 @@ func Table(w io.Writer, rows []Row, markdown bool) error {
 		fmt.Fprintln(tw, strings.Join(l, "\t"))
 	}
 	return tw.Flush()
+}
+
+// Check is one of the field reports' findings about CPU that callers and proxies
+// spend, as a figure in both engines: of one case's runs, or one case's over
+// another's (Over), each a mean over the seeds.
+type Check struct {
+	Name      string
+	Row, Over string
+	Figure    func(*result.Result) float64
+	// Format writes the figure; Reported is the field report's own.
+	Format, Reported string
+}
+
+// Checks are issue 20's three: R1's caller CPU with a reused client over a new
+// client per request (69 % against 12 % of a core); the time R2's fixed ab run
+// took through the userspace relay over iptables (2.7×: the same requests, so
+// iptables' throughput over userspace's); the share of its schedule R5's
+// CPU-bound vegeta sent (1.34 to 1.36 M of 3 M in its runs with a client sidecar).
+var Checks = []Check{
+	{Name: "R1 caller CPU, reused client over a new client per request", Row: "R1 reused client, 1 thread", Over: "R1 new client per request",
+		Figure: clientCores, Format: "%.2g×", Reported: "5.75× (69 % over 12 %)"},
+	{Name: "R2 time of a fixed ab run, userspace over iptables", Row: "R2 relay CPU, iptables", Over: "R2 relay CPU, userspace",
+		Figure: throughput, Format: "%.2g×", Reported: "about 2.7×"},
+	{Name: "R5 share of its schedule a CPU-bound client sent", Row: "R5 client CPU-bound, 60m limit",
+		Figure: sentShare, Format: "%.0f%%", Reported: "45 % (about 1.35 M of 3 M)"},
+}
+
+// CheckTable writes each check whose cases ran: its figure in each engine and the
+// field report's.
+func CheckTable(w io.Writer, rows []Row, markdown bool) error {
+	byName := map[string]Row{}
+	for _, r := range rows {
+		byName[r.Case.Name] = r
+	}
+	var lines [][]string
+	for _, c := range Checks {
+		row, ok := byName[c.Row]
+		over, hasOver := byName[c.Over]
+		if !ok || c.Over != "" && !hasOver {
+			continue
+		}
+		figure := func(rs, overs []*result.Result) string {
+			v := mean(rs, c.Figure)
+			if c.Over != "" {
+				v /= mean(overs, c.Figure)
+			}
+			return fmt.Sprintf(c.Format, v)
+		}
+		lines = append(lines, []string{c.Name, figure(row.Sim, over.Sim), figure(row.Emu, over.Emu), c.Reported})
+	}
+	if len(lines) == 0 {
+		return nil
+	}
+	return writeTable(w, []string{"check", "simulate", "emulate", "field report"}, lines, markdown)
 }
 
 // pair writes two values and the second's difference relative to the first.
@@ -194,6 +266,39 @@ func throughput(r *result.Result) float64 { return r.ThroughputRPS }
 func p50(r *result.Result) float64        { return r.LatencyMS.P50 }
 func p99(r *result.Result) float64        { return r.LatencyMS.P99 }
 func errorCount(r *result.Result) float64 { return float64(r.Errors.Total()) }
+
+// clientCores is the CPU the run's clients spent, in cores.
+func clientCores(r *result.Result) float64 {
+	sum := 0.0
+	for _, c := range r.Clients {
+		sum += c.CPUCores
+	}
+	return sum
+}
+
+// clientCPUPerRequest is the clients' CPU a request sent, in µs.
+func clientCPUPerRequest(r *result.Result) float64 {
+	var sent int64
+	for _, c := range r.Clients {
+		sent += c.Sent
+	}
+	if sent == 0 {
+		return 0
+	}
+	return clientCores(r) * r.DurationS / float64(sent) * 1e6
+}
+
+// sentShare is the percentage of the open-loop arrivals due that the clients sent.
+func sentShare(r *result.Result) float64 {
+	var sent, due int64
+	for _, c := range r.Clients {
+		sent, due = sent+c.Sent, due+c.Due
+	}
+	if due == 0 {
+		return 0
+	}
+	return 100 * float64(sent) / float64(due)
+}
 
 // idle is how many of the pods present from the start served nothing.
 func idle(r *result.Result) float64 {

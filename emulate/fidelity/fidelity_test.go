@@ -66,3 +66,31 @@ func TestTableShowsRelativeDifferences(t *testing.T) {
 		}
 	}
 }
+
+// A check is a ratio of two cases' means, or one case's figure, in each engine,
+// and a check whose cases did not run is left out.
+func TestCheckTable(t *testing.T) {
+	client := func(cores float64, sent, due int64) *result.Result {
+		return &result.Result{ThroughputRPS: float64(sent), Clients: []result.Client{{CPUCores: cores, Sent: sent, Due: due}}}
+	}
+	rows := []Row{
+		{Case: Case{Name: "R1 reused client, 1 thread"}, Sim: []*result.Result{client(0.6, 0, 0)}, Emu: []*result.Result{client(0.3, 0, 0), client(0.5, 0, 0)}},
+		{Case: Case{Name: "R1 new client per request"}, Sim: []*result.Result{client(0.1, 0, 0)}, Emu: []*result.Result{client(0.2, 0, 0)}},
+		{Case: Case{Name: "R5 client CPU-bound, 60m limit"}, Sim: []*result.Result{client(0.06, 500, 1000)}, Emu: []*result.Result{client(0.06, 400, 1000)}},
+	}
+	var b strings.Builder
+	if err := CheckTable(&b, rows, true); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"| R1 caller CPU, reused client over a new client per request | 6× | 2× | 5.75× (69 % over 12 %) |",
+		"| R5 share of its schedule a CPU-bound client sent | 50% | 40% |",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("checks lack %q:\n%s", want, b.String())
+		}
+	}
+	if strings.Contains(b.String(), "R2") {
+		t.Errorf("a check whose cases did not run is shown:\n%s", b.String())
+	}
+}
