@@ -197,18 +197,8 @@ func (cp *clientPod) kill() error {
 	if cp.stdout != nil {
 		cp.stdout.Close() // again after a run: an error that changes nothing
 	}
-	if cp.cmd != nil && cp.cmd.Process != nil {
-		_ = cp.cmd.Process.Kill()
-		select {
-		case <-cp.exited:
-		case <-time.After(5 * time.Second):
-		}
-	}
 	if cp.group == nil {
-		return nil
+		return nil // it failed before it had a group, or a process
 	}
-	if err := cp.group.Kill(); err != nil {
-		return err
-	}
-	return cp.group.Remove()
+	return stopPod(cp.cmd, cp.exited, cp.group)
 }

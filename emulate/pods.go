@@ -174,18 +174,23 @@ func (s *server) readStderr(r io.Reader, listening chan<- struct{}) {
 }
 
 // kill ends the app at once (SIGKILL), waits for it and removes its group.
-func (s *server) kill() error {
-	if s.cmd.Process != nil {
-		_ = s.cmd.Process.Kill()
+func (s *server) kill() error { return stopPod(s.cmd, s.exited, s.group) }
+
+// stopPod ends a pod's process at once (SIGKILL) if it started, waits until it has
+// been waited for (exited closes), then kills whatever is left in its group and
+// removes the group.
+func stopPod(cmd *exec.Cmd, exited <-chan struct{}, group *cgroup.Group) error {
+	if cmd != nil && cmd.Process != nil {
+		_ = cmd.Process.Kill()
 		select {
-		case <-s.exited:
+		case <-exited:
 		case <-time.After(5 * time.Second):
 		}
 	}
-	if err := s.group.Kill(); err != nil {
+	if err := group.Kill(); err != nil {
 		return err
 	}
-	return s.group.Remove()
+	return group.Remove()
 }
 
 // cpu is the CPU the pod's group has used since the load started.
