@@ -571,6 +571,21 @@ var generated = Comments{
 			"Work":       "Work is time running on a core: the request's own CPU work.",
 		},
 	},
+	"trafficlab/result.endedTallyJSON": {
+		Doc: "endedTallyJSON is an EndedTally as JSON, for a tally that crosses from one\nprocess to another (emulate's client pods).",
+		Fields: map[string]string{
+			"BytesIn":   "",
+			"BytesOut":  "",
+			"FirstSent": "",
+			"LastEnd":   "",
+			"LastSent":  "",
+			"Latency":   "",
+			"Max":       "",
+			"Min":       "",
+			"N":         "",
+			"Sum":       "",
+		},
+	},
 	"trafficlab/scenario.AccessLog": {
 		Doc: "AccessLog is the line an app writes to stdout per request, after its handler and\nbefore the answer leaves (as chi's and zap's request loggers do). The line goes\nthrough a pipe to the container runtime, which writes it to the node's disk; when\nthe disk is slow, the pipe fills and the write blocks the request.",
 		Fields: map[string]string{
