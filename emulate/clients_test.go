@@ -31,11 +31,14 @@ spec:
 // millicores at 3,000 requests a second it cannot keep up, uses its whole quota,
 // and sends only what that affords; unlimited at 300 a second it sends every one.
 //
-// The bounds: the group starts a run with a full 100 ms period's quota, so over
-// 3 s it may use 1 + 0.1/3 of its limit, 1.05 with the accounting's slop; at the
-// cheapest request cmd/cpucost measured for it (28.8 µs; 25 here), 40m for 3 s
-// and that one period affords (0.12 + 0.004) / 25 µs = 4,960 requests of the
-// 9,000 due: under 60 %.
+// The bounds: the group starts a run with a full 100 ms period's quota, and the
+// kernel notices a spent quota at its next tick, on each CPU the generator runs on,
+// so the last period may overrun by a tick per CPU before the debt is repaid in
+// periods after the run (1/HZ: 4 ms on this machine's kernel, 10 ms at the lowest
+// common HZ, 100). Over 3 s at 40m on 2 CPUs: (120 + 4 + 2 × 10) ms of 120, 1.2 of
+// the limit.
+// At the cheapest request cmd/cpucost measured for it (28.8 µs; 25 here), those
+// 144 ms afford 5,760 requests of the 9,000 due: under 65 %.
 func TestClientPodsSpendTheirOwnCPU(t *testing.T) {
 	emutest.NeedRoot(t, "ip", "iptables-restore")
 	t.Run("limited", func(t *testing.T) {
@@ -45,11 +48,11 @@ func TestClientPodsSpendTheirOwnCPU(t *testing.T) {
 			t.Fatalf("client pods %+v, want one", c.Pods)
 		}
 		p := c.Pods[0]
-		if p.CPULimit != 0.04 || p.CPUUtilization < 0.8 || p.CPUUtilization > 1.05 {
-			t.Errorf("client pod %+v; want a 0.04 limit, 80 to 105 %% of it used", p)
+		if p.CPULimit != 0.04 || p.CPUUtilization < 0.8 || p.CPUUtilization > 1.2 {
+			t.Errorf("client pod %+v; want a 0.04 limit, 80 to 120 %% of it used", p)
 		}
-		if share := float64(c.Sent) / float64(c.Due); c.Due < 8900 || share > 0.6 || c.Sent == 0 {
-			t.Errorf("sent %d of %d due (%.0f %%); want about 9,000 due and under 60 %% of them sent", c.Sent, c.Due, 100*share)
+		if share := float64(c.Sent) / float64(c.Due); c.Due < 8900 || share > 0.65 || c.Sent == 0 {
+			t.Errorf("sent %d of %d due (%.0f %%); want about 9,000 due and under 65 %% of them sent", c.Sent, c.Due, 100*share)
 		}
 		if c.MaxLateS <= 0 || c.CPUPerRequestMS <= 0 {
 			t.Errorf("max late %gs, %g ms a request; want both measured", c.MaxLateS, c.CPUPerRequestMS)
