@@ -98,10 +98,10 @@ func (e *Engine) acquire(si int32) {
 		if !ok {
 			break
 		}
-		if e.serverClosed(id) {
-			// The server's FIN has arrived: every library checks an idle connection
+		if e.serverClosed(id) && now-e.conns.Get(id).LastUsed >= d.uncheckedIdle {
+			// The server's FIN has arrived: most libraries check an idle connection
 			// before reuse (Go's read loop sees EOF, .NET and urllib3 poll the socket)
-			// and drops it.
+			// and drop it. One that does not sends on it, and fails or resends.
 			p.Drop()
 			e.closeConn(d, id)
 			continue

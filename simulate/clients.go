@@ -27,6 +27,9 @@ type clientDeployment struct {
 	perThread bool
 	// What the client library does when a connection fails under a request.
 	retriesStale, abortsRun bool
+	// uncheckedIdle: an idle connection idle less long is reused without looking
+	// for the server's close (library.Profile.UncheckedIdle).
+	uncheckedIdle sim.Time
 	headerBytes, bodyBytes  int64
 	errSeen                 uint8    // error kinds seen on its requests, a bit each (ended.seen)
 	windows                 [2]int64 // HTTP/2 receive windows of its pods: stream, connection
@@ -186,7 +189,8 @@ func (e *Engine) newDeployment(c *scenario.Client, svc int32) clientDeployment {
 		MaxLifetime: sim.Duration(conn.MaxLifetime.Duration),
 	}
 	if p, ok := library.Lookup(c.Library); ok {
-		d.limits.OldestFirst = p.IdlePick == library.PickFIFO
+		d.limits.Pick = idlePick(p.IdlePick)
+		d.uncheckedIdle = sim.Duration(p.UncheckedIdle)
 		d.retriesStale = p.RetriesStaleIdempotent && replayable(c.Request.Method)
 		d.abortsRun = p.AbortsRun
 	}
@@ -246,4 +250,15 @@ func (e *Engine) newSlot(ci, thread int32) int32 {
 	e.slots = append(e.slots, s)
 	cp.slots = append(cp.slots, si)
 	return si
+}
+
+// idlePick is the pool order of a library's IdlePick.
+func idlePick(pick string) client.Pick {
+	switch pick {
+	case library.PickFIFO:
+		return client.LongestIdle
+	case library.PickCreated:
+		return client.FirstOpened
+	}
+	return client.MostRecent
 }

@@ -55,13 +55,25 @@ type Limits struct {
 	MaxIdle     int      // 0 = unlimited
 	IdleTimeout sim.Time // 0 = never
 	MaxLifetime sim.Time // 0 = never
-	// OldestFirst reuses the longest-idle connection (java.net.http's ConnectionPool)
-	// instead of the most recently used one (Go, .NET, urllib3).
-	OldestFirst bool
+	// Pick is which idle connection a request takes.
+	Pick Pick
 	// Streams > 0 makes the pool HTTP/2: up to Streams requests share a connection
 	// (see mux.go).
 	Streams int
 }
+
+// Pick is an order in which a pool reuses its idle connections.
+type Pick uint8
+
+const (
+	// MostRecent reuses the connection returned last (Go, .NET, urllib3).
+	MostRecent Pick = iota
+	// LongestIdle reuses the connection idle longest (java.net.http, aiohttp).
+	LongestIdle
+	// FirstOpened reuses the idle connection opened first (undici, OkHttp and
+	// httpcore scan a list kept in creation order).
+	FirstOpened
+)
 
 // Pool is one client's connections to one Service (one host).
 type Pool struct {
@@ -77,15 +89,18 @@ type Pool struct {
 // Open is the number of open connections, busy or idle.
 func (p *Pool) Open() int { return p.open }
 
-// TakeIdle returns an idle connection that is still fit for use: the most recently
-// used one, or the oldest with OldestFirst. Connections past their idle timeout or
-// lifetime are closed on the way and appended to expired, for the caller to tear down.
+// TakeIdle returns an idle connection that is still fit for use, in the pool's
+// Pick order. Connections past their idle timeout or lifetime are closed on the
+// way and appended to expired, for the caller to tear down.
 func (p *Pool) TakeIdle(now sim.Time, conns *Conns, expired []ConnID) (id ConnID, ok bool, _ []ConnID) {
 	for p.head < len(p.idle) {
-		if p.OldestFirst {
+		switch p.Pick {
+		case LongestIdle:
 			id = p.idle[p.head]
 			p.head++
-		} else {
+		case FirstOpened:
+			id = p.takeFirstOpened(conns)
+		default:
 			id = p.idle[len(p.idle)-1]
 			p.idle = p.idle[:len(p.idle)-1]
 		}
@@ -98,6 +113,22 @@ func (p *Pool) TakeIdle(now sim.Time, conns *Conns, expired []ConnID) (id ConnID
 		return id, true, expired
 	}
 	return 0, false, expired
+}
+
+// takeFirstOpened removes the idle connection opened first, keeping the others in
+// the order they were released (Expire reads them oldest first). A scan: a pool
+// whose idle list grows long pays for it per request.
+func (p *Pool) takeFirstOpened(conns *Conns) ConnID {
+	first := p.head
+	for i := p.head + 1; i < len(p.idle); i++ {
+		if conns.Get(p.idle[i]).Opened < conns.Get(p.idle[first]).Opened {
+			first = i
+		}
+	}
+	id := p.idle[first]
+	copy(p.idle[first:], p.idle[first+1:])
+	p.idle = p.idle[:len(p.idle)-1]
+	return id
 }
 
 // Expire closes the idle connections whose idle timeout has passed, as the libraries'

@@ -22,9 +22,9 @@ func TestPoolReusesTheMostRecentlyUsedIdleConnection(t *testing.T) {
 	}
 }
 
-func TestPoolOldestFirstReusesTheLongestIdle(t *testing.T) {
+func TestPoolLongestIdleReusesTheLongestIdle(t *testing.T) {
 	var conns Conns
-	p := &Pool{Limits: Limits{OldestFirst: true}}
+	p := &Pool{Limits: Limits{Pick: LongestIdle}}
 	a, b := conns.New(1, 0, 0), conns.New(2, 0, 0)
 	p.Opening()
 	p.Opening()
@@ -34,6 +34,31 @@ func TestPoolOldestFirstReusesTheLongestIdle(t *testing.T) {
 		t.Fatalf("took %d (ok=%v), want the first released %d", id, ok, a)
 	}
 	if id, ok, _ := p.TakeIdle(30, &conns, nil); !ok || id != b {
+		t.Fatalf("took %d (ok=%v), want %d", id, ok, b)
+	}
+}
+
+// FirstOpened takes the idle connection opened first, whatever the order they came
+// back in, and leaves the rest in release order, so the longest idle still expires
+// first.
+func TestPoolFirstOpenedReusesTheOldestConnection(t *testing.T) {
+	var conns Conns
+	p := &Pool{Limits: Limits{Pick: FirstOpened, IdleTimeout: 100}}
+	a, b, c := conns.New(1, 0, 0), conns.New(2, 0, 5), conns.New(3, 0, 7)
+	for range 3 {
+		p.Opening()
+	}
+	p.Release(10, &conns, c, alive)
+	p.Release(20, &conns, a, alive)
+	p.Release(30, &conns, b, alive)
+	if id, ok, _ := p.TakeIdle(40, &conns, nil); !ok || id != a {
+		t.Fatalf("took %d (ok=%v), want the first opened %d", id, ok, a)
+	}
+	// c, released at 10, is idle longest: it expires first.
+	if expired := p.Expire(110, &conns, nil); len(expired) != 1 || expired[0] != c {
+		t.Fatalf("expired %v at 110, want [%d]", expired, c)
+	}
+	if id, ok, _ := p.TakeIdle(111, &conns, nil); !ok || id != b {
 		t.Fatalf("took %d (ok=%v), want %d", id, ok, b)
 	}
 }

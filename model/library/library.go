@@ -8,15 +8,17 @@
 // identifier". Where a default changed between versions, the profile follows the
 // current release and its comment gives the older value.
 //
-// One behaviour is common to every pooling library here, so it is not a field:
-// before reusing an idle connection each one notices a close the server sent
-// while the connection sat idle (Go's readLoop marks it broken, .NET polls it in
-// PrepareForReuse, urllib3 checks is_connection_dropped, Java's CleanupTrigger
-// evicts it) and opens a new one instead. RetriesStaleIdempotent is about the
-// remaining race: the server's close crossing the request on the wire.
+// Most pooling libraries, before reusing an idle connection, notice a close the
+// server sent while the connection sat idle (Go's readLoop marks it broken, .NET
+// polls it in PrepareForReuse, urllib3 checks is_connection_dropped, Java's
+// CleanupTrigger evicts it) and open a new one instead. Not all do: UncheckedIdle
+// says which connections a library reuses without looking. RetriesStaleIdempotent
+// is about what follows a request sent on a connection the server has closed:
+// the race of its close with the request on the wire, or no check at all.
 package library
 
 import (
+	"math"
 	"slices"
 	"time"
 )
@@ -25,7 +27,15 @@ import (
 const (
 	PickLIFO = "lifo" // the most recently returned idle connection is reused first
 	PickFIFO = "fifo" // the longest-idle connection is reused first
+	// PickCreated reuses the first idle connection in the order they were opened,
+	// the oldest first (undici's, OkHttp's and httpcore's pools scan a list kept
+	// in creation order).
+	PickCreated = "created"
 )
+
+// NeverChecked is an UncheckedIdle for a library that never looks at an idle
+// connection before reusing it.
+const NeverChecked = time.Duration(math.MaxInt64)
 
 // Profile is how one client library opens, pools, reuses and closes connections
 // with its default settings.
@@ -45,9 +55,15 @@ type Profile struct {
 	Protocol string
 	// Timeout is the library's own default request timeout. 0 = none.
 	Timeout time.Duration
-	// IdlePick is which idle connection a request takes: PickLIFO or PickFIFO;
-	// "" when there is no choice (no pooling, or one connection per pool).
+	// IdlePick is which idle connection a request takes: PickLIFO, PickFIFO or
+	// PickCreated; "" when there is no choice (no pooling, or one connection per
+	// pool).
 	IdlePick string
+	// UncheckedIdle: a connection idle for less than this is reused without
+	// checking whether the server has closed it (Apache HttpClient's
+	// validateAfterInactivity); NeverChecked for a library that never checks;
+	// 0 for one that always does.
+	UncheckedIdle time.Duration
 	// ClosesOnTimeout: a connection whose request timed out is closed, not
 	// returned to the pool, so the next request dials (and kube-proxy picks) anew.
 	// Every profile does, and the simulator relies on it (simulate's
