@@ -154,7 +154,7 @@ func connectionsOf(sc scenario.Connections, p library.Profile, hasProfile bool) 
 		Reuse: sc.Reuse, Protocol: sc.Protocol,
 		MaxPerHost: p.MaxPerHost, MaxIdlePerHost: p.MaxIdlePerHost,
 		IdleTimeout: p.IdleTimeout, MaxLifetime: p.MaxLifetime,
-		IdlePick: p.IdlePick, RetriesStale: p.RetriesStaleIdempotent,
+		IdlePick: p.IdlePick, UncheckedIdle: p.UncheckedIdle, RetriesStale: p.RetriesStaleIdempotent,
 	}
 	if c.Reuse == "" {
 		c.Reuse = p.Reuse

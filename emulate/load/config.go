@@ -135,12 +135,15 @@ type Connections struct {
 	Protocol string
 	// HTTP/2 receive windows; 0 = Go's defaults.
 	StreamWindowBytes, ConnectionWindowBytes int64
-	// IdlePick: library.PickLIFO (default) or PickFIFO, which idle connection a
-	// request takes; RetriesStale: a request that fails on a reused connection before
-	// any answer byte is resent on another (idempotent methods). Both are the
-	// library profile's; the net/http client does as Go does whatever they say.
-	IdlePick     string
-	RetriesStale bool
+	// IdlePick: library.PickLIFO (default), PickFIFO or PickCreated, which idle
+	// connection a request takes; UncheckedIdle: one idle less long is used without
+	// looking for the server's close; RetriesStale: a request that fails on a reused
+	// connection before any answer byte is resent on another (idempotent methods).
+	// All are the library profile's; the net/http client does as Go does whatever
+	// they say.
+	IdlePick      string
+	UncheckedIdle time.Duration
+	RetriesStale  bool
 }
 
 // client is the HTTP client the run uses.
@@ -257,9 +260,9 @@ func (c *Config) checkConnections(bad func(format string, a ...any)) {
 		bad("connection limits must not be negative")
 	}
 	switch cn.IdlePick {
-	case "", library.PickLIFO, library.PickFIFO:
+	case "", library.PickLIFO, library.PickFIFO, library.PickCreated:
 	default:
-		bad("idle pick %q: want %s or %s", cn.IdlePick, library.PickLIFO, library.PickFIFO)
+		bad("idle pick %q: want %s, %s or %s", cn.IdlePick, library.PickLIFO, library.PickFIFO, library.PickCreated)
 	}
 	switch c.HTTPClient {
 	case "", ClientNetHTTP:

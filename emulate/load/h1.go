@@ -25,10 +25,11 @@ import (
 // goroutine, allocates nothing per request, and pools connections as
 // model/client.Pool does in the simulator, from the library profile's fields:
 //
-//	take      an idle connection, the most recently used (LIFO) or with IdlePick
-//	          fifo the oldest; one past its idle timeout or max lifetime is closed on
-//	          the way; one the server has closed while idle (a FIN or data waiting)
-//	          is dropped, as every profiled library checks before reuse (library.go)
+//	take      an idle connection, the most recently used (LIFO), with IdlePick
+//	          fifo the longest idle, with created the first opened; one past its
+//	          idle timeout or max lifetime is closed on the way; one the server has
+//	          closed while idle (a FIN or data waiting) is dropped, unless it was
+//	          idle less than the library's UncheckedIdle (library.go)
 //	open      a new one while the pool has fewer than MaxPerHost; else wait, first
 //	          come first served, for one returned or closed
 //	return    past its max lifetime: closed (.NET PooledConnectionLifetime); else to
@@ -46,7 +47,8 @@ type h1pool struct {
 	maxIdle    int
 	idleTO     time.Duration
 	lifetime   time.Duration
-	fifo       bool
+	pick       string // library.PickLIFO, PickFIFO or PickCreated
+	unchecked  time.Duration
 	noReuse    bool
 	retryStale bool
 
@@ -123,7 +125,7 @@ func newH1Pool(r *runner) *h1pool {
 	c := r.cfg.Conn
 	return &h1pool{
 		r: r, maxPerHost: c.MaxPerHost, maxIdle: c.MaxIdlePerHost, idleTO: c.IdleTimeout, lifetime: c.MaxLifetime,
-		noReuse: c.Reuse == scenario.ReuseNone, retryStale: c.RetriesStale, fifo: c.IdlePick == library.PickFIFO,
+		noReuse: c.Reuse == scenario.ReuseNone, retryStale: c.RetriesStale, pick: c.IdlePick, unchecked: c.UncheckedIdle,
 	}
 }
 
@@ -196,7 +198,10 @@ func (p *h1pool) get(w *worker, ctx context.Context, req *h1request, deadline ti
 		p.closeAll(doomed)
 		switch {
 		case c != nil:
-			if err := c.tc.SetDeadline(deadline); err == nil && c.alive() {
+			// A library that does not check a connection idle this briefly sends on
+			// it whatever the server did (library.Profile.UncheckedIdle).
+			unchecked := time.Since(c.lastUsed) < p.unchecked
+			if err := c.tc.SetDeadline(deadline); err == nil && (unchecked || c.alive()) {
 				return c, nil
 			}
 			p.drop(c)
@@ -231,11 +236,14 @@ func (p *h1pool) get(w *worker, ctx context.Context, req *h1request, deadline ti
 func (p *h1pool) takeLocked(now time.Time) (c *h1conn, dial bool) {
 	if !p.noReuse {
 		for p.head < len(p.idle) {
-			if p.fifo {
+			switch p.pick {
+			case library.PickFIFO:
 				c = p.idle[p.head]
 				p.idle[p.head] = nil
 				p.head++
-			} else {
+			case library.PickCreated:
+				c = p.takeFirstOpened()
+			default:
 				c = p.idle[len(p.idle)-1]
 				p.idle[len(p.idle)-1] = nil
 				p.idle = p.idle[:len(p.idle)-1]
@@ -255,6 +263,22 @@ func (p *h1pool) takeLocked(now time.Time) (c *h1conn, dial bool) {
 		return nil, true
 	}
 	return nil, false
+}
+
+// takeFirstOpened removes the idle connection opened first, keeping the others
+// in release order, as model/client's pool does for library.PickCreated.
+func (p *h1pool) takeFirstOpened() *h1conn {
+	first := p.head
+	for i := p.head + 1; i < len(p.idle); i++ {
+		if p.idle[i].tc.born.Before(p.idle[first].tc.born) {
+			first = i
+		}
+	}
+	c := p.idle[first]
+	copy(p.idle[first:], p.idle[first+1:])
+	p.idle[len(p.idle)-1] = nil
+	p.idle = p.idle[:len(p.idle)-1]
+	return c
 }
 
 func (p *h1pool) stale(now time.Time, c *h1conn) bool {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"io"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"trafficlab/examples"
 	"trafficlab/model/kubeproxy"
 	"trafficlab/model/library"
+	"trafficlab/scenario"
 )
 
 func newExamples(stdout io.Writer) *cobra.Command {
@@ -95,10 +97,14 @@ func newLibraries(stdout io.Writer) *cobra.Command {
 (fields under connections: still win). This lists each profile, its defaults and the
 source they come from.
 
-STALE CONN is what a request sees when the reused connection under it was closed by the
-server (a pod that drained or exited) before any answer: "resends" means the library
-sends it again on another connection without an error (Go, .NET); "fails" means the
-caller gets the error. ON ERROR "aborts" means the tool ends its whole run at the first
+PICK is which idle connection a request reuses: the one returned last (lifo), the one
+idle longest (fifo), or the first one opened (created). IDLE CHECK is whether the
+library looks for the server's close on an idle connection before reusing it: always,
+only after it has been idle that long, or never (the request then goes out on the
+closed connection). STALE CONN is what a request sees when the reused connection under
+it was closed by the server (a pod that drained or exited) before any answer:
+"resends" means the library sends it again on another connection without an error
+(Go, .NET); "fails" means the caller gets the error. ON ERROR "aborts" means the tool ends its whole run at the first
 refused, reset or timed-out request, as ab does without -r. TIMEOUT is the library's own
 request timeout, a client's timeout: when the scenario gives none; "none" means the
 library waits for ever, and the scenario's default of 30s applies.
@@ -112,7 +118,7 @@ what kube-proxy's own process spends relaying in userspace mode (spec.cluster.pr
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "LIBRARY\tREUSE\tMAX/HOST\tMAX IDLE\tIDLE TIMEOUT\tLIFETIME\tTIMEOUT\tSTALE CONN\tON ERROR\tCPU/REQ\tCPU/CONN\tSTEADY\tSUMMARY")
+			fmt.Fprintln(tw, "LIBRARY\tREUSE\tMAX/HOST\tMAX IDLE\tIDLE TIMEOUT\tLIFETIME\tPICK\tIDLE CHECK\tTIMEOUT\tSTALE CONN\tON ERROR\tCPU/REQ\tCPU/CONN\tSTEADY\tSUMMARY")
 			for _, name := range library.Names() {
 				p, _ := library.Lookup(name)
 				stale, onError := "fails", "counts"
@@ -130,9 +136,9 @@ what kube-proxy's own process spends relaying in userspace mode (spec.cluster.pr
 				if p.SteadyMilliCPU > 0 {
 					steady = fmt.Sprintf("%dm", p.SteadyMilliCPU)
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", p.Name, p.Reuse, limit(p.MaxPerHost), limit(p.MaxIdlePerHost),
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", p.Name, p.Reuse, limit(p.MaxPerHost), limit(p.MaxIdlePerHost),
 					never(p.IdleTimeout.String(), p.IdleTimeout == 0), never(p.MaxLifetime.String(), p.MaxLifetime == 0),
-					timeout, stale, onError, cpuCost(p.RequestCPU), cpuCost(p.ConnectionCPU), steady, p.Summary)
+					cmp.Or(p.IdlePick, "-"), idleCheck(p), timeout, stale, onError, cpuCost(p.RequestCPU), cpuCost(p.ConnectionCPU), steady, p.Summary)
 			}
 			if err := tw.Flush(); err != nil {
 				return err
@@ -142,6 +148,20 @@ what kube-proxy's own process spends relaying in userspace mode (spec.cluster.pr
 			return err
 		},
 	}
+}
+
+// idleCheck says when a library looks for the server's close on an idle
+// connection before reusing it; "-" when it does not reuse connections.
+func idleCheck(p library.Profile) string {
+	switch {
+	case p.Reuse == scenario.ReuseNone:
+		return "-"
+	case p.UncheckedIdle == library.NeverChecked:
+		return "never"
+	case p.UncheckedIdle > 0:
+		return "after " + p.UncheckedIdle.String()
+	}
+	return "always"
 }
 
 func limit(n int) string {

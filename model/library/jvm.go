@@ -54,3 +54,88 @@ var javaHTTPClient = Profile{
 		"cmd/cpucost on one core of an AMD EPYC (Linux 6.18, Go 1.26), against a local Go server: JDK 17 java.net.http.HttpClient after warm-up: 82.6 µs a request on a shared client, 222 µs with Connection: close, so 139 µs a new connection (a new HttpClient per request: 3.0 ms)",
 	},
 }
+
+// okHTTP is OkHttp 4.12 (and 5.x) with one OkHttpClient shared by the process,
+// its calls made synchronously from the caller's threads (execute()).
+//
+// Pool: no cap on connections for synchronous calls (the Dispatcher's 5 per host
+// bound only enqueue()d async calls); at most 5 idle, across the whole pool, and a
+// connection idle 5 minutes is evicted; the server's Keep-Alive header is not read.
+//
+// Idle pick: the first healthy idle connection in the order they were added
+// (RealConnectionPool scans a ConcurrentLinkedQueue).
+//
+// Idle check: a GET never probes a pooled connection for the server's FIN; other
+// methods do once it has been idle 10 s, which the profile does not tell apart.
+//
+// Timeout: read timeout 10 s (per read; taken here as the request's), no call
+// timeout. Any IOException on an HTTP/1 connection stops its reuse.
+//
+// Stale connection: retried on another connection, whatever the method, unless
+// the body is one-shot (retryOnConnectionFailure defaults to true), as long as the
+// failures come on pooled connections.
+var okHTTP = Profile{
+	Name:                   "okhttp",
+	Summary:                "OkHttp 4 OkHttpClient, one client shared by all threads, synchronous calls",
+	Reuse:                  "shared",
+	MaxPerHost:             0,
+	MaxIdlePerHost:         5,
+	IdleTimeout:            5 * time.Minute,
+	MaxLifetime:            0,
+	Protocol:               "http1",
+	Timeout:                10 * time.Second,
+	IdlePick:               PickCreated,
+	UncheckedIdle:          NeverChecked,
+	ClosesOnTimeout:        true,
+	RetriesStaleIdempotent: true,
+	Sources: []string{
+		"square/okhttp@parent-4.12.0 okhttp/src/main/kotlin/okhttp3/ConnectionPool.kt constructor() : this(5, 5, TimeUnit.MINUTES)",
+		"square/okhttp@parent-4.12.0 okhttp/src/main/kotlin/okhttp3/internal/connection/RealConnectionPool.kt cleanup idleConnectionCount > maxIdleConnections, callAcquirePooledConnection for (connection in connections)",
+		"square/okhttp@parent-4.12.0 okhttp/src/main/kotlin/okhttp3/Dispatcher.kt maxRequestsPerHost = 5, maxRequests = 64 (async calls only)",
+		"square/okhttp@parent-4.12.0 okhttp/src/main/kotlin/okhttp3/internal/connection/RealConnection.kt isHealthy IDLE_CONNECTION_HEALTHY_NS = 10 s and doExtensiveChecks; ExchangeFinder doExtensiveHealthChecks = method != \"GET\"",
+		"square/okhttp@parent-4.12.0 okhttp/src/main/kotlin/okhttp3/OkHttpClient.kt readTimeout = 10_000, callTimeout = 0, retryOnConnectionFailure = true",
+		"square/okhttp@parent-4.12.0 okhttp/src/main/kotlin/okhttp3/internal/http/RetryAndFollowUpInterceptor.kt recover: the method is not consulted",
+	},
+}
+
+// apacheHTTPClient5 is Apache HttpClient 5 (classic), one CloseableHttpClient
+// built by HttpClients.createDefault(), shared by all threads.
+//
+// Pool: at most 5 connections per route (25 in all): a sixth concurrent request
+// waits for a lease, up to 3 minutes. Idle connections are not capped apart,
+// so up to 5. A connection expires at the server's Keep-Alive: timeout=, else 3
+// minutes after its return, and closes at its next lease.
+//
+// Idle pick: LIFO (PoolReusePolicy.LIFO).
+//
+// Idle check: only a connection idle 2 s or more is checked for the server's
+// close before reuse (validateAfterInactivity); a younger one is used unchecked.
+//
+// Timeout: none by default (no response timeout; connect 3 minutes).
+//
+// Stale connection: retried once, at once, for idempotent methods
+// (DefaultHttpRequestRetryStrategy: 1 retry; NoHttpResponseException and a reset
+// are retriable).
+var apacheHTTPClient5 = Profile{
+	Name:                   "apache-httpclient5",
+	Summary:                "Apache HttpClient 5 classic, one pooled client shared by all threads (5 per route)",
+	Reuse:                  "shared",
+	MaxPerHost:             5,
+	MaxIdlePerHost:         5,
+	IdleTimeout:            3 * time.Minute,
+	MaxLifetime:            0,
+	Protocol:               "http1",
+	Timeout:                0,
+	IdlePick:               PickLIFO,
+	UncheckedIdle:          2 * time.Second,
+	ClosesOnTimeout:        true,
+	RetriesStaleIdempotent: true,
+	Sources: []string{
+		"apache/httpcomponents-client@rel/v5.6.4 httpclient5/src/main/java/org/apache/hc/client5/http/impl/io/PoolingHttpClientConnectionManager.java DEFAULT_MAX_CONNECTIONS_PER_ROUTE = 5, DEFAULT_MAX_TOTAL_CONNECTIONS = 25, PoolReusePolicy.LIFO",
+		"apache/httpcomponents-client@rel/v5.6.4 httpclient5/src/main/java/org/apache/hc/client5/http/impl/io/PoolingHttpClientConnectionManager.java resolveValidateAfterInactivity TimeValue.ofSeconds(2)",
+		"apache/httpcomponents-client@rel/v5.6.4 httpclient5/src/main/java/org/apache/hc/client5/http/impl/DefaultConnectionKeepAliveStrategy.java; config/RequestConfig.java DEFAULT_CONN_KEEP_ALIVE = TimeValue.ofMinutes(3)",
+		"apache/httpcomponents-client@rel/v5.6.4 httpclient5/src/main/java/org/apache/hc/client5/http/config/RequestConfig.java DEFAULT_CONNECTION_REQUEST_TIMEOUT = Timeout.ofMinutes(3)",
+		"apache/httpcomponents-core@rel/v5.4.3 httpcore5/src/main/java/org/apache/hc/core5/pool/StrictConnPool.java free LIFO addFirst",
+		"apache/httpcomponents-client@rel/v5.6.4 httpclient5/src/main/java/org/apache/hc/client5/http/impl/DefaultHttpRequestRetryStrategy.java this(1, TimeValue.ofSeconds(1L)), handleAsIdempotent",
+	},
+}

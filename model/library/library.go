@@ -93,7 +93,9 @@ type Profile struct {
 // profiles is every known library.
 var profiles = []Profile{
 	dotnetHTTPClient, goNetHTTP, pythonRequests, curlLoop, ab, abKeepalive,
-	vegeta, fortio, javaHTTPClient,
+	vegeta, fortio, javaHTTPClient, nodeUndici, nodeHTTPAgent, okHTTP,
+	apacheHTTPClient5, pythonHTTPX, pythonAiohttp, rustReqwest, nginxProxy,
+	nginxUpstreamKeepalive,
 }
 
 // Lookup returns the profile called name.

@@ -29,6 +29,22 @@ var want = []Profile{
 		IdlePick: PickLIFO, ClosesOnTimeout: true, RequestCPU: 401 * time.Microsecond, ConnectionCPU: 81400 * time.Nanosecond},
 	{Name: "vegeta", Reuse: "shared", MaxIdlePerHost: 10000, Protocol: "http1", Timeout: 30 * time.Second,
 		IdlePick: PickLIFO, ClosesOnTimeout: true, RetriesStaleIdempotent: true, RequestCPU: 31300 * time.Nanosecond, ConnectionCPU: 66900 * time.Nanosecond, SteadyMilliCPU: 68},
+	{Name: "node-undici", Reuse: "shared", IdleTimeout: 4 * time.Second, Protocol: "http1", Timeout: 300 * time.Second,
+		IdlePick: PickCreated, ClosesOnTimeout: true},
+	{Name: "node-http-agent", Reuse: "shared", MaxIdlePerHost: 256, IdleTimeout: 5 * time.Second, Protocol: "http1",
+		IdlePick: PickLIFO, ClosesOnTimeout: true},
+	{Name: "okhttp", Reuse: "shared", MaxIdlePerHost: 5, IdleTimeout: 5 * time.Minute, Protocol: "http1", Timeout: 10 * time.Second,
+		IdlePick: PickCreated, UncheckedIdle: NeverChecked, ClosesOnTimeout: true, RetriesStaleIdempotent: true},
+	{Name: "apache-httpclient5", Reuse: "shared", MaxPerHost: 5, MaxIdlePerHost: 5, IdleTimeout: 3 * time.Minute, Protocol: "http1",
+		IdlePick: PickLIFO, UncheckedIdle: 2 * time.Second, ClosesOnTimeout: true, RetriesStaleIdempotent: true},
+	{Name: "python-httpx", Reuse: "shared", MaxPerHost: 100, MaxIdlePerHost: 20, IdleTimeout: 5 * time.Second, Protocol: "http1",
+		Timeout: 5 * time.Second, IdlePick: PickCreated, ClosesOnTimeout: true},
+	{Name: "python-aiohttp", Reuse: "shared", MaxPerHost: 100, IdleTimeout: 15 * time.Second, Protocol: "http1",
+		Timeout: 300 * time.Second, IdlePick: PickFIFO, ClosesOnTimeout: true, RetriesStaleIdempotent: true},
+	{Name: "rust-reqwest", Reuse: "shared", IdleTimeout: 90 * time.Second, Protocol: "http1", IdlePick: PickLIFO, ClosesOnTimeout: true},
+	{Name: "nginx", Reuse: "none", Protocol: "http1", Timeout: 60 * time.Second, ClosesOnTimeout: true},
+	{Name: "nginx-upstream-keepalive", Reuse: "shared", MaxIdlePerHost: 32, IdleTimeout: 60 * time.Second, MaxLifetime: time.Hour,
+		Protocol: "http1", Timeout: 60 * time.Second, IdlePick: PickLIFO, ClosesOnTimeout: true, RetriesStaleIdempotent: true},
 }
 
 func TestProfileValues(t *testing.T) {
@@ -58,6 +74,7 @@ func TestNames(t *testing.T) {
 	for _, w := range want {
 		pinned = append(pinned, w.Name)
 	}
+	slices.Sort(pinned)
 	if !slices.Equal(names, pinned) {
 		t.Errorf("Names() = %v, pinned in this test: %v", names, pinned)
 	}
@@ -119,10 +136,10 @@ func TestConsistent(t *testing.T) {
 		}
 		// IdlePick is a choice only where a pool can hold several idle connections.
 		noChoice := p.Reuse == "none" || p.MaxPerHost == 1
-		if noChoice != (p.IdlePick == "") || !slices.Contains([]string{"", PickLIFO, PickFIFO}, p.IdlePick) {
+		if noChoice != (p.IdlePick == "") || !slices.Contains([]string{"", PickLIFO, PickFIFO, PickCreated}, p.IdlePick) {
 			t.Errorf("%s: IdlePick %q with Reuse %q, MaxPerHost %d", n, p.IdlePick, p.Reuse, p.MaxPerHost)
 		}
-		if p.Reuse == "none" && (p.RetriesStaleIdempotent || p.MaxPerHost != 0 || p.MaxIdlePerHost != 0 || p.IdleTimeout != 0) {
+		if p.Reuse == "none" && (p.RetriesStaleIdempotent || p.MaxPerHost != 0 || p.MaxIdlePerHost != 0 || p.IdleTimeout != 0 || p.UncheckedIdle != 0) {
 			t.Errorf("%s: pool settings on a library that does not pool", n)
 		}
 	}

@@ -48,3 +48,73 @@ var pythonRequests = Profile{
 		"cmd/cpucost on one core of an AMD EPYC (Linux 6.18, Go 1.26), against a local Go server: requests 2.34 / urllib3 2.7 on CPython 3.11: 401 µs a request on a reused Session, 482 µs with Connection: close, so 81.4 µs a new connection (requests.get, a new Session as well: 544 µs)",
 	},
 }
+
+// pythonHTTPX is one httpx.Client (httpcore underneath) shared by the process.
+// The module functions (httpx.get) build a Client per call and reuse nothing.
+//
+// Pool: at most 100 connections, further requests wait; at most 20 kept alive
+// (httpcore 1.0.9 counts every pooled connection against that cap, so an idle one
+// closes whenever the pool holds over 20); an idle connection expires after 5 s.
+//
+// Idle pick: the first idle connection in creation order.
+//
+// Timeout: 5 s for connect, read, write and pool each (per operation; taken here
+// as the request's). A timeout leaves h11 unusable, so the connection closes.
+//
+// Stale connection: a readable idle socket counts as closed and is dropped. A
+// request the close crosses fails (RemoteProtocolError "Server disconnected
+// without sending a response", or ReadError): the pool retries nothing of that.
+var pythonHTTPX = Profile{
+	Name:                   "python-httpx",
+	Summary:                "Python httpx.Client (httpcore), one client shared by all threads",
+	Reuse:                  "shared",
+	MaxPerHost:             100,
+	MaxIdlePerHost:         20,
+	IdleTimeout:            5 * time.Second,
+	MaxLifetime:            0,
+	Protocol:               "http1",
+	Timeout:                5 * time.Second,
+	IdlePick:               PickCreated,
+	ClosesOnTimeout:        true,
+	RetriesStaleIdempotent: false,
+	Sources: []string{
+		"encode/httpx@0.28.1 httpx/_config.py DEFAULT_LIMITS = Limits(max_connections=100, max_keepalive_connections=20), keepalive_expiry = 5.0, DEFAULT_TIMEOUT_CONFIG = Timeout(timeout=5.0)",
+		"encode/httpx@0.28.1 httpx/_transports/default.py HTTPTransport http2: bool = False, retries: int = 0",
+		"encode/httpcore@1.0.9 httpcore/_sync/connection_pool.py _assign_requests_to_connections available_connections[0], max_keepalive_connections check",
+		"encode/httpcore@1.0.9 httpcore/_sync/http11.py has_expired server_disconnected, _receive_event RemoteProtocolError",
+	},
+}
+
+// pythonAiohttp is one aiohttp.ClientSession (TCPConnector) shared by the process.
+//
+// Pool: at most 100 connections in use in all, none per host beyond that; no cap
+// on idle ones; an idle connection older than 15 s is closed when taken or by the
+// cleanup that runs every 15 s.
+//
+// Idle pick: FIFO, the longest idle first (a deque: append on release, popleft on
+// take).
+//
+// Timeout: 300 s for the whole request (ClientTimeout total), 30 s to connect.
+//
+// Stale connection: since 3.10, a request with an idempotent method that fails
+// with ServerDisconnectedError or a reset is sent once more, on whatever
+// connection the pool gives next.
+var pythonAiohttp = Profile{
+	Name:                   "python-aiohttp",
+	Summary:                "Python aiohttp.ClientSession (TCPConnector), one session per process",
+	Reuse:                  "shared",
+	MaxPerHost:             100,
+	MaxIdlePerHost:         0,
+	IdleTimeout:            15 * time.Second,
+	MaxLifetime:            0,
+	Protocol:               "http1",
+	Timeout:                300 * time.Second,
+	IdlePick:               PickFIFO,
+	ClosesOnTimeout:        true,
+	RetriesStaleIdempotent: true,
+	Sources: []string{
+		"aio-libs/aiohttp@v3.14.3 aiohttp/connector.py BaseConnector limit: int = 100, limit_per_host: int = 0, keepalive_timeout = 15.0, _get conns.popleft(), _release append",
+		"aio-libs/aiohttp@v3.14.3 aiohttp/client.py DEFAULT_TIMEOUT ClientTimeout(total=5 * 60, sock_connect=30)",
+		"aio-libs/aiohttp@v3.14.3 aiohttp/client.py IDEMPOTENT_METHODS, retry_persistent_connection (commit 6e3e53c67, first in v3.10.0)",
+	},
+}
