@@ -29,12 +29,12 @@ type clientDeployment struct {
 	retriesStale, abortsRun bool
 	// uncheckedIdle: an idle connection idle less long is reused without looking
 	// for the server's close (library.Profile.UncheckedIdle).
-	uncheckedIdle sim.Time
-	headerBytes, bodyBytes  int64
-	errSeen                 uint8    // error kinds seen on its requests, a bit each (ended.seen)
-	windows                 [2]int64 // HTTP/2 receive windows of its pods: stream, connection
-	http2                   bool
-	pods                    []int32
+	uncheckedIdle          sim.Time
+	headerBytes, bodyBytes int64
+	errSeen                uint8    // error kinds seen on its requests, a bit each (ended.seen)
+	windows                [2]int64 // HTTP/2 receive windows of its pods: stream, connection
+	http2                  bool
+	pods                   []int32
 
 	open, peak, opened int64
 	requests, errors   int64
