@@ -124,6 +124,12 @@ func warnings(sc *scenario.Scenario) []string {
 			out = append(out, fmt.Sprintf("spec.cluster.network.links[%d].link.latency %v is not added: under %v", i, l.Link.Latency.Duration, minDelay))
 		}
 	}
+	for i := range sc.Spec.Services {
+		svc := &sc.Spec.Services[i]
+		if svc.Pod.IdleTimeout.Duration > 0 && http2Callers(sc, svc.Name) {
+			out = append(out, fmt.Sprintf("spec.services[%d].pod.idleTimeout: the app (Go's net/http) closes idle HTTP/2 connections too, with GOAWAY; simulate applies it to HTTP/1.1 only", i))
+		}
+	}
 	cores := 0.0
 	for _, pool := range sc.Spec.Cluster.Nodes {
 		if pool.CPU == nil {
@@ -185,6 +191,17 @@ func killsAutoscaled(sc *scenario.Scenario, t *scenario.Selector) bool {
 			continue
 		}
 		if t.Node != "" || t.Service == s.Name || strings.HasPrefix(t.Pod, s.Name+"-") {
+			return true
+		}
+	}
+	return false
+}
+
+// http2Callers tells whether a client speaks HTTP/2 to the service named name.
+func http2Callers(sc *scenario.Scenario, name string) bool {
+	for i := range sc.Spec.Clients {
+		c := &sc.Spec.Clients[i]
+		if c.Target == name && c.Connections.Protocol == scenario.ProtocolHTTP2 {
 			return true
 		}
 	}

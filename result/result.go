@@ -126,6 +126,12 @@ type Service struct {
 	// TerminationGracePeriodS is terminationGracePeriodSeconds: from the deletion to
 	// SIGKILL, preStop included.
 	TerminationGracePeriodS float64 `json:"termination_grace_period_s"`
+	// IdleTimeoutS is how long its app keeps an HTTP/1.1 connection no request
+	// comes on (pod.idleTimeout); 0 for ever.
+	IdleTimeoutS float64 `json:"idle_timeout_s,omitempty"`
+	// IdleCloseResets counts requests that reached a connection its app had
+	// already closed as idle, and were reset; 0 where the engine cannot tell.
+	IdleCloseResets int64 `json:"idle_close_resets,omitempty"`
 	// Calls is set when the scenario's services call one another; the figures below
 	// are then the service's own, as its pods saw them.
 	Calls bool `json:"calls,omitempty"`

@@ -19,6 +19,7 @@ func (s *Scenario) ServiceConfigs() []result.Service {
 			Name: svc.Name, Replicas: svc.Replicas, OnSigterm: pod.OnSigterm.Action,
 			PreStopS:                sigterm.Seconds(),
 			TerminationGracePeriodS: (time.Duration(*pod.TerminationGracePeriodSeconds) * time.Second).Seconds(),
+			IdleTimeoutS:            pod.IdleTimeout.Duration.Seconds(),
 		}
 		if d := pod.OnSigterm.DrainTimeout; d != nil && pod.OnSigterm.Action == SigtermDrain {
 			rs.DrainTimeoutS = d.Duration.Seconds()

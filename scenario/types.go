@@ -296,6 +296,13 @@ type Pod struct {
 	// request: the knob for a host whose connections are expensive (TLS, a slow
 	// accept path). Default: 0.
 	AcceptCost metav1.Duration `yaml:"acceptCost"`
+	// IdleTimeout: the app closes an HTTP/1.1 connection that has had no request
+	// for this long, as Node's server.keepAliveTimeout (5s), Go's
+	// http.Server.IdleTimeout (none), nginx's keepalive_timeout (75s) or
+	// Kestrel's KeepAliveTimeout (130s) do. A client that reuses the connection as
+	// the close travels to it sends its request into a closed socket. Not applied
+	// behind a sidecar, whose own timeout governs. Default: 0, never.
+	IdleTimeout metav1.Duration `yaml:"idleTimeout"`
 	// Calls are the steps every request takes through other Services of the scenario,
 	// in order, after serviceTime and waitTime: each step one call, or calls made at
 	// once (parallel). A request holds its worker while it waits for them, as a

@@ -212,6 +212,9 @@ func (v *validator) services(svcs []Service, duration time.Duration) map[string]
 		if s.Pod.Concurrency < 0 {
 			v.errorf(pod+".concurrency", "must not be negative; 0 is unbounded")
 		}
+		if s.Pod.IdleTimeout.Duration < 0 {
+			v.errorf(pod+".idleTimeout", "must not be negative; 0 never closes an idle connection")
+		}
 		if !v.written(pod + ".serviceTime") {
 			v.errorf(pod+".serviceTime", "is required, e.g. {distribution: exponential, mean: 1ms}")
 		} else {

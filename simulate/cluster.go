@@ -42,10 +42,12 @@ type service struct {
 	// respBytes is the size of an answer; streams the app's HTTP/2 stream limit.
 	respBytes int
 	streams   int
-	windows   [2]int64      // the app's HTTP/2 receive windows: stream, connection
-	limit     float64       // CPU limit per pod, cores
-	weight    float64       // CFS weight per pod
-	logCPU    time.Duration // CPU to encode an access-log line
+	windows   [2]int64 // the app's HTTP/2 receive windows: stream, connection
+	limit     float64  // CPU limit per pod, cores
+	// idleTimeout closes the app's HTTP/1.1 connections idle this long; 0 never.
+	idleTimeout sim.Time
+	weight      float64       // CFS weight per pod
+	logCPU      time.Duration // CPU to encode an access-log line
 	// Its calls (calls.go): the steps, the CPU after them, its edges (by the place
 	// its pods index their callers at) and whether it propagates deadlines.
 	calls     []callStep
@@ -98,6 +100,9 @@ func (e *Engine) addService(si int32, s *scenario.Service) error {
 		svc.limit = s.Pod.CPU.AsApproximateFloat64()
 	}
 	svc.respBytes = int(*s.Pod.ResponseBytes)
+	if svc.idleTimeout = sim.Duration(s.Pod.IdleTimeout.Duration); svc.idleTimeout > 0 {
+		e.appIdle.on = true
+	}
 	svc.streams = *s.Pod.MaxConcurrentStreams
 	svc.windows = [2]int64{*s.Pod.HTTP2.StreamWindowBytes, *s.Pod.HTTP2.ConnectionWindowBytes}
 	if a := s.Pod.AccessLog; a != nil {

@@ -6,6 +6,9 @@ import "trafficlab/result"
 // and, when services call services, what each service's pods did.
 func (e *Engine) serviceConfigs() []result.Service {
 	out := e.sc.ServiceConfigs()
+	for i, n := range e.appIdle.resets {
+		out[i].IdleCloseResets = n
+	}
 	if e.graph {
 		for i := range out {
 			f := &e.svcFigures[i]

@@ -44,13 +44,14 @@ func (e *Engine) wakeAny(pi int32) {
 }
 
 // serverClosed reports whether the pod at the other end of idle connection id has
-// closed it and the client has heard: the FIN takes one trip.
+// closed it, draining or as idle, and the client has heard: the FIN takes one trip.
 func (e *Engine) serverClosed(id client.ConnID) bool {
 	c := e.conns.Get(id)
 	if c.Pod < 0 {
 		return false // the pod's own sidecar
 	}
-	return e.life.Phase(c.Pod) >= lifecycle.Draining && e.k.Now() >= e.life.Pod(c.Pod).ClosedAt+e.hop+e.relay
+	return e.life.Phase(c.Pod) >= lifecycle.Draining && e.k.Now() >= e.life.Pod(c.Pod).ClosedAt+e.hop+e.relay ||
+		e.heardAppClose(id)
 }
 
 // endStream ends a stream on HTTP/2 connection id: a waiter takes it, or the

@@ -122,7 +122,9 @@ type Engine struct {
 	request   result.Request        // reused for each call of onRequest
 
 	evReady, evArrive, evCPU, evWait, evResponse, evTimeout, evRefused, evReset, evClosed, evRedial, evTick, evSweep,
-	evRefusedStream, evClientCPU, evProxyCPU uint8
+	evRefusedStream, evClientCPU, evProxyCPU, evAppIdle uint8
+	// The apps' idle timeouts on their connections (keepalive.go).
+	appIdle appIdle
 }
 
 // New builds the cluster twin. The scenario must have been validated.

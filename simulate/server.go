@@ -115,6 +115,14 @@ func (e *Engine) arrive(ji int32) {
 	j := &e.jobs[ji]
 	j.delivered = true
 	p := &e.pods[j.pod]
+	if e.appClosedIdle(j.conn) {
+		// The app closed this connection as idle before the request came: the
+		// kernel resets it.
+		e.idleReset(ji)
+		e.failJob(ji, errReset, e.hop+e.relay)
+		return
+	}
+	e.requestArrived(j.conn)
 	switch e.life.Phase(j.pod) {
 	case lifecycle.Running:
 	case lifecycle.Gone:
@@ -275,6 +283,7 @@ func (e *Engine) finish(ji int32) {
 	if p.envoy >= 0 {
 		e.mesh.AppAnswered(ji)
 	} else {
+		e.idleFrom(ji)
 		e.reply(ji)
 	}
 	if next, ok := p.queue.Pop(); ok {
@@ -360,6 +369,7 @@ func (e *Engine) registerServers() {
 	e.evArrive = e.k.Register(e.onArrive)
 	e.evCPU = e.k.Register(e.onCPU)
 	e.evWait = e.k.Register(e.onWait)
+	e.evAppIdle = e.k.Register(e.onAppIdle)
 }
 
 // onArrive: a request reached its pod.

@@ -107,6 +107,7 @@ func (e *Engine) trackConn(id client.ConnID) {
 	for int(id) >= len(e.connSeq) {
 		e.connSeq = append(e.connSeq, 0)
 	}
+	e.trackIdle(id)
 	if e.net != nil {
 		e.net.Track(id)
 	}
@@ -117,6 +118,7 @@ func (e *Engine) trackConn(id client.ConnID) {
 func (e *Engine) closeWire(id client.ConnID) {
 	seq := e.connSeq[id]
 	e.connSeq[id]++
+	e.connClosed(id)
 	if e.net != nil {
 		e.net.Close(id, seq)
 	}

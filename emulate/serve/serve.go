@@ -194,6 +194,10 @@ func New(cfg Config) (*Server, error) {
 		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
 			return context.WithValue(ctx, connKey{}, &conn{Conn: c})
 		},
+		// pod.idleTimeout: net/http closes a keep-alive connection no request came
+		// on for this long (server.go, conn.serve's SetReadDeadline before reading
+		// the next request); 0 waits for ever, as ReadTimeout is 0 too.
+		IdleTimeout: p.IdleTimeout.Duration,
 		// Nothing per request on stderr: net/http would log aborted handlers and
 		// HTTP/2 protocol errors there.
 		ErrorLog: log.New(io.Discard, "", 0),

@@ -343,6 +343,40 @@ func TestAcceptCost(t *testing.T) {
 	}
 }
 
+// pod.idleTimeout: the app closes a keep-alive connection no request came on for
+// that long, and keeps one that is used sooner.
+func TestIdleTimeout(t *testing.T) {
+	st := start(t, Config{Pod: testPod(t, "serviceTime: {distribution: constant, value: 1ms}\nidleTimeout: 500ms"), Work: Sleep})
+	c, err := net.Dial("tcp", st.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	br := bufio.NewReader(c)
+	ask := func() error {
+		if _, err := c.Write([]byte("GET / HTTP/1.1\r\nHost: x\r\n\r\n")); err != nil {
+			return err
+		}
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			return err
+		}
+		_, err = io.Copy(io.Discard, resp.Body)
+		return err
+	}
+	for i := range 3 { // 100 ms apart: kept
+		if err := ask(); err != nil {
+			t.Fatalf("request %d on a connection used 100 ms before: %v", i, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	// Idle past 500 ms: the app has closed it, and the read sees its FIN.
+	_ = c.SetReadDeadline(time.Now().Add(2 * time.Second))
+	if n, err := br.Read(make([]byte, 1)); err != io.EOF {
+		t.Errorf("read %d bytes, %v, on a connection idle past the timeout; want EOF", n, err)
+	}
+}
+
 // inService waits until n requests hold a worker and m wait for one.
 func (st *started) inService(t *testing.T, n, m int) {
 	t.Helper()
