@@ -191,6 +191,7 @@ var textSections = []textSection{
 	{write: writePending, explains: true},
 	{write: writeOverloads, explains: true},
 	{write: writeAttribution, explains: true},
+	{prose: idleCloses, explains: true},
 	{write: writeNoEndpoints, explains: true},
 	{write: writeSidecars, explains: true},
 	{write: writeLatencyHistogram},
