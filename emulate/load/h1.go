@@ -200,7 +200,7 @@ func (p *h1pool) get(w *worker, ctx context.Context, req *h1request, deadline ti
 		case c != nil:
 			// A library that does not check a connection idle this briefly sends on
 			// it whatever the server did (library.Profile.UncheckedIdle).
-			unchecked := time.Since(c.lastUsed) < p.unchecked
+			unchecked := p.unchecked > 0 && time.Since(c.lastUsed) < p.unchecked
 			if err := c.tc.SetDeadline(deadline); err == nil && (unchecked || c.alive()) {
 				return c, nil
 			}
