@@ -47,6 +47,10 @@ func unsupported(sc *scenario.Scenario) error {
 			return not(path+".pod.client.connections.maxLifetime", "a connection lifetime of the calls' pools is")
 		case s.Autoscaler != nil && len(s.Rollouts) > 0:
 			return not(path+".rollouts", "a rollout of an autoscaled service is")
+		case s.Pod.Client != nil && s.Pod.Client.Connections.Protocol == scenario.ProtocolGRPC:
+			return not(path+".pod.client.connections.protocol", "gRPC is")
+		case s.Pod.GRPC != nil:
+			return not(path+".pod.grpc", "a gRPC server is")
 		}
 	}
 	for i := range spec.Clients {
@@ -56,6 +60,9 @@ func unsupported(sc *scenario.Scenario) error {
 		}
 		if c.EntryNode != "" {
 			return not(fmt.Sprintf("spec.clients[%d].entryNode", i), "a client's entry node (ExternalIP or NodePort traffic) is")
+		}
+		if c.Connections.Protocol == scenario.ProtocolGRPC {
+			return not(fmt.Sprintf("spec.clients[%d].connections.protocol", i), "gRPC is")
 		}
 	}
 	for i, f := range spec.Faults {
@@ -201,7 +208,7 @@ func killsAutoscaled(sc *scenario.Scenario, t *scenario.Selector) bool {
 func http2Callers(sc *scenario.Scenario, name string) bool {
 	for i := range sc.Spec.Clients {
 		c := &sc.Spec.Clients[i]
-		if c.Target == name && c.Connections.Protocol == scenario.ProtocolHTTP2 {
+		if c.Target == name && scenario.Multiplexed(c.Connections.Protocol) {
 			return true
 		}
 	}

@@ -424,7 +424,7 @@ func defaultConnections(conn *Connections, p library.Profile) {
 	if conn.Protocol == "" {
 		conn.Protocol = p.Protocol
 	}
-	if conn.Protocol == ProtocolHTTP2 {
+	if Multiplexed(conn.Protocol) {
 		conn.HTTP2 = defaultWindows(conn.HTTP2, defaultClientStreamWindow, defaultClientConnWindow)
 	}
 }

@@ -528,6 +528,9 @@ func TestDefaultsLibrary(t *testing.T) {
 			want := Connections{Reuse: p.Reuse, MaxPerHost: &p.MaxPerHost, MaxIdlePerHost: &p.MaxIdlePerHost,
 				IdleTimeout: &metav1.Duration{Duration: p.IdleTimeout}, MaxLifetime: &metav1.Duration{Duration: p.MaxLifetime},
 				Protocol: p.Protocol}
+			if Multiplexed(p.Protocol) {
+				want.HTTP2 = defaultWindows(nil, defaultClientStreamWindow, defaultClientConnWindow)
+			}
 			if got := sc.Spec.Clients[0].Connections; !reflect.DeepEqual(got, want) {
 				t.Errorf("connections %s, want the profile's %s", fmtConn(got), fmtConn(want))
 			}

@@ -175,7 +175,7 @@ var networkErrorCases = []struct {
 	{"link correlation without loss", network("loss: 1%", "links:", "- target: {service: web}", "  link: {correlation: 10%}"),
 		`f.yaml:13:29: spec.cluster.network.links[0].link.correlation: applies only with loss (in the same link): it makes losses come in bursts; set loss or leave correlation out`},
 	{"client windows with http1", caller("connections: {protocol: http1, http2: {streamWindowBytes: 1Mi}}"),
-		`f.yaml:24:43: spec.clients[0].connections.http2: applies only with protocol: http2`},
+		`f.yaml:24:43: spec.clients[0].connections.http2: applies only with protocol: http2 or grpc`},
 	{"zero stream window", webPod("http2: {streamWindowBytes: 0}"),
 		`f.yaml:15:34: spec.services[0].pod.http2.streamWindowBytes: must be from 1 to 2147483647 bytes (RFC 9113 section 6.9.1)`},
 	{"gilbert-elliott with loss", network("loss: 1%", "gilbertElliott: {p: 1%, r: 25%}"),

@@ -303,6 +303,9 @@ type Pod struct {
 	// the close travels to it sends its request into a closed socket. Not applied
 	// behind a sidecar, whose own timeout governs. Default: 0, never.
 	IdleTimeout metav1.Duration `yaml:"idleTimeout"`
+	// GRPC is the app's gRPC server settings, for clients that speak protocol grpc
+	// to it. Unset: a gRPC server's defaults, which never close a connection.
+	GRPC *GRPCServer `yaml:"grpc"`
 	// Calls are the steps every request takes through other Services of the scenario,
 	// in order, after serviceTime and waitTime: each step one call, or calls made at
 	// once (parallel). A request holds its worker while it waits for them, as a
@@ -606,7 +609,29 @@ const (
 const (
 	ProtocolHTTP1 = "http1"
 	ProtocolHTTP2 = "http2"
+	// ProtocolGRPC is gRPC: HTTP/2 underneath, its calls multiplexed on a
+	// channel's connection, the channel's behaviour its library's.
+	ProtocolGRPC = "grpc"
 )
+
+// Multiplexed tells whether protocol multiplexes requests as HTTP/2 streams on a
+// connection: http2 and grpc.
+func Multiplexed(protocol string) bool { return protocol == ProtocolHTTP2 || protocol == ProtocolGRPC }
+
+// GRPCServer is a gRPC server's connection settings, as grpc-go's
+// keepalive.ServerParameters define them (grpc-java's NettyServerBuilder has the
+// same).
+type GRPCServer struct {
+	// MaxConnectionAge: the server sends GOAWAY on a connection this old, give or
+	// take a uniform 10 % drawn per connection (grpc-go
+	// internal/transport/http2_server.go getJitter); the client then opens a new
+	// one, which kube-proxy may send to another pod, so a pool of pinned channels
+	// spreads again over the pods, new ones included. Calls in progress finish on
+	// the old connection; one that reaches the server a round trip after the
+	// GOAWAY is refused, and its library sends it again on the new connection.
+	// Unset: never.
+	MaxConnectionAge *metav1.Duration `yaml:"maxConnectionAge"`
+}
 
 // Connections is how a client pools its connections. Unset fields take the library's
 // default, or the generic default noted on each.
@@ -625,9 +650,11 @@ type Connections struct {
 	// MaxLifetime retires a connection this old when it is next returned to the pool
 	// (.NET PooledConnectionLifetime). Default: 0, never.
 	MaxLifetime *metav1.Duration `yaml:"maxLifetime"`
-	// Protocol: http1 (one request per connection at a time) or http2 (every request
+	// Protocol: http1 (one request per connection at a time), http2 (every request
 	// of the pool multiplexed on one connection per host while the server's stream
-	// limit allows, as Go's and .NET's clients do by default). Default: http1.
+	// limit allows, as Go's and .NET's clients do by default) or grpc (calls
+	// multiplexed as http2's, on the connection of a gRPC channel, which a grpc-*
+	// library keeps as gRPC does). Default: http1, or the library's.
 	Protocol string `yaml:"protocol"`
 	// HTTP2 is the client's HTTP/2 receive windows, for answers; with http2 only.
 	// Default: 4 MiB per stream and 1 GiB per connection, Go's transport.

@@ -21,7 +21,7 @@ var (
 	distributions  = []string{DistConstant, DistExponential, DistLognormal, DistUniform, DistEmpirical}
 	arrivals       = []string{ArrivalConstant, ArrivalPoisson}
 	reuses         = []string{ReuseNone, ReusePerThread, ReuseShared}
-	protocols      = []string{ProtocolHTTP1, ProtocolHTTP2}
+	protocols      = []string{ProtocolHTTP1, ProtocolHTTP2, ProtocolGRPC}
 	sigtermActions = []string{SigtermExit, SigtermDrain}
 
 	// Kubernetes' HPA enumerations (pkg/apis/autoscaling/validation/validation.go).
@@ -214,6 +214,9 @@ func (v *validator) services(svcs []Service, duration time.Duration) map[string]
 		}
 		if s.Pod.IdleTimeout.Duration < 0 {
 			v.errorf(pod+".idleTimeout", "must not be negative; 0 never closes an idle connection")
+		}
+		if g := s.Pod.GRPC; g != nil && g.MaxConnectionAge != nil && g.MaxConnectionAge.Duration <= 0 {
+			v.errorf(pod+".grpc.maxConnectionAge", "must be greater than 0; leave it out for connections that never age out")
 		}
 		if !v.written(pod + ".serviceTime") {
 			v.errorf(pod+".serviceTime", "is required, e.g. {distribution: exponential, mean: 1ms}")
@@ -767,8 +770,8 @@ func (v *validator) connections(conn string, c *Connections) {
 		v.errorf(conn+".maxIdlePerHost", "must not be negative; 0 is unlimited")
 	}
 	v.oneOf(conn+".protocol", "protocol", c.Protocol, protocols)
-	if w := c.HTTP2; w != nil && c.Protocol != ProtocolHTTP2 {
-		v.errorf(conn+".http2", "applies only with protocol: http2")
+	if w := c.HTTP2; w != nil && !Multiplexed(c.Protocol) {
+		v.errorf(conn+".http2", "applies only with protocol: http2 or grpc")
 	} else {
 		v.windows(conn+".http2", w)
 	}

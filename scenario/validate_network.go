@@ -491,7 +491,7 @@ func (v *validator) sidecar(path string, s *Sidecar) {
 	if s.CPU != nil && s.CPU.Sign() <= 0 {
 		v.errorf(at("cpu"), "must be greater than 0; leave it out for no limit")
 	}
-	v.oneOf(at("upstreamProtocol"), "protocol", s.UpstreamProtocol, protocols)
+	v.oneOf(at("upstreamProtocol"), "protocol", s.UpstreamProtocol, []string{ProtocolHTTP1, ProtocolHTTP2})
 	if !slices.Contains(lbPolicies, s.LBPolicy) {
 		if up := strings.ToUpper(s.LBPolicy); slices.Contains(lbPolicies, up) {
 			v.errorf(at("lbPolicy"), "unknown load-balancing policy %q: Envoy's names are upper-case; use %s", s.LBPolicy, up)

@@ -199,7 +199,7 @@ func (e *Engine) newDeployment(c *scenario.Client, svc int32) clientDeployment {
 	if w := c.Connections.HTTP2; w != nil {
 		d.windows = [2]int64{*w.StreamWindowBytes, *w.ConnectionWindowBytes}
 	}
-	d.http2 = conn.Protocol == scenario.ProtocolHTTP2 && !d.noReuse
+	d.http2 = scenario.Multiplexed(conn.Protocol) && !d.noReuse
 	if d.http2 {
 		d.limits.Streams = e.services[svc].streams
 	}

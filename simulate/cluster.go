@@ -46,8 +46,12 @@ type service struct {
 	limit     float64  // CPU limit per pod, cores
 	// idleTimeout closes the app's HTTP/1.1 connections idle this long; 0 never.
 	idleTimeout sim.Time
-	weight      float64       // CFS weight per pod
-	logCPU      time.Duration // CPU to encode an access-log line
+	// maxAge sends GOAWAY on the app's HTTP/2 connections this old, jittered by
+	// ageRNG (pod.grpc.maxConnectionAge); 0 never.
+	maxAge sim.Time
+	ageRNG *rand.Rand
+	weight float64       // CFS weight per pod
+	logCPU time.Duration // CPU to encode an access-log line
 	// Its calls (calls.go): the steps, the CPU after them, its edges (by the place
 	// its pods index their callers at) and whether it propagates deadlines.
 	calls     []callStep
@@ -101,7 +105,12 @@ func (e *Engine) addService(si int32, s *scenario.Service) error {
 	}
 	svc.respBytes = int(*s.Pod.ResponseBytes)
 	if svc.idleTimeout = sim.Duration(s.Pod.IdleTimeout.Duration); svc.idleTimeout > 0 {
-		e.appIdle.on = true
+		e.appCloses.on = true
+	}
+	if g := s.Pod.GRPC; g != nil && g.MaxConnectionAge != nil {
+		svc.maxAge = sim.Duration(g.MaxConnectionAge.Duration)
+		svc.ageRNG = sim.Stream(e.sc.Spec.Seed, "grpc-age/"+s.Name)
+		e.appCloses.on = true
 	}
 	svc.streams = *s.Pod.MaxConcurrentStreams
 	svc.windows = [2]int64{*s.Pod.HTTP2.StreamWindowBytes, *s.Pod.HTTP2.ConnectionWindowBytes}

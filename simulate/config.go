@@ -6,7 +6,7 @@ import "trafficlab/result"
 // and, when services call services, what each service's pods did.
 func (e *Engine) serviceConfigs() []result.Service {
 	out := e.sc.ServiceConfigs()
-	for i, n := range e.appIdle.resets {
+	for i, n := range e.appCloses.resets {
 		out[i].IdleCloseResets = n
 	}
 	if e.graph {

@@ -122,9 +122,9 @@ type Engine struct {
 	request   result.Request        // reused for each call of onRequest
 
 	evReady, evArrive, evCPU, evWait, evResponse, evTimeout, evRefused, evReset, evClosed, evRedial, evTick, evSweep,
-	evRefusedStream, evClientCPU, evProxyCPU, evAppIdle uint8
-	// The apps' idle timeouts on their connections (keepalive.go).
-	appIdle appIdle
+	evRefusedStream, evClientCPU, evProxyCPU, evAppIdle, evAppAge uint8
+	// The connections apps end on their own (keepalive.go).
+	appCloses appCloses
 }
 
 // New builds the cluster twin. The scenario must have been validated.

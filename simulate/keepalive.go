@@ -5,17 +5,25 @@ import (
 	"trafficlab/sim"
 )
 
-// appIdle is the apps' idle timeouts on their HTTP/1.1 connections
-// (pod.idleTimeout): an app closes a connection no request has reached for that
-// long, as Node's server.keepAliveTimeout and Go's http.Server.IdleTimeout do. Its
-// FIN takes a trip to the client; a request the client sends meanwhile, or on the
-// closed connection later if its library does not check, reaches a closed socket
-// and is reset. Only runs with an idle timeout somewhere keep these tables.
-type appIdle struct {
+// appCloses are the connections an app ends on its own:
+//   - HTTP/1.1 connections idle past pod.idleTimeout, closed as Node's
+//     server.keepAliveTimeout and Go's http.Server.IdleTimeout close them. The FIN
+//     takes a trip to the client; a request the client sends meanwhile, or on the
+//     closed connection later if its library does not check, reaches a closed
+//     socket and is reset.
+//   - HTTP/2 connections past a gRPC server's pod.grpc.maxConnectionAge, jittered
+//     ±10 % per connection, which get a GOAWAY (grpc-go http2_server.go: a first
+//     GOAWAY, a PING, and once its ack is back a second GOAWAY that refuses
+//     streams opened meanwhile). The client retires the connection once it hears,
+//     and opens a new one for its next calls; a call that reaches the server after
+//     the second GOAWAY is refused, and the client sends it again.
+//
+// Only runs with an idle timeout or an age somewhere keep these tables.
+type appCloses struct {
 	on bool
 	// Per connection: gen is bumped at each request that reaches the app and when
-	// the connection closes, so a pending timer knows it is stale; closedAt is when
-	// the app closed it as idle, 0 while it is open.
+	// the connection closes, so a pending idle timer knows it is stale; closedAt is
+	// when the app closed it as idle or sent its GOAWAY, 0 before.
 	gen      []uint32
 	closedAt []sim.Time
 	// resets counts, per service, the requests that reached a connection its app
@@ -25,7 +33,7 @@ type appIdle struct {
 
 // trackIdle readies the tables for a new connection in slot id.
 func (e *Engine) trackIdle(id client.ConnID) {
-	a := &e.appIdle
+	a := &e.appCloses
 	if !a.on {
 		return
 	}
@@ -39,15 +47,15 @@ func (e *Engine) trackIdle(id client.ConnID) {
 
 // requestArrived voids connection id's idle timer: a request reached the app.
 func (e *Engine) requestArrived(id client.ConnID) {
-	if e.appIdle.on {
-		e.appIdle.gen[id]++
+	if e.appCloses.on {
+		e.appCloses.gen[id]++
 	}
 }
 
 // connClosed voids connection id's idle timer: the connection is gone.
 func (e *Engine) connClosed(id client.ConnID) {
-	if e.appIdle.on && int(id) < len(e.appIdle.gen) {
-		e.appIdle.gen[id]++
+	if e.appCloses.on && int(id) < len(e.appCloses.gen) {
+		e.appCloses.gen[id]++
 	}
 }
 
@@ -56,18 +64,49 @@ func (e *Engine) connClosed(id client.ConnID) {
 // to the app (a sidecar's own timeout governs its side), not closing.
 func (e *Engine) idleFrom(ji int32) {
 	j := &e.jobs[ji]
-	if !e.appIdle.on || j.closeAfter || e.pods[j.pod].envoy >= 0 || e.multiplexed(j.conn, j.seq) {
+	if !e.appCloses.on || j.closeAfter || e.pods[j.pod].envoy >= 0 || e.multiplexed(j.conn, j.seq) {
 		return
 	}
 	if after := e.services[e.pods[j.pod].svc].idleTimeout; after > 0 {
-		e.k.After(after, e.evAppIdle, j.conn, e.appIdle.gen[j.conn])
+		e.k.After(after, e.evAppIdle, j.conn, e.appCloses.gen[j.conn])
 	}
+}
+
+// ageFrom starts the age of a connection job ji opened, when the app is a gRPC
+// server with a maxConnectionAge and the connection multiplexes.
+func (e *Engine) ageFrom(ji int32) {
+	j := &e.jobs[ji]
+	svc := &e.services[e.pods[j.pod].svc]
+	if svc.maxAge == 0 || !e.multiplexed(j.conn, j.seq) || e.pods[j.pod].envoy >= 0 {
+		return
+	}
+	// grpc-go's getJitter: uniform in ±10 % of the age.
+	age := svc.maxAge
+	if tenth := int64(svc.maxAge / 10); tenth > 0 {
+		age += sim.Time(svc.ageRNG.Int64N(2*tenth) - tenth)
+	}
+	e.k.After(age, e.evAppAge, j.conn, e.connSeq[j.conn])
+}
+
+// onAppAge: a connection reached its age; unless it closed since, the app sends
+// GOAWAY.
+func (e *Engine) onAppAge(ev sim.Event) {
+	if e.connSeq[ev.Obj] == ev.Gen && e.conns.Get(ev.Obj).Open {
+		e.appCloses.closedAt[ev.Obj] = e.k.Now()
+	}
+}
+
+// refusedAfterGoAway tells whether a stream that reaches the app now on connection
+// id comes after the second GOAWAY: the app sent its first, a PING, and the
+// second once the PING's ack came back, a round trip later.
+func (e *Engine) refusedAfterGoAway(id client.ConnID) bool {
+	return e.k.Now() >= e.appCloses.closedAt[id]+2*(e.hop+e.relay)
 }
 
 // onAppIdle: a connection's idle timer ran out; unless a request came or the
 // connection closed since, the app closes it.
 func (e *Engine) onAppIdle(ev sim.Event) {
-	if a := &e.appIdle; a.gen[ev.Obj] == ev.Gen {
+	if a := &e.appCloses; a.gen[ev.Obj] == ev.Gen {
 		a.closedAt[ev.Obj] = e.k.Now()
 	}
 }
@@ -75,20 +114,20 @@ func (e *Engine) onAppIdle(ev sim.Event) {
 // idleReset counts a request of job ji that reached a connection its app had
 // closed as idle.
 func (e *Engine) idleReset(ji int32) {
-	a := &e.appIdle
+	a := &e.appCloses
 	if a.resets == nil {
 		a.resets = make([]int64, len(e.services))
 	}
 	a.resets[e.pods[e.jobs[ji].pod].svc]++
 }
 
-// appClosedIdle tells whether the app closed connection id as idle.
-func (e *Engine) appClosedIdle(id client.ConnID) bool {
-	return e.appIdle.on && e.appIdle.closedAt[id] > 0
+// appClosed tells whether the app closed connection id as idle, or sent it GOAWAY.
+func (e *Engine) appClosed(id client.ConnID) bool {
+	return e.appCloses.on && e.appCloses.closedAt[id] > 0
 }
 
 // heardAppClose tells whether the client of connection id has heard the app's
-// idle close: its FIN takes one trip.
+// close or GOAWAY: it takes one trip.
 func (e *Engine) heardAppClose(id client.ConnID) bool {
-	return e.appClosedIdle(id) && e.k.Now() >= e.appIdle.closedAt[id]+e.hop+e.relay
+	return e.appClosed(id) && e.k.Now() >= e.appCloses.closedAt[id]+e.hop+e.relay
 }

@@ -115,12 +115,20 @@ func (e *Engine) arrive(ji int32) {
 	j := &e.jobs[ji]
 	j.delivered = true
 	p := &e.pods[j.pod]
-	if e.appClosedIdle(j.conn) {
-		// The app closed this connection as idle before the request came: the
-		// kernel resets it.
-		e.idleReset(ji)
-		e.failJob(ji, errReset, e.hop+e.relay)
-		return
+	if e.appClosed(j.conn) {
+		switch {
+		case !e.multiplexed(j.conn, j.seq):
+			// The app closed this connection as idle before the request came: the
+			// kernel resets it.
+			e.idleReset(ji)
+			e.failJob(ji, errReset, e.hop+e.relay)
+			return
+		case e.refusedAfterGoAway(j.conn):
+			// A stream opened after the second GOAWAY is refused, unprocessed; the
+			// client sends it again (gRPC's transparent retry, RFC 9113 8.7).
+			e.failJob(ji, errRefusedStream, e.hop+e.relay)
+			return
+		}
 	}
 	e.requestArrived(j.conn)
 	switch e.life.Phase(j.pod) {
@@ -146,6 +154,7 @@ func (e *Engine) arrive(ji int32) {
 	}
 	if j.newConn {
 		p.connections++
+		e.ageFrom(ji)
 	}
 	if p.envoy >= 0 {
 		e.mesh.In(p.envoy, ji, j.conn, j.newConn)
@@ -370,6 +379,7 @@ func (e *Engine) registerServers() {
 	e.evCPU = e.k.Register(e.onCPU)
 	e.evWait = e.k.Register(e.onWait)
 	e.evAppIdle = e.k.Register(e.onAppIdle)
+	e.evAppAge = e.k.Register(e.onAppAge)
 }
 
 // onArrive: a request reached its pod.

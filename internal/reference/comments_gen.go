@@ -724,7 +724,7 @@ var generated = Comments{
 			"MaxIdlePerHost": "MaxIdlePerHost caps idle connections kept per pool; extra ones close after use.\nDefault: 0, unlimited.",
 			"MaxLifetime":    "MaxLifetime retires a connection this old when it is next returned to the pool\n(.NET PooledConnectionLifetime). Default: 0, never.",
 			"MaxPerHost":     "MaxPerHost caps connections per pool; requests beyond it wait. Default: 0,\nunlimited.",
-			"Protocol":       "Protocol: http1 (one request per connection at a time) or http2 (every request\nof the pool multiplexed on one connection per host while the server's stream\nlimit allows, as Go's and .NET's clients do by default). Default: http1.",
+			"Protocol":       "Protocol: http1 (one request per connection at a time), http2 (every request\nof the pool multiplexed on one connection per host while the server's stream\nlimit allows, as Go's and .NET's clients do by default) or grpc (calls\nmultiplexed as http2's, on the connection of a gRPC channel, which a grpc-*\nlibrary keeps as gRPC does). Default: http1, or the library's.",
 			"Reuse":          "Reuse: none (a new connection per request), per-thread (a pool per thread),\nshared (one pool per client pod). Default: shared.",
 		},
 	},
@@ -821,6 +821,12 @@ var generated = Comments{
 		Fields: map[string]string{
 			"Flag": "",
 			"Set":  "",
+		},
+	},
+	"trafficlab/scenario.GRPCServer": {
+		Doc: "GRPCServer is a gRPC server's connection settings, as grpc-go's\nkeepalive.ServerParameters define them (grpc-java's NettyServerBuilder has the\nsame).",
+		Fields: map[string]string{
+			"MaxConnectionAge": "MaxConnectionAge: the server sends GOAWAY on a connection this old, give or\ntake a uniform 10 % drawn per connection (grpc-go\ninternal/transport/http2_server.go getJitter); the client then opens a new\none, which kube-proxy may send to another pod, so a pool of pinned channels\nspreads again over the pods, new ones included. Calls in progress finish on\nthe old connection; one that reaches the server a round trip after the\nGOAWAY is refused, and its library sends it again on the new connection.\nUnset: never.",
 		},
 	},
 	"trafficlab/scenario.GilbertElliott": {
@@ -962,6 +968,7 @@ var generated = Comments{
 			"Calls":                         "Calls are the steps every request takes through other Services of the scenario,\nin order, after serviceTime and waitTime: each step one call, or calls made at\nonce (parallel). A request holds its worker while it waits for them, as a\nthread-per-request server does, and no CPU. Unset: none; the app answers alone.",
 			"Client":                        "Client is how the pods make their calls: the library, pools, timeout and requests\nof a client, one set of pools per pod and called Service. With calls only.\nUnset: a client's defaults.",
 			"Concurrency":                   "Concurrency is the number of app worker threads; requests beyond it queue.\nDefault: 0, unbounded.",
+			"GRPC":                          "GRPC is the app's gRPC server settings, for clients that speak protocol grpc\nto it. Unset: a gRPC server's defaults, which never close a connection.",
 			"HTTP2":                         "HTTP2 is the app's HTTP/2 receive windows, for request bodies. Default: 1 MiB\nper stream and per connection, Go's net/http server.",
 			"IdleTimeout":                   "IdleTimeout: the app closes an HTTP/1.1 connection that has had no request\nfor this long, as Node's server.keepAliveTimeout (5s), Go's\nhttp.Server.IdleTimeout (none), nginx's keepalive_timeout (75s) or\nKestrel's KeepAliveTimeout (130s) do. A client that reuses the connection as\nthe close travels to it sends its request into a closed socket. Not applied\nbehind a sidecar, whose own timeout governs. Default: 0, never.",
 			"Labels":                        "Labels of the pods; app: SERVICE is always added.",

@@ -51,7 +51,7 @@ type Profile struct {
 	// IdleTimeout closes a connection idle this long; MaxLifetime retires one
 	// this old. 0 = never.
 	IdleTimeout, MaxLifetime time.Duration
-	// Protocol on a plain http:// target: http1 | http2.
+	// Protocol on a plain http:// target: http1 | http2 | grpc.
 	Protocol string
 	// Timeout is the library's own default request timeout. 0 = none.
 	Timeout time.Duration
@@ -95,7 +95,7 @@ var profiles = []Profile{
 	dotnetHTTPClient, goNetHTTP, pythonRequests, curlLoop, ab, abKeepalive,
 	vegeta, fortio, javaHTTPClient, nodeUndici, nodeHTTPAgent, okHTTP,
 	apacheHTTPClient5, pythonHTTPX, pythonAiohttp, rustReqwest, nginxProxy,
-	nginxUpstreamKeepalive,
+	nginxUpstreamKeepalive, grpcGo, grpcJava, grpcDotnet,
 }
 
 // Lookup returns the profile called name.

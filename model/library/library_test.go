@@ -43,6 +43,9 @@ var want = []Profile{
 		Timeout: 300 * time.Second, IdlePick: PickFIFO, ClosesOnTimeout: true, RetriesStaleIdempotent: true},
 	{Name: "rust-reqwest", Reuse: "shared", IdleTimeout: 90 * time.Second, Protocol: "http1", IdlePick: PickLIFO, ClosesOnTimeout: true},
 	{Name: "nginx", Reuse: "none", Protocol: "http1", Timeout: 60 * time.Second, ClosesOnTimeout: true},
+	{Name: "grpc-go", Reuse: "shared", MaxPerHost: 1, IdleTimeout: 30 * time.Minute, Protocol: "grpc", ClosesOnTimeout: true},
+	{Name: "grpc-java", Reuse: "shared", MaxPerHost: 1, IdleTimeout: 30 * time.Minute, Protocol: "grpc", ClosesOnTimeout: true},
+	{Name: "grpc-dotnet", Reuse: "shared", IdleTimeout: time.Minute, Protocol: "grpc", ClosesOnTimeout: true},
 	{Name: "nginx-upstream-keepalive", Reuse: "shared", MaxIdlePerHost: 32, IdleTimeout: 60 * time.Second, MaxLifetime: time.Hour,
 		Protocol: "http1", Timeout: 60 * time.Second, IdlePick: PickLIFO, ClosesOnTimeout: true, RetriesStaleIdempotent: true},
 }
@@ -131,11 +134,12 @@ func TestConsistent(t *testing.T) {
 		if !slices.Contains([]string{"none", "per-thread", "shared"}, p.Reuse) {
 			t.Errorf("%s: Reuse %q", n, p.Reuse)
 		}
-		if !slices.Contains([]string{"http1", "http2"}, p.Protocol) {
+		if !slices.Contains([]string{"http1", "http2", "grpc"}, p.Protocol) {
 			t.Errorf("%s: Protocol %q", n, p.Protocol)
 		}
-		// IdlePick is a choice only where a pool can hold several idle connections.
-		noChoice := p.Reuse == "none" || p.MaxPerHost == 1
+		// IdlePick is a choice only where a pool can hold several idle connections
+		// (a multiplexed pool takes the first connection with a free stream).
+		noChoice := p.Reuse == "none" || p.MaxPerHost == 1 || p.Protocol != "http1"
 		if noChoice != (p.IdlePick == "") || !slices.Contains([]string{"", PickLIFO, PickFIFO, PickCreated}, p.IdlePick) {
 			t.Errorf("%s: IdlePick %q with Reuse %q, MaxPerHost %d", n, p.IdlePick, p.Reuse, p.MaxPerHost)
 		}

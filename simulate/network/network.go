@@ -142,7 +142,7 @@ func Needed(sc *scenario.Scenario) bool {
 	mss := int64(netw.DefaultConfig().MSS * netw.DefaultConfig().InitCwnd)
 	for i := range sc.Spec.Clients {
 		c := &sc.Spec.Clients[i]
-		if c.Connections.Protocol == scenario.ProtocolHTTP2 || *c.Request.HeaderBytes+c.Request.BodyBytes > mss ||
+		if scenario.Multiplexed(c.Connections.Protocol) || *c.Request.HeaderBytes+c.Request.BodyBytes > mss ||
 			c.Sidecar != nil && c.Sidecar.UpstreamProtocol == scenario.ProtocolHTTP2 {
 			return true
 		}
@@ -153,7 +153,7 @@ func Needed(sc *scenario.Scenario) bool {
 			return true
 		}
 		// A pod's calls over HTTP/2 multiplex streams on a connection, as a client's.
-		if c := pod.Client; c != nil && len(pod.Calls) > 0 && (c.Connections.Protocol == scenario.ProtocolHTTP2 ||
+		if c := pod.Client; c != nil && len(pod.Calls) > 0 && (scenario.Multiplexed(c.Connections.Protocol) ||
 			*c.Request.HeaderBytes+c.Request.BodyBytes > mss) {
 			return true
 		}

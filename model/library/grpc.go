@@ -1,0 +1,80 @@
+package library
+
+import "time"
+
+// gRPC clients. A channel (grpc-go's ClientConn, grpc-java's ManagedChannel,
+// Grpc.Net.Client's GrpcChannel) is shared by the process, and with its default
+// load-balancing policy, pick_first, it keeps one connection to the first address
+// its target resolves to. Behind a ClusterIP that is one connection, pinned by
+// kube-proxy to one pod for as long as it lives: every call of the client pod goes
+// to that pod. When the connection closes or the server sends GOAWAY, the channel
+// re-resolves its target, goes idle, and its next call opens a new connection.
+// Calls a server refused unprocessed (after its GOAWAY, or REFUSED_STREAM) are
+// retried once, transparently.
+//
+// ClosesOnTimeout is for HTTP/1 pools; over HTTP/2 a call past its deadline resets
+// its stream only, as the engines do for every multiplexed pool.
+
+// grpcGo is grpc-go's ClientConn (grpc.NewClient, dns:/// target by default).
+// Calls beyond the server's SETTINGS_MAX_CONCURRENT_STREAMS wait for a stream on
+// the one connection (it never opens a second for that). After 30 minutes without
+// a call the channel goes idle and closes its connection. No default deadline.
+var grpcGo = Profile{
+	Name:            "grpc-go",
+	Summary:         "grpc-go ClientConn, one channel per process, pick_first: one HTTP/2 connection",
+	Reuse:           "shared",
+	MaxPerHost:      1,
+	IdleTimeout:     30 * time.Minute,
+	Protocol:        "grpc",
+	ClosesOnTimeout: true,
+	Sources: []string{
+		"grpc/grpc-go@v1.83.1 service_config.go name := pickfirst.Name; balancer/pickfirst/pickfirst.go shutdownRemainingLocked: one SubConn READY",
+		"grpc/grpc-go@v1.83.1 clientconn.go onClose: ac.cc.resolveNow, updateConnectivityState(connectivity.Idle)",
+		"grpc/grpc-go@v1.83.1 dialoptions.go defaultScheme: \"dns\", idleTimeout: 30 * time.Minute; clientconn.go enterIdleMode closes every connection",
+		"grpc/grpc-go@v1.83.1 internal/transport/http2_client.go NewStream waits for streamsQuotaAvailable; errStreamDrain AllowTransparentRetry",
+		"grpc/grpc-go@v1.83.1 stream.go shouldRetry: cs.firstAttempt && unprocessed, transparent retry",
+	},
+}
+
+// grpcJava is grpc-java's ManagedChannel (Netty or OkHttp transport). Calls beyond
+// the stream limit are buffered on the one connection (Netty's
+// StreamBufferingEncoder). After 30 minutes idle the channel closes its
+// connection. No default deadline.
+var grpcJava = Profile{
+	Name:            "grpc-java",
+	Summary:         "grpc-java ManagedChannel, one channel per process, pick_first: one HTTP/2 connection",
+	Reuse:           "shared",
+	MaxPerHost:      1,
+	IdleTimeout:     30 * time.Minute,
+	Protocol:        "grpc",
+	ClosesOnTimeout: true,
+	Sources: []string{
+		"grpc/grpc-java@v1.83.1 core/src/main/java/io/grpc/internal/GrpcUtil.java DEFAULT_LB_POLICY = \"pick_first\"",
+		"grpc/grpc-java@v1.83.1 core/src/main/java/io/grpc/internal/InternalSubchannel.java transportShutdown: addressIndex.reset(), gotoNonErrorState(IDLE)",
+		"grpc/grpc-java@v1.83.1 core/src/main/java/io/grpc/internal/ManagedChannelImplBuilder.java IDLE_MODE_DEFAULT_TIMEOUT_MILLIS = TimeUnit.MINUTES.toMillis(30)",
+		"grpc/grpc-java@v1.83.1 netty/src/main/java/io/grpc/netty/NettyClientHandler.java StreamBufferingEncoder; goingAway RpcProgress.REFUSED",
+		"grpc/grpc-java@v1.83.1 core/src/main/java/io/grpc/internal/RetriableStream.java REFUSED transparent retry once",
+	},
+}
+
+// grpcDotnet is Grpc.Net.Client's GrpcChannel on its default SocketsHttpHandler,
+// which it builds with EnableMultipleHttp2Connections = true: at the server's
+// stream limit (Kestrel's 100) the channel opens another HTTP/2 connection rather
+// than queue, and behind a ClusterIP kube-proxy may send that one to another pod.
+// Idle connections close after a minute (PooledConnectionIdleTimeout). No default
+// deadline.
+var grpcDotnet = Profile{
+	Name:            "grpc-dotnet",
+	Summary:         "Grpc.Net.Client GrpcChannel, pick_first, another HTTP/2 connection at the stream limit",
+	Reuse:           "shared",
+	MaxPerHost:      0,
+	IdleTimeout:     time.Minute,
+	Protocol:        "grpc",
+	ClosesOnTimeout: true,
+	Sources: []string{
+		"grpc/grpc-dotnet@v2.80.0 src/Grpc.Net.Client/Balancer/Internal/ChildHandlerLoadBalancer.cs: default to pick_first",
+		"grpc/grpc-dotnet@v2.80.0 src/Shared/HttpHandlerFactory.cs new SocketsHttpHandler { EnableMultipleHttp2Connections = true }",
+		"dotnet/runtime src/libraries/Common/src/System/Net/Http/HttpHandlerDefaults.cs DefaultPooledConnectionIdleTimeout = TimeSpan.FromMinutes(1)",
+		"dotnet/runtime src/libraries/System.Net.Http/src/System/Net/Http/SocketsHttpHandler/Http2Connection.cs ProcessGoAwayFrame: streams above lastStreamId OnReset(canRetry: true)",
+	},
+}

@@ -1,0 +1,45 @@
+package simulate
+
+import "testing"
+
+// A gRPC channel keeps one connection, so behind a ClusterIP each client pod's
+// calls all go to one pod, and pods added by a scale-out get none. A server
+// maxConnectionAge sends GOAWAY on each connection within its age ±10 %: the
+// channels reconnect through kube-proxy and spread over the pods, new ones
+// included, with no call failing (those refused after a GOAWAY are retried).
+func TestGRPCPinningAndMaxConnectionAge(t *testing.T) {
+	for _, c := range []struct {
+		name, grpc string
+		newPodsGet bool
+	}{
+		{"pinned for ever", "", false},
+		{"maxConnectionAge 30s", "\n      grpc: {maxConnectionAge: 30s}", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := build(t, opts{replicas: 2, duration: "150s",
+				pod:    "      serviceTime: {distribution: exponential, mean: 1ms}" + c.grpc,
+				client: "    replicas: 4\n    threads: 4\n    library: grpc-go\n    thinkTime: {distribution: constant, value: 10ms}"})
+			r := runScaling(e, 60*sec, 6)
+			cl := r.Clients[0]
+			if r.Errors.Total() != 0 {
+				t.Errorf("errors %+v, want none", r.Errors)
+			}
+			var toNew int64
+			for _, p := range r.Pods {
+				if p.StartS > 0 {
+					toNew += p.Requests
+				}
+			}
+			// Each connection lives 27 to 33 s (its age, a round trip on): in 150 s a
+			// client pod opens 5 or 6, 20 to 24 in all.
+			opened := cl.ConnectionsOpened
+			t.Logf("%d connections opened, %d of %d calls to the new pods, peak %d open", opened, toNew, r.Requests.OK, cl.PeakOpen)
+			switch {
+			case !c.newPodsGet && (toNew != 0 || opened != 4):
+				t.Errorf("%d calls to the new pods over %d connections; want none, over one connection per client pod", toNew, opened)
+			case c.newPodsGet && (toNew == 0 || opened < 20 || opened > 24):
+				t.Errorf("%d calls to the new pods over %d connections; want some, over 20 to 24", toNew, opened)
+			}
+		})
+	}
+}
