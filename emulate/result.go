@@ -13,6 +13,7 @@ import (
 	"trafficlab/emulate/load"
 	"trafficlab/model/node"
 	"trafficlab/result"
+	"trafficlab/scenario"
 )
 
 // result fills the Result simulate fills, from the client pods' reports and the
@@ -229,6 +230,9 @@ func (c *cluster) clientResults() []result.Client {
 		spec := &c.sc.Spec.Clients[i]
 		rc := result.Client{Name: spec.Name, Target: spec.Target, Replicas: spec.Replicas, Threads: spec.Threads,
 			Library: spec.Library, Reuse: spec.Connections.Reuse}
+		if spec.Connections.Protocol != scenario.ProtocolHTTP1 {
+			rc.Protocol = spec.Connections.Protocol
+		}
 		if spec.Connections.MaxPerHost != nil {
 			rc.MaxPerHost = *spec.Connections.MaxPerHost
 		}

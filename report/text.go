@@ -583,9 +583,44 @@ func Explain(r *result.Result, svc string) string {
 			"(here %s a pod). ", connectionRange(pods))
 		more = ""
 	}
+	if grpcCallers(r, svc) {
+		return s + grpcRemedy(r, svc)
+	}
 	return s + "To spread it: " + more +
 		"recycle them (connections.maxLifetime, as .NET's PooledConnectionLifetime does), " +
 		"or balance per request with an L7 proxy (a service-mesh sidecar) or client-side load balancing."
+}
+
+// grpcCallers tells whether a client of svc speaks gRPC.
+func grpcCallers(r *result.Result, svc string) bool {
+	for _, c := range r.Clients {
+		if c.Target == svc && c.Protocol == "grpc" {
+			return true
+		}
+	}
+	return false
+}
+
+// grpcRemedy is how to spread gRPC channels' calls over svc's pods: a channel
+// keeps its one connection until the server ends it.
+func grpcRemedy(r *result.Result, svc string) string {
+	age := 0.0
+	for _, s := range r.Services {
+		if s.Name == svc {
+			age = s.GRPCMaxConnectionAgeS
+		}
+	}
+	s := "A gRPC channel keeps its connection (pick_first) until the server ends it or it breaks. To spread it: "
+	if age > 0 {
+		s = fmt.Sprintf("A gRPC channel keeps its connection (pick_first); the server ends each after %s (pod.grpc.maxConnectionAge), "+
+			"and the channel's next connection is picked anew, so over time the calls spread, but meanwhile each channel's "+
+			"calls go to the pod of its connection. To spread it further: a shorter age, ", GoDuration(age))
+	} else {
+		s += "have the server end connections as they age (pod.grpc.maxConnectionAge: each channel reconnects within the age, " +
+			"and kube-proxy picks a pod again), "
+	}
+	return s + "a channel per thread (reuse: per-thread), or balance per call: round_robin in the client over a headless " +
+		"Service's pods, or a service-mesh sidecar."
 }
 
 // clientsOf returns the clients of svc and, summed over them, the connections they

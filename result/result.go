@@ -126,6 +126,8 @@ type Service struct {
 	// TerminationGracePeriodS is terminationGracePeriodSeconds: from the deletion to
 	// SIGKILL, preStop included.
 	TerminationGracePeriodS float64 `json:"termination_grace_period_s"`
+	// GRPCMaxConnectionAgeS is its gRPC server's maxConnectionAge; 0 for none.
+	GRPCMaxConnectionAgeS float64 `json:"grpc_max_connection_age_s,omitempty"`
 	// IdleTimeoutS is how long its app keeps an HTTP/1.1 connection no request
 	// comes on (pod.idleTimeout); 0 for ever.
 	IdleTimeoutS float64 `json:"idle_timeout_s,omitempty"`
@@ -786,6 +788,8 @@ type Client struct {
 	Library string `json:"library"`
 	// Reuse is the connection reuse: none, per-thread or shared.
 	Reuse string `json:"reuse"`
+	// Protocol is what it speaks when it is not HTTP/1.1: http2 or grpc.
+	Protocol string `json:"protocol,omitempty"`
 	// MaxPerHost caps connections per pool; 0 = unlimited.
 	MaxPerHost int `json:"max_per_host"`
 	// MaxIdle caps idle connections kept per pool; 0 = unlimited.

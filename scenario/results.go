@@ -21,6 +21,9 @@ func (s *Scenario) ServiceConfigs() []result.Service {
 			TerminationGracePeriodS: (time.Duration(*pod.TerminationGracePeriodSeconds) * time.Second).Seconds(),
 			IdleTimeoutS:            pod.IdleTimeout.Duration.Seconds(),
 		}
+		if g := pod.GRPC; g != nil && g.MaxConnectionAge != nil {
+			rs.GRPCMaxConnectionAgeS = g.MaxConnectionAge.Duration.Seconds()
+		}
 		if d := pod.OnSigterm.DrainTimeout; d != nil && pod.OnSigterm.Action == SigtermDrain {
 			rs.DrainTimeoutS = d.Duration.Seconds()
 		}

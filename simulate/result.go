@@ -2,6 +2,7 @@ package simulate
 
 import (
 	"trafficlab/result"
+	"trafficlab/scenario"
 	"trafficlab/sim"
 	"trafficlab/simulate/faults"
 )
@@ -130,7 +131,7 @@ func (e *Engine) clientResults() []result.Client {
 		c := d.spec
 		rc := result.Client{
 			Name: c.Name, TimeoutS: c.Timeout.Duration.Seconds(), Target: c.Target, Replicas: c.Replicas, Threads: c.Threads,
-			Library: c.Library, Reuse: c.Connections.Reuse,
+			Library: c.Library, Reuse: c.Connections.Reuse, Protocol: resultProtocol(c.Connections.Protocol),
 			MaxPerHost: *c.Connections.MaxPerHost, MaxIdle: *c.Connections.MaxIdlePerHost,
 			MaxLifetimeS:      c.Connections.MaxLifetime.Duration.Seconds(),
 			ConnectionsOpened: d.opened, PeakOpen: d.peak, OpenAtEnd: d.open,
@@ -241,4 +242,13 @@ func (e *Engine) inFlight() int64 {
 		}
 	}
 	return n
+}
+
+// resultProtocol is a client's protocol as the Result records it: "" for
+// HTTP/1.1, the default.
+func resultProtocol(p string) string {
+	if p == scenario.ProtocolHTTP1 {
+		return ""
+	}
+	return p
 }
