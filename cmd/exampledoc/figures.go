@@ -25,6 +25,9 @@ var figures = map[string]generator{
 	"r2-rapid-table":     r2RapidTable,
 	"hpa-pooled-table":   hpaPooledTable,
 	"hpa-pooled-new-pod": hpaPooledNewPod,
+	"grpc-hpa-table":     grpcHPATable,
+	"grpc-hpa-pinned":    grpcHPAPinned,
+	"grpc-hpa-aged":      grpcHPAAged,
 	"r3-table":           r3Table,
 	"r3-cheap-logging":   r3CheapLogging,
 	"r3-anti-affinity":   r3AntiAffinity,
@@ -503,10 +506,14 @@ func rapidCell(r *result.Result) (string, error) {
 // The HPA scaling out under a pooled client.
 const hpaPooled = "hpa-scale-out-pooled-clients.yaml"
 
-var hpaPooledRows = []struct {
+// scaleOutRow is one run of a scale-out table: what the client is, and the
+// overrides that make it so.
+type scaleOutRow struct {
 	client string
 	sets   []string
-}{
+}
+
+var hpaPooledRows = []scaleOutRow{
 	{".NET, connections pooled forever", nil},
 	{".NET, with a connection lifetime", []string{"spec.clients[0].connections.maxLifetime=30s"}},
 	{"Go net/http", []string{"spec.clients[0].library=go-net-http"}},
@@ -524,17 +531,23 @@ func newPods(r *result.Result) []result.Pod {
 }
 
 func hpaPooledTable(l *lab) (string, error) {
+	return scaleOutTable(l, hpaPooled, hpaPooledRows, "requests")
+}
+
+// scaleOutTable runs file with each row's overrides and tables the pods the HPA
+// made, what the new ones got, and the throughput and p99; noun names the calls.
+func scaleOutTable(l *lab, file string, rows []scaleOutRow, noun string) (string, error) {
 	var runs []run
-	for _, row := range hpaPooledRows {
-		runs = append(runs, run{hpaPooled, row.sets})
+	for _, row := range rows {
+		runs = append(runs, run{file, row.sets})
 	}
 	rs, err := l.results(runs...)
 	if err != nil {
 		return "", err
 	}
 	b := &strings.Builder{}
-	fmt.Fprintf(b, "\n| client | pods (%s) | new pods' requests | throughput, p99 |\n|---|---|---|---|\n", ranWith(rs[0]))
-	for i, row := range hpaPooledRows {
+	fmt.Fprintf(b, "\n| client | pods (%s) | new pods' %s | throughput, p99 |\n|---|---|---|---|\n", ranWith(rs[0]), noun)
+	for i, row := range rows {
 		r := rs[i]
 		client := row.client
 		if row.sets != nil {
