@@ -68,8 +68,8 @@ func child(args []string) error {
 	return run()
 }
 
-// serve is the server every case talks to: each request gets body (after delay), and
-// /bulk?bytes=N gets N bytes. It prints its address, then, for each line on stdin, its
+// serve is the server every case talks to: each request gets body (after delay),
+// /close gets it with Connection: close, and /bulk?bytes=N gets N bytes. It prints its address, then, for each line on stdin, its
 // counts as JSON (srvStats); it exits when stdin closes.
 func serve(delay time.Duration) error {
 	ln, err := net.Listen("tcp4", "127.0.0.1:0")
@@ -95,6 +95,12 @@ func serve(delay time.Duration) error {
 				if !served {
 					conns.Add(1)
 				}
+			}
+			if r.URL.Path == closePath {
+				// The answer ends its connection: a client that keeps connections
+				// alive opens one per request (Node's fetch cannot send Connection:
+				// close itself).
+				w.Header().Set("Connection", "close")
 			}
 			if r.URL.Path == "/bulk" {
 				n, _ := strconv.ParseInt(r.URL.Query().Get("bytes"), 10, 64)

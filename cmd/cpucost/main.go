@@ -134,6 +134,7 @@ var cases = []caseDef{
 	{"ab", []string{"ab"}, abCase},
 	{"curl-loop", []string{"bash", "curl"}, curlLoop},
 	{"python-requests", []string{"python3"}, pythonRequests},
+	{"node", []string{"node"}, nodeClients},
 	{"java-httpclient", []string{"javac", "java"}, javaHTTPClient},
 	{"userspace-relay", nil, relayCase},
 }

@@ -151,6 +151,46 @@ func pythonRequests(e *env) ([]sample, error) {
 	})
 }
 
+//go:embed node_loop.js
+var nodeLoop []byte
+
+// closePath is the path the server answers with Connection: close.
+const closePath = "/close"
+
+// nodeWarmup requests warm V8's JIT before each measured loop.
+const nodeWarmup = 2000
+
+// nodeClients: Node.js's global fetch (undici) and http.get on the globalAgent, each
+// with connections kept alive and with a new connection per request (the server
+// closes each), one request at a time (node_loop.js).
+func nodeClients(e *env) ([]sample, error) {
+	script := filepath.Join(e.tmp, "node_loop.js")
+	if err := os.WriteFile(script, nodeLoop, 0o644); err != nil {
+		return nil, err
+	}
+	return e.repeat(func() ([]sample, error) {
+		var out []sample
+		for _, client := range []struct{ mode, name string }{{"fetch", "fetch (undici)"}, {"http", "http.get, globalAgent"}} {
+			var s [2]sample
+			for i, mode := range []string{client.mode, client.mode + "-close"} {
+				figure := client.name + ", per request on a kept connection"
+				if i == 1 {
+					figure = client.name + ", per request, a new connection each"
+				}
+				var err error
+				s[i], err = e.differential(e.srv, figure, 0, e.n, func(n int) []string {
+					return []string{"node", script, mode, strconv.Itoa(n), e.srv.url(), strconv.Itoa(nodeWarmup), secs(loopLimit)}
+				}, parseCounts)
+				if err != nil {
+					return nil, err
+				}
+			}
+			out = append(out, s[0], s[1], perConn(client.name+", per new connection", s[1], s[0]))
+		}
+		return out, nil
+	})
+}
+
 //go:embed HttpLoop.java
 var httpLoop []byte
 
