@@ -135,6 +135,7 @@ var cases = []caseDef{
 	{"curl-loop", []string{"bash", "curl"}, curlLoop},
 	{"python-requests", []string{"python3"}, pythonRequests},
 	{"node", []string{"node"}, nodeClients},
+	{"python-httpx-aiohttp", []string{"python3"}, pythonAsyncClients},
 	{"java-httpclient", []string{"javac", "java"}, javaHTTPClient},
 	{"userspace-relay", nil, relayCase},
 }

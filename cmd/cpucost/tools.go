@@ -191,6 +191,43 @@ func nodeClients(e *env) ([]sample, error) {
 	})
 }
 
+//go:embed pyclients_loop.py
+var pyClientsLoop []byte
+
+// pythonAsyncClients: one httpx.Client and one aiohttp.ClientSession, each on
+// kept connections and with the server closing each answer's connection, one
+// request at a time (pyclients_loop.py).
+func pythonAsyncClients(e *env) ([]sample, error) {
+	if _, err := e.runProc(anyCPU, false, "python3", "-c", "import httpx, aiohttp"); err != nil {
+		return nil, skipError{fmt.Errorf("python3 cannot import httpx and aiohttp (pip install httpx aiohttp): %w", err)}
+	}
+	script := filepath.Join(e.tmp, "pyclients_loop.py")
+	if err := os.WriteFile(script, pyClientsLoop, 0o644); err != nil {
+		return nil, err
+	}
+	return e.repeat(func() ([]sample, error) {
+		var out []sample
+		for _, client := range []string{"httpx", "aiohttp"} {
+			var s [2]sample
+			for i, mode := range []string{client, client + "-close"} {
+				figure := client + ", per request on a kept connection"
+				if i == 1 {
+					figure = client + ", per request, a new connection each"
+				}
+				var err error
+				s[i], err = e.differential(e.srv, figure, 0, e.n, func(n int) []string {
+					return []string{"python3", script, mode, strconv.Itoa(n), e.srv.url(), strconv.Itoa(pythonWarmup), secs(loopLimit)}
+				}, parseCounts)
+				if err != nil {
+					return nil, err
+				}
+			}
+			out = append(out, s[0], s[1], perConn(client+", per new connection", s[1], s[0]))
+		}
+		return out, nil
+	})
+}
+
 //go:embed HttpLoop.java
 var httpLoop []byte
 

@@ -83,6 +83,11 @@ var pythonHTTPX = Profile{
 		"encode/httpcore@1.0.9 httpcore/_sync/connection_pool.py _assign_requests_to_connections available_connections[0], max_keepalive_connections check",
 		"encode/httpcore@1.0.9 httpcore/_sync/http11.py has_expired server_disconnected, _receive_event RemoteProtocolError",
 	},
+	RequestCPU:    215 * time.Microsecond,
+	ConnectionCPU: 69100 * time.Nanosecond,
+	CPUSources: []string{
+		"cmd/cpucost -cases python-httpx-aiohttp on one core of an AMD EPYC (Linux 6.18), httpx 0.28.1 on CPython 3.11 against a local Go server: 215 µs a request on a kept connection, 285 µs when the server closes each, so 69.1 µs a new connection",
+	},
 }
 
 // pythonAiohttp is one aiohttp.ClientSession (TCPConnector) shared by the process.
@@ -116,5 +121,10 @@ var pythonAiohttp = Profile{
 		"aio-libs/aiohttp@v3.14.3 aiohttp/connector.py BaseConnector limit: int = 100, limit_per_host: int = 0, keepalive_timeout = 15.0, _get conns.popleft(), _release append",
 		"aio-libs/aiohttp@v3.14.3 aiohttp/client.py DEFAULT_TIMEOUT ClientTimeout(total=5 * 60, sock_connect=30)",
 		"aio-libs/aiohttp@v3.14.3 aiohttp/client.py IDEMPOTENT_METHODS, retry_persistent_connection (commit 6e3e53c67, first in v3.10.0)",
+	},
+	RequestCPU:    86200 * time.Nanosecond,
+	ConnectionCPU: 170 * time.Microsecond,
+	CPUSources: []string{
+		"cmd/cpucost -cases python-httpx-aiohttp on one core of an AMD EPYC (Linux 6.18), aiohttp 3.14.3 on CPython 3.11 against a local Go server, one request awaited at a time: 86.2 µs a request on a kept connection, 256 µs when the server closes each, so 170 µs a new connection",
 	},
 }
