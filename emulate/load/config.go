@@ -253,6 +253,8 @@ func (c *Config) checkConnections(bad func(format string, a ...any)) {
 	}
 	switch cn.Protocol {
 	case scenario.ProtocolHTTP1, scenario.ProtocolHTTP2:
+	case scenario.ProtocolGRPC:
+		bad("protocol grpc: this load generator does not speak gRPC yet; trafficlab simulate models it")
 	default:
 		bad("protocol %q: want %s or %s", cn.Protocol, scenario.ProtocolHTTP1, scenario.ProtocolHTTP2)
 	}
