@@ -137,6 +137,7 @@ var cases = []caseDef{
 	{"node", []string{"node"}, nodeClients},
 	{"python-httpx-aiohttp", []string{"python3"}, pythonAsyncClients},
 	{"java-httpclient", []string{"javac", "java"}, javaHTTPClient},
+	{"okhttp-apache", []string{"mvn", "javac", "java"}, jvmLibraries},
 	{"userspace-relay", nil, relayCase},
 }
 

@@ -286,3 +286,62 @@ func javaHTTPClient(e *env) ([]sample, error) {
 }
 
 func secs(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) }
+
+//go:embed LibLoop.java
+var libLoop []byte
+
+//go:embed jvmlibs.pom.xml
+var jvmLibsPom []byte
+
+// jvmLibraries: OkHttp and Apache HttpClient 5, at the versions library/jvm.go
+// cites, fetched by Maven, each with connections kept alive and with the server
+// closing each answer's connection, measured inside the JVM after the same
+// warm-ups as java-httpclient's (LibLoop.java).
+func jvmLibraries(e *env) ([]sample, error) {
+	dir := filepath.Join(e.tmp, "jvmlibs")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	pom, src, cpFile := filepath.Join(dir, "pom.xml"), filepath.Join(dir, "LibLoop.java"), filepath.Join(dir, "cp.txt")
+	for _, f := range []struct {
+		path string
+		data []byte
+	}{{pom, jvmLibsPom}, {src, libLoop}} {
+		if err := os.WriteFile(f.path, f.data, 0o644); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := e.runProc(anyCPU, false, "mvn", "-q", "-f", pom, "dependency:build-classpath", "-Dmdep.outputFile="+cpFile); err != nil {
+		return nil, skipError{fmt.Errorf("maven could not fetch OkHttp and HttpClient 5: %w", err)}
+	}
+	cp, err := os.ReadFile(cpFile)
+	if err != nil {
+		return nil, err
+	}
+	classpath := dir + ":" + strings.TrimSpace(string(cp))
+	if _, err := e.runProc(anyCPU, false, "javac", "-cp", classpath, "-d", dir, src); err != nil {
+		return nil, err
+	}
+	return e.repeat(func() ([]sample, error) {
+		var out []sample
+		for _, lib := range []struct{ mode, name string }{{"okhttp", "OkHttp 4.12"}, {"apache", "Apache HttpClient 5.6"}} {
+			var s [2]sample
+			for i, m := range []struct {
+				mode, figure string
+				warmup       int
+			}{
+				{lib.mode, lib.name + ", per request on a kept connection", 20000},
+				{lib.mode + "-close", lib.name + ", per request, a new connection each", 25000},
+			} {
+				var err error
+				s[i], _, err = e.inside(e.srv, m.figure, clientCPU, false, "java", "-cp", classpath, "LibLoop", m.mode,
+					strconv.Itoa(javaMaxN), e.srv.url(), strconv.Itoa(m.warmup), secs(javaWarmupLimit), secs(javaCPU), secs(loopLimit))
+				if err != nil {
+					return nil, err
+				}
+			}
+			out = append(out, s[0], s[1], perConn(lib.name+", per new connection", s[1], s[0]))
+		}
+		return out, nil
+	})
+}

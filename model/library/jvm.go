@@ -96,6 +96,11 @@ var okHTTP = Profile{
 		"square/okhttp@parent-4.12.0 okhttp/src/main/kotlin/okhttp3/OkHttpClient.kt readTimeout = 10_000, callTimeout = 0, retryOnConnectionFailure = true",
 		"square/okhttp@parent-4.12.0 okhttp/src/main/kotlin/okhttp3/internal/http/RetryAndFollowUpInterceptor.kt recover: the method is not consulted",
 	},
+	RequestCPU:    46700 * time.Nanosecond,
+	ConnectionCPU: 315 * time.Microsecond,
+	CPUSources: []string{
+		"cmd/cpucost -cases okhttp-apache on one core of an AMD EPYC (Linux 6.18), OkHttp 4.12.0 on JDK 17 after warm-up, against a local Go server: 46.7 µs a request on a kept connection, 362 µs when the server closes each, so 315 µs a new connection",
+	},
 }
 
 // apacheHTTPClient5 is Apache HttpClient 5 (classic), one CloseableHttpClient
@@ -137,5 +142,10 @@ var apacheHTTPClient5 = Profile{
 		"apache/httpcomponents-client@rel/v5.6.4 httpclient5/src/main/java/org/apache/hc/client5/http/config/RequestConfig.java DEFAULT_CONNECTION_REQUEST_TIMEOUT = Timeout.ofMinutes(3)",
 		"apache/httpcomponents-core@rel/v5.4.3 httpcore5/src/main/java/org/apache/hc/core5/pool/StrictConnPool.java free LIFO addFirst",
 		"apache/httpcomponents-client@rel/v5.6.4 httpclient5/src/main/java/org/apache/hc/client5/http/impl/DefaultHttpRequestRetryStrategy.java this(1, TimeValue.ofSeconds(1L)), handleAsIdempotent",
+	},
+	RequestCPU:    67700 * time.Nanosecond,
+	ConnectionCPU: 193 * time.Microsecond,
+	CPUSources: []string{
+		"cmd/cpucost -cases okhttp-apache on one core of an AMD EPYC (Linux 6.18), Apache HttpClient 5.6.4 (classic) on JDK 17 after warm-up, against a local Go server: 67.7 µs a request on a kept connection, 261 µs when the server closes each, so 193 µs a new connection",
 	},
 }
