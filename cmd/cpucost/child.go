@@ -41,6 +41,13 @@ func child(args []string) error {
 	case "relay":
 		backend := fs.String("backend", "", "host:port to relay to")
 		run = func() error { return relayDaemon(*backend) }
+	case "grpc-serve":
+		run = grpcServe
+	case "grpc-client":
+		addr := fs.String("addr", "", "host:port of the gRPC server")
+		n := fs.Int("n", 0, "calls")
+		reuse := fs.Bool("reuse", true, "one ClientConn for every call")
+		run = func() error { return grpcClient(*addr, *n, *reuse) }
 	case "go":
 		url := fs.String("url", "", "target")
 		n := fs.Int("n", 0, "requests")

@@ -129,6 +129,7 @@ type caseDef struct {
 
 var cases = []caseDef{
 	{"go-net-http", nil, goNetHTTP},
+	{"grpc-go", nil, grpcGo},
 	{"trafficlab-load", nil, trafficlabLoad},
 	{"vegeta", nil, vegetaCase},
 	{"ab", []string{"ab"}, abCase},
