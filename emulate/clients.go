@@ -1,7 +1,6 @@
 package emulate
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
@@ -93,7 +91,7 @@ func startClient(ctx context.Context, spawn func(*exec.Cmd) error, net *topo.Top
 		return cp, fmt.Errorf("client pod %s: %w", p.Name, err)
 	}
 	ready := make(chan struct{})
-	go cp.readStderr(errPipe, ready)
+	go cp.stderr.read(errPipe, "load: ready", ready) // load --stream's line (internal/cli streamReady)
 	go func() {
 		_ = cp.cmd.Wait()
 		close(cp.exited)
@@ -113,21 +111,6 @@ func startClient(ctx context.Context, spawn func(*exec.Cmd) error, net *topo.Top
 		return cp, ctx.Err()
 	case <-time.After(startTimeout):
 		return cp, fmt.Errorf("client pod %s was not ready within %v: %s", p.Name, startTimeout, cp.stderr)
-	}
-}
-
-// readStderr keeps the load generator's last lines for errors and says when it
-// waits for its start (load.streamReady, in internal/cli).
-func (cp *clientPod) readStderr(r io.Reader, ready chan<- struct{}) {
-	sc := bufio.NewScanner(r)
-	said := false
-	for sc.Scan() {
-		line := sc.Text()
-		cp.stderr.add(line)
-		if !said && strings.HasPrefix(line, "load: ready") {
-			said = true
-			close(ready)
-		}
 	}
 }
 

@@ -91,7 +91,7 @@ func startServer(ctx context.Context, spawn func(*exec.Cmd) error, net *topo.Top
 		return nil, fmt.Errorf("pod %s: %w", name, err)
 	}
 	listening := make(chan struct{})
-	go s.readStderr(errPipe, listening)
+	go s.stderr.read(errPipe, " listening on ", listening) // serve prints one line then
 	go func() {
 		_ = s.cmd.Wait()
 		close(s.exited)
@@ -158,17 +158,17 @@ func (sp *spawner) close() {
 	<-sp.done
 }
 
-// readStderr keeps the app's last lines for errors and says when it listens (serve
-// prints one line then).
-func (s *server) readStderr(r io.Reader, listening chan<- struct{}) {
+// read keeps the last lines a process writes on r, and closes seen at the first
+// line that holds marker: the line a pod's process prints once it is ready.
+func (t *tail) read(r io.Reader, marker string, seen chan<- struct{}) {
 	sc := bufio.NewScanner(r)
 	said := false
 	for sc.Scan() {
 		line := sc.Text()
-		s.stderr.add(line)
-		if !said && strings.Contains(line, " listening on ") {
+		t.add(line)
+		if !said && strings.Contains(line, marker) {
 			said = true
-			close(listening)
+			close(seen)
 		}
 	}
 }
