@@ -168,24 +168,35 @@ func nodeClients(e *env) ([]sample, error) {
 	if err := os.WriteFile(script, nodeLoop, 0o644); err != nil {
 		return nil, err
 	}
+	return e.keptAndClosed([][2]string{{"fetch", "fetch (undici)"}, {"http", "http.get, globalAgent"}},
+		func(mode string, n int) []string {
+			return []string{"node", script, mode, strconv.Itoa(n), e.srv.url(), strconv.Itoa(nodeWarmup), secs(loopLimit)}
+		})
+}
+
+// keptAndClosed measures each client (a mode and its name) of a script that prints
+// "attempts failed µs" (parseCounts): per request on a kept connection (mode), per
+// request when the server closes each (mode + "-close", to closePath), and their
+// difference, per new connection. argv is the script's command line for a mode and
+// a count.
+func (e *env) keptAndClosed(clients [][2]string, argv func(mode string, n int) []string) ([]sample, error) {
 	return e.repeat(func() ([]sample, error) {
 		var out []sample
-		for _, client := range []struct{ mode, name string }{{"fetch", "fetch (undici)"}, {"http", "http.get, globalAgent"}} {
+		for _, client := range clients {
+			mode, name := client[0], client[1]
 			var s [2]sample
-			for i, mode := range []string{client.mode, client.mode + "-close"} {
-				figure := client.name + ", per request on a kept connection"
+			for i, m := range []string{mode, mode + "-close"} {
+				figure := name + ", per request on a kept connection"
 				if i == 1 {
-					figure = client.name + ", per request, a new connection each"
+					figure = name + ", per request, a new connection each"
 				}
 				var err error
-				s[i], err = e.differential(e.srv, figure, 0, e.n, func(n int) []string {
-					return []string{"node", script, mode, strconv.Itoa(n), e.srv.url(), strconv.Itoa(nodeWarmup), secs(loopLimit)}
-				}, parseCounts)
+				s[i], err = e.differential(e.srv, figure, 0, e.n, func(n int) []string { return argv(m, n) }, parseCounts)
 				if err != nil {
 					return nil, err
 				}
 			}
-			out = append(out, s[0], s[1], perConn(client.name+", per new connection", s[1], s[0]))
+			out = append(out, s[0], s[1], perConn(name+", per new connection", s[1], s[0]))
 		}
 		return out, nil
 	})
@@ -205,27 +216,10 @@ func pythonAsyncClients(e *env) ([]sample, error) {
 	if err := os.WriteFile(script, pyClientsLoop, 0o644); err != nil {
 		return nil, err
 	}
-	return e.repeat(func() ([]sample, error) {
-		var out []sample
-		for _, client := range []string{"httpx", "aiohttp"} {
-			var s [2]sample
-			for i, mode := range []string{client, client + "-close"} {
-				figure := client + ", per request on a kept connection"
-				if i == 1 {
-					figure = client + ", per request, a new connection each"
-				}
-				var err error
-				s[i], err = e.differential(e.srv, figure, 0, e.n, func(n int) []string {
-					return []string{"python3", script, mode, strconv.Itoa(n), e.srv.url(), strconv.Itoa(pythonWarmup), secs(loopLimit)}
-				}, parseCounts)
-				if err != nil {
-					return nil, err
-				}
-			}
-			out = append(out, s[0], s[1], perConn(client+", per new connection", s[1], s[0]))
-		}
-		return out, nil
-	})
+	return e.keptAndClosed([][2]string{{"httpx", "httpx"}, {"aiohttp", "aiohttp"}},
+		func(mode string, n int) []string {
+			return []string{"python3", script, mode, strconv.Itoa(n), e.srv.url(), strconv.Itoa(pythonWarmup), secs(loopLimit)}
+		})
 }
 
 //go:embed HttpLoop.java
