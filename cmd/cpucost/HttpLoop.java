@@ -23,13 +23,26 @@ import java.time.Duration;
 
 public class HttpLoop {
     public static void main(String[] args) throws Exception {
-        String mode = args[0], url = args[2];
+        String mode = args[0];
+        HttpClient shared = client();
+        measure(args, args[2], url -> get(mode, shared, url));
+    }
+
+    // Getter makes one request to url and tells whether it got its answer; an
+    // IOException is a failed request.
+    interface Getter {
+        boolean get(String url) throws Exception;
+    }
+
+    // measure runs the loop the usage above describes, with the arguments there,
+    // sending the measured requests to target, and prints its loopResult JSON.
+    static void measure(String[] args, String target, Getter get) throws Exception {
+        String url = args[2];
         int n = Integer.parseInt(args[1]), warm = Integer.parseInt(args[3]);
         long warmLimit = seconds(args[4]), minCPU = seconds(args[5]), limit = seconds(args[6]);
-        HttpClient shared = client();
         long start = System.nanoTime();
         for (int i = 0; i < warm && System.nanoTime() - start < warmLimit; i++) {
-            get(mode, shared, url + "warm");
+            get.get(url + "warm");
         }
         var os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
         long[] ticks0 = ticks();
@@ -38,7 +51,13 @@ public class HttpLoop {
         int attempts = 0, failed = 0;
         while (attempts < n && os.getProcessCpuTime() - cpu0 < minCPU && System.nanoTime() - start < limit) {
             attempts++;
-            if (!get(mode, shared, url)) {
+            boolean ok;
+            try {
+                ok = get.get(target);
+            } catch (IOException e) {
+                ok = false;
+            }
+            if (!ok) {
                 failed++;
             }
         }
