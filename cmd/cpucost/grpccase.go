@@ -61,14 +61,15 @@ func grpcServe() error {
 	h := health.NewServer()
 	h.SetServingStatus(warmService, healthpb.HealthCheckResponse_SERVING)
 	s := grpc.NewServer(grpc.StatsHandler(connTagger{}),
-		grpc.UnaryInterceptor(func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+		grpc.UnaryInterceptor(func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+			// A connection counts when its first call is a measured one, as serve
+			// counts them.
+			served := ctx.Value(connKey{}).(*atomic.Bool).Swap(true)
 			if r, ok := req.(*healthpb.HealthCheckRequest); ok && r.GetService() != warmService {
 				calls.Add(1)
-				if first, _ := ctx.Value(connKey{}).(*atomic.Bool); first != nil && !first.Swap(true) {
+				if !served {
 					conns.Add(1)
 				}
-			} else if first, _ := ctx.Value(connKey{}).(*atomic.Bool); first != nil {
-				first.Store(true) // a warm-up connection
 			}
 			return handler(ctx, req)
 		}))
