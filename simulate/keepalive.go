@@ -45,16 +45,10 @@ func (e *Engine) trackIdle(id client.ConnID) {
 	a.closedAt[id] = 0
 }
 
-// requestArrived voids connection id's idle timer: a request reached the app.
-func (e *Engine) requestArrived(id client.ConnID) {
+// voidIdleTimer voids connection id's pending idle timer: a request reached the
+// app, or the connection closed.
+func (e *Engine) voidIdleTimer(id client.ConnID) {
 	if e.appCloses.on {
-		e.appCloses.gen[id]++
-	}
-}
-
-// connClosed voids connection id's idle timer: the connection is gone.
-func (e *Engine) connClosed(id client.ConnID) {
-	if e.appCloses.on && int(id) < len(e.appCloses.gen) {
 		e.appCloses.gen[id]++
 	}
 }

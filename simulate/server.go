@@ -130,7 +130,7 @@ func (e *Engine) arrive(ji int32) {
 			return
 		}
 	}
-	e.requestArrived(j.conn)
+	e.voidIdleTimer(j.conn) // the connection is busy, not idle
 	switch e.life.Phase(j.pod) {
 	case lifecycle.Running:
 	case lifecycle.Gone:

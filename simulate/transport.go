@@ -118,7 +118,7 @@ func (e *Engine) trackConn(id client.ConnID) {
 func (e *Engine) closeWire(id client.ConnID) {
 	seq := e.connSeq[id]
 	e.connSeq[id]++
-	e.connClosed(id)
+	e.voidIdleTimer(id)
 	if e.net != nil {
 		e.net.Close(id, seq)
 	}
