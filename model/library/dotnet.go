@@ -49,4 +49,11 @@ var dotnetHTTPClient = Profile{
 		"gvanrossum/http-get-perf README.md: net-http-client, one static HttpClient in 64 loops, 28,099 requests/s on a 1-core client (.NET Core 3.1): at most 35.6 µs a request, the kernel's share included",
 		"no public CPU figure for a new connection, nor for one sequential caller; .NET cannot be run on this project's machine to measure one",
 	},
+	// Whether System.Net.NameResolution caches on Linux is not established; the
+	// docs say HttpClient resolves only when it opens a connection.
+	Resolution: &Resolution{Pick: AddressFirst, Sources: []string{
+		"dotnet/runtime@01b9a79719d8 src/libraries/System.Net.Http/src/System/Net/Http/SocketsHttpHandler/ConnectionPool/HttpConnectionPool.cs ConnectToTcpHostAsync: new DnsEndPoint(host, port)",
+		"dotnet/runtime@00e5fccdc062 src/libraries/System.Net.Sockets/src/System/Net/Sockets/SocketAsyncEventArgs.cs DnsConnectAsync: Try each address in turn",
+		"dotnet/docs@076fb78ec958 docs/fundamentals/networking/http/httpclient-guidelines.md: HttpClient only resolves DNS entries when a connection is created",
+	}},
 }

@@ -39,6 +39,11 @@ var grpcGo = Profile{
 	CPUSources: []string{
 		"cmd/cpucost -cases grpc-go on one core of an AMD EPYC (Linux 6.18), grpc-go v1.83.1 unary health checks against a local grpc-go server: 46.9 µs a call on one ClientConn, 271 µs on a new ClientConn each, so 224 µs a new ClientConn and its connection",
 	},
+	Resolution: &Resolution{Pick: AddressFirst, Reresolve: 30 * time.Second, Sources: append([]string{
+		"grpc/grpc-go@v1.83.1 internal/resolver/dns/dns_resolver.go MinResolutionInterval = 30 * time.Second: wait for the next ResolveNow, and 30 seconds at the very least",
+		"grpc/grpc-go@v1.83.1 clientconn.go: Refresh the name resolver on any connection loss",
+		"grpc/grpc-go@v1.83.1 balancer/pickfirst/pickfirst.go ShuffleAddressList false unless configured; keeps a READY SubConn still in the new address list",
+	}, goNames.Sources...)},
 }
 
 // grpcJava is grpc-java's ManagedChannel (Netty or OkHttp transport). Calls beyond
@@ -60,6 +65,10 @@ var grpcJava = Profile{
 		"grpc/grpc-java@v1.83.1 netty/src/main/java/io/grpc/netty/NettyClientHandler.java StreamBufferingEncoder; goingAway RpcProgress.REFUSED",
 		"grpc/grpc-java@v1.83.1 core/src/main/java/io/grpc/internal/RetriableStream.java REFUSED transparent retry once",
 	},
+	Resolution: &Resolution{Cache: jvmNames.Cache, Pick: AddressFirst, Reresolve: 30 * time.Second, SkipsEarly: true, Sources: append([]string{
+		"grpc/grpc-java@v1.83.1 core/src/main/java/io/grpc/internal/DnsNameResolver.java DEFAULT_NETWORK_CACHE_TTL_SECONDS = 30; refresh returns unless cacheRefreshRequired()",
+		"grpc/grpc-java@v1.83.1 core/src/main/java/io/grpc/internal/PickFirstLoadBalancer.java: refreshNameResolution on IDLE or TRANSIENT_FAILURE",
+	}, jvmNames.Sources...)},
 }
 
 // grpcDotnet is Grpc.Net.Client's GrpcChannel on its default SocketsHttpHandler,
@@ -82,4 +91,11 @@ var grpcDotnet = Profile{
 		"dotnet/runtime src/libraries/Common/src/System/Net/Http/HttpHandlerDefaults.cs DefaultPooledConnectionIdleTimeout = TimeSpan.FromMinutes(1)",
 		"dotnet/runtime src/libraries/System.Net.Http/src/System/Net/Http/SocketsHttpHandler/Http2Connection.cs ProcessGoAwayFrame: streams above lastStreamId OnReset(canRetry: true)",
 	},
+	// With a dns:/// address, which round_robin needs; on http:// the channel hands
+	// SocketsHttpHandler the name, which resolves it for each new connection.
+	Resolution: &Resolution{Pick: AddressFirst, Reresolve: 15 * time.Second, Sources: []string{
+		"grpc/grpc-dotnet@v2.80.0 src/Grpc.Net.Client/Balancer/DnsResolver.cs MinimumDnsResolutionRate = TimeSpan.FromSeconds(15): a refresh sooner waits",
+		"grpc/grpc-dotnet@v2.80.0 src/Grpc.Net.Client/Balancer/ResolverFactory.cs new DnsResolverFactory(Timeout.InfiniteTimeSpan): no periodic refresh",
+		"grpc/grpc-dotnet@v2.80.0 src/Grpc.Net.Client/Balancer/PickFirstBalancer.cs RefreshResolver when the subchannel goes Idle",
+	}},
 }

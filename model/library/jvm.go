@@ -53,6 +53,12 @@ var javaHTTPClient = Profile{
 	CPUSources: []string{
 		"cmd/cpucost on one core of an AMD EPYC (Linux 6.18, Go 1.26), against a local Go server: JDK 17 java.net.http.HttpClient after warm-up: 82.6 µs a request on a shared client, 222 µs with Connection: close, so 139 µs a new connection (a new HttpClient per request: 3.0 ms)",
 	},
+	// It connects to getByName's one address, the first, and tries no other.
+	Resolution: &Resolution{Cache: jvmNames.Cache, Pick: AddressFirst, OneAddress: true, Sources: append([]string{
+		"openjdk/jdk@jdk-25.0.3 src/java.net.http/share/classes/jdk/internal/net/http/HttpRequestImpl.java getAddress: new InetSocketAddress(host, port)",
+		"openjdk/jdk@jdk-25.0.3 src/java.base/share/classes/java/net/InetAddress.java getByName: return InetAddress.getAllByName(host)[0]",
+		"openjdk/jdk@jdk-25.0.3 src/java.net.http/share/classes/jdk/internal/net/http/PlainHttpConnection.java connectAsync: chan.connect(Utils.resolveAddress(address))",
+	}, jvmNames.Sources...)},
 }
 
 // okHTTP is OkHttp 4.12 (and 5.x) with one OkHttpClient shared by the process,
@@ -101,6 +107,10 @@ var okHTTP = Profile{
 	CPUSources: []string{
 		"cmd/cpucost -cases okhttp-apache on one core of an AMD EPYC (Linux 6.18), OkHttp 4.12.0 on JDK 17 after warm-up, against a local Go server: 46.7 µs a request on a kept connection, 362 µs when the server closes each, so 315 µs a new connection",
 	},
+	Resolution: &Resolution{Cache: jvmNames.Cache, Pick: AddressFirst, Sources: append([]string{
+		"square/okhttp@parent-4.12.0 okhttp/src/main/kotlin/okhttp3/Dns.kt SYSTEM: InetAddress.getAllByName(hostname).toList(), in the order they will be attempted",
+		"square/okhttp@parent-4.12.0 okhttp/src/main/kotlin/okhttp3/internal/connection/RouteSelector.kt: one route per address, in order; failed routes postponed",
+	}, jvmNames.Sources...)},
 }
 
 // apacheHTTPClient5 is Apache HttpClient 5 (classic), one CloseableHttpClient
@@ -148,4 +158,8 @@ var apacheHTTPClient5 = Profile{
 	CPUSources: []string{
 		"cmd/cpucost -cases okhttp-apache on one core of an AMD EPYC (Linux 6.18), Apache HttpClient 5.6.4 (classic) on JDK 17 after warm-up, against a local Go server: 67.7 µs a request on a kept connection, 261 µs when the server closes each, so 193 µs a new connection",
 	},
+	Resolution: &Resolution{Cache: jvmNames.Cache, Pick: AddressFirst, Sources: append([]string{
+		"apache/httpcomponents-client@rel/v5.6.4 httpclient5/src/main/java/org/apache/hc/client5/http/SystemDefaultDnsResolver.java resolve: InetAddress.getAllByName",
+		"apache/httpcomponents-client@rel/v5.6.4 httpclient5/src/main/java/org/apache/hc/client5/http/impl/io/DefaultHttpClientConnectionOperator.java connect: retrying connection to the next address",
+	}, jvmNames.Sources...)},
 }

@@ -88,6 +88,9 @@ type Profile struct {
 	SteadyMilliCPU int64
 	// CPUSources say where each CPU figure was measured or published.
 	CPUSources []string
+	// Resolution is how it resolves a headless Service; nil where that is not
+	// researched, and a headless target is refused.
+	Resolution *Resolution
 }
 
 // profiles is every known library.
@@ -107,6 +110,7 @@ func Lookup(name string) (Profile, bool) {
 	p := profiles[i]
 	p.Sources = slices.Clone(p.Sources) // the table stays as cited, whatever callers do
 	p.CPUSources = slices.Clone(p.CPUSources)
+	p.Resolution = p.Resolution.clone()
 	return p, true
 }
 

@@ -54,6 +54,31 @@ var want = []Profile{
 		Protocol: "http1", Timeout: 60 * time.Second, IdlePick: PickLIFO, ClosesOnTimeout: true, RetriesStaleIdempotent: true},
 }
 
+// wantResolution pins how each library resolves a headless Service's name.
+var wantResolution = map[string]string{
+	"ab":                       "first answer kept, first address only",
+	"ab-keepalive":             "first answer kept, first address only",
+	"curl-loop":                "a lookup per connection, first address",
+	"dotnet-httpclient":        "a lookup per connection, first address",
+	"fortio":                   "first answer kept, addresses in turn only",
+	"go-net-http":              "a lookup per connection, first address",
+	"java-httpclient":          "answer kept 30s, first address only",
+	"python-requests":          "a lookup per connection, first address",
+	"vegeta":                   "first answer kept, a random address only",
+	"node-undici":              "a lookup per connection, first address",
+	"node-http-agent":          "a lookup per connection, first address",
+	"okhttp":                   "answer kept 30s, first address",
+	"apache-httpclient5":       "answer kept 30s, first address",
+	"python-httpx":             "a lookup per connection, first address",
+	"python-aiohttp":           "answer kept 10s, addresses in turn",
+	"rust-reqwest":             "a lookup per connection, first address",
+	"nginx":                    "first answer kept, addresses in turn",
+	"grpc-go":                  "answer kept until a connection is lost, then again at most every 30s, first address",
+	"grpc-java":                "answer kept until a connection is lost, then again at most every 30s (sooner: not at all), first address",
+	"grpc-dotnet":              "answer kept until a connection is lost, then again at most every 15s, first address",
+	"nginx-upstream-keepalive": "not modelled",
+}
+
 func TestProfileValues(t *testing.T) {
 	for _, w := range want {
 		t.Run(w.Name, func(t *testing.T) {
@@ -64,7 +89,13 @@ func TestProfileValues(t *testing.T) {
 			if got.Summary == "" {
 				t.Error("no Summary")
 			}
-			got.Summary, got.Sources, got.CPUSources = "", nil, nil
+			if res, want := got.Resolution.String(), wantResolution[w.Name]; res != want {
+				t.Errorf("resolution %q, want %q", res, want)
+			}
+			if got.Resolution != nil && len(got.Resolution.Sources) == 0 {
+				t.Error("resolution without sources")
+			}
+			got.Summary, got.Sources, got.CPUSources, got.Resolution = "", nil, nil, nil
 			if !reflect.DeepEqual(got, w) {
 				t.Errorf("got  %+v\nwant %+v", got, w)
 			}

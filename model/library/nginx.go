@@ -21,6 +21,13 @@ var nginxProxy = Profile{
 		"nginx/nginx@release-1.30.4 src/http/modules/ngx_http_proxy_module.c merge: http_version NGX_HTTP_VERSION_11, read_timeout 60000",
 		"nginx/nginx@release-1.28.0 src/http/modules/ngx_http_proxy_module.c merge: NGX_HTTP_VERSION_10, Connection: close",
 	},
+	// proxy_pass resolves its name when the configuration loads; each address
+	// becomes a peer, and requests, each on a new connection, go round robin.
+	Resolution: &Resolution{Cache: CacheForever, Pick: AddressRotate, Sources: []string{
+		"nginx/nginx@release-1.29.8 src/http/ngx_http_upstream_round_robin.c ngx_http_upstream_init_round_robin: an upstream implicitly defined by proxy_pass, ngx_inet_resolve_host",
+		"nginx/nginx@release-1.29.8 src/http/ngx_http_upstream_round_robin.c ngx_http_upstream_get_peer: smooth weighted round robin",
+		"nginx/nginx@release-1.29.8 src/http/modules/ngx_http_proxy_module.c proxy_next_upstream default error|timeout: a refused peer, the next",
+	}},
 }
 
 // nginxUpstreamKeepalive is nginx 1.30 proxying to an explicit upstream {} block,

@@ -47,6 +47,9 @@ var pythonRequests = Profile{
 	CPUSources: []string{
 		"cmd/cpucost on one core of an AMD EPYC (Linux 6.18, Go 1.26), against a local Go server: requests 2.34 / urllib3 2.7 on CPython 3.11: 401 µs a request on a reused Session, 482 µs with Connection: close, so 81.4 µs a new connection (requests.get, a new Session as well: 544 µs)",
 	},
+	Resolution: &Resolution{Pick: AddressFirst, Sources: append([]string{
+		"urllib3/urllib3@2.2.3 src/urllib3/util/connection.py create_connection: for res in socket.getaddrinfo(...), sock.connect(sa), except OSError: next",
+	}, getaddrinfoNames...)},
 }
 
 // pythonHTTPX is one httpx.Client (httpcore underneath) shared by the process.
@@ -88,6 +91,10 @@ var pythonHTTPX = Profile{
 	CPUSources: []string{
 		"cmd/cpucost -cases python-httpx-aiohttp on one core of an AMD EPYC (Linux 6.18), httpx 0.28.1 on CPython 3.11 against a local Go server: 215 µs a request on a kept connection, 285 µs when the server closes each, so 69.1 µs a new connection",
 	},
+	Resolution: &Resolution{Pick: AddressFirst, Sources: append([]string{
+		"encode/httpcore@1.0.9 httpcore/_backends/sync.py connect_tcp: socket.create_connection",
+		"python/cpython@v3.11.7 Lib/socket.py create_connection: for res in getaddrinfo(host, port, 0, SOCK_STREAM)",
+	}, getaddrinfoNames...)},
 }
 
 // pythonAiohttp is one aiohttp.ClientSession (TCPConnector) shared by the process.
@@ -127,4 +134,10 @@ var pythonAiohttp = Profile{
 	CPUSources: []string{
 		"cmd/cpucost -cases python-httpx-aiohttp on one core of an AMD EPYC (Linux 6.18), aiohttp 3.14.3 on CPython 3.11 against a local Go server, one request awaited at a time: 86.2 µs a request on a kept connection, 256 µs when the server closes each, so 170 µs a new connection",
 	},
+	// TCPConnector caches answers 10 s and hands each new connection the cached
+	// addresses rotated by one: round robin over the pods of one answer.
+	Resolution: &Resolution{Cache: 10 * time.Second, Pick: AddressRotate, Sources: []string{
+		"aio-libs/aiohttp@v3.14.3 aiohttp/connector.py TCPConnector use_dns_cache: bool = True, ttl_dns_cache: int | None = 10",
+		"aio-libs/aiohttp@v3.14.3 aiohttp/connector.py _DNSCacheTable.next_addrs: Consume one more element to shift internal state of cycle",
+	}},
 }

@@ -37,4 +37,8 @@ var rustReqwest = Profile{
 		"hyperium/hyper-util@v0.1.20 src/client/legacy/client.rs retry_canceled_requests: true, TrySendError::Retryable only for an unstarted request",
 		"seanmonstar/reqwest@v0.13.4 src/retry.rs Classifier::ProtocolNacks: HTTP/2 GOAWAY NO_ERROR and REFUSED_STREAM only",
 	},
+	Resolution: &Resolution{Pick: AddressFirst, Sources: append([]string{
+		"seanmonstar/reqwest@v0.12.28 src/async_impl/client.rs: GaiResolver::new() unless hickory-dns",
+		"hyperium/hyper-util@v0.1.20 src/client/legacy/connect/dns.rs GaiResolver: to_socket_addrs on every connect; http.rs ConnectingTcp: for addr in addrs, next on error",
+	}, getaddrinfoNames...)},
 }

@@ -25,6 +25,11 @@ var curlLoop = Profile{
 	CPUSources: []string{
 		"cmd/cpucost on one core of an AMD EPYC (Linux 6.18, Go 1.26), against a local Go server: curl 7.88 run by bash once per request: 5.0 ms a request, its process start, connection and close included (so no separate connection cost)",
 	},
+	// A new process per request: its 60 s host cache never serves a second one.
+	Resolution: &Resolution{Pick: AddressFirst, Sources: append([]string{
+		"curl/curl@curl-8_21_0 lib/url.c dns_cache_timeout_ms = 60000, kept in the process's multi handle",
+		"curl/curl@curl-8_10_1 lib/connect.c addr_first_match; baller_start_next: the next address after a failure",
+	}, getaddrinfoNames...)},
 }
 
 // ab is ApacheBench (httpd 2.4 support/ab.c) without -k: a new connection per
@@ -55,6 +60,12 @@ var ab = Profile{
 	CPUSources: []string{
 		"cmd/cpucost on one core of an AMD EPYC (Linux 6.18, Go 1.26), against a local Go server: ab 2.3 -c 10: 7.96 µs a request with -k, 37.2 µs without, so 29.2 µs a new connection",
 	},
+	// It resolves once, and every connection goes to the first address that
+	// connected: one pod for the run.
+	Resolution: &Resolution{Cache: CacheForever, Pick: AddressFirst, OneAddress: true, Sources: []string{
+		"apache/httpd@2.4.62 support/ab.c test: apr_sockaddr_info_get(&destsa, connecthost, ...) once per run",
+		"apache/httpd@2.4.62 support/ab.c start_connect: apr_socket_connect(c->aprsock, destsa); destsa->next only while good == 0",
+	}},
 }
 
 // abKeepalive is `ab -k`: each of the -c slots keeps one connection and sends its
@@ -86,6 +97,12 @@ var abKeepalive = Profile{
 	CPUSources: []string{
 		"cmd/cpucost on one core of an AMD EPYC (Linux 6.18, Go 1.26), against a local Go server: ab 2.3 -k -c 10: 7.96 µs a request; a new connection 29.2 µs (ab without -k)",
 	},
+	// It resolves once, and every connection goes to the first address that
+	// connected: one pod for the run.
+	Resolution: &Resolution{Cache: CacheForever, Pick: AddressFirst, OneAddress: true, Sources: []string{
+		"apache/httpd@2.4.62 support/ab.c test: apr_sockaddr_info_get(&destsa, connecthost, ...) once per run",
+		"apache/httpd@2.4.62 support/ab.c start_connect: apr_socket_connect(c->aprsock, destsa); destsa->next only while good == 0",
+	}},
 }
 
 // vegeta is tsenart/vegeta's attacker: one Go http.Transport shared by its
@@ -123,6 +140,12 @@ var vegeta = Profile{
 		"cmd/cpucost on one core of an AMD EPYC (Linux 6.18, Go 1.26), against a local Go server: vegeta v12.13.0 attacking with keep-alive spent 65.3, 45.9 and 39.8 µs a request sent at 2,000, 4,000 and 8,000 requests/s; a steady 68 millicores (its pacer, timers and runtime) and 31.3 µs a request fit 2,000 and 8,000, and give 48.3 µs at 4,000, inside that step's spread (40.7–55.7)",
 		"a new connection: Go net/http's 66.9 µs (vegeta dials with it); with a 10 ms timeout that every request hit, each then on a new connection, vegeta spent 87.7 µs a request on one core, 111 µs on two",
 	},
+	// Its dialer caches answers for the run (-dns-ttl 0s: forever) and dials a
+	// random cached address, only that one: pods added later get no connection.
+	Resolution: &Resolution{Cache: CacheForever, Pick: AddressRandom, OneAddress: true, Sources: []string{
+		"tsenart/vegeta@v12.13.0 attack.go -dns-ttl: Cache DNS lookups for the given duration [-1 = disabled, 0 = forever] (default 0s)",
+		"tsenart/vegeta@v12.13.0 lib/attack.go DNSCaching: rng.Shuffle(len(ips), ...); ips = firstOfEachIPFamily(ips)",
+	}},
 }
 
 // fortio is fortio load with its default fast HTTP/1.1 client: each of the -c
@@ -157,4 +180,10 @@ var fortio = Profile{
 		"fortio/fortio@v1.75.2 fhttp/http_client.go FastClient.StreamFetch 'recurse once', readResponse RetryOnce, codeIsOK",
 	},
 	CPUSources: []string{"no public figure for fortio's CPU over HTTP, and cmd/cpucost does not run fortio: not modelled"},
+	// -dns-method cached-rr: the first answer, kept for the run, a new
+	// connection taking the next address in turn; a refusal is an error.
+	Resolution: &Resolution{Cache: CacheForever, Pick: AddressRotate, OneAddress: true, Sources: []string{
+		"fortio/fortio@v1.75.2 fnet/network.go FlagResolveMethod = dflag.New(\"cached-rr\", ...); dnsRoundRobin over dnsAddrs, never cleared",
+		"fortio/fortio@v1.75.2 fhttp/http_client.go connect: resolve when making new connections; Unable to connect, no other address",
+	}},
 }
