@@ -39,6 +39,8 @@ func unsupported(sc *scenario.Scenario) error {
 		s := &spec.Services[i]
 		path := fmt.Sprintf("spec.services[%d]", i)
 		switch {
+		case s.Headless():
+			return not(path+".clusterIP", "a headless Service (cluster DNS) is")
 		case s.Sidecar != nil:
 			return not(path+".sidecar", "an Envoy sidecar is")
 		case s.Pod.Client != nil && s.Pod.Client.PropagateDeadline:

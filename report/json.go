@@ -25,7 +25,8 @@ func JSON(w io.Writer, r *result.Result) error {
 func TimelineCSV(w io.Writer, r *result.Result) error {
 	svcs := services(r)
 	head := []string{"t_s", "interval_s", "requests", "errors", "p99_ms"}
-	for k := range result.ErrorKinds {
+	kinds := ShownKinds(r.Errors)
+	for _, k := range kinds {
 		head = append(head, k.String())
 	}
 	for _, s := range svcs {
@@ -48,7 +49,7 @@ func TimelineCSV(w io.Writer, r *result.Result) error {
 			p99 = fmt.Sprintf("%g", p.P99MS)
 		}
 		fmt.Fprintf(b, "%g,%g,%d,%d,%s", p.TS, length, p.Requests, p.Errors, p99)
-		for kind := range result.ErrorKinds {
+		for _, kind := range kinds {
 			fmt.Fprintf(b, ",%d", k.Of(kind))
 		}
 		for _, s := range svcs {
@@ -58,4 +59,17 @@ func TimelineCSV(w io.Writer, r *result.Result) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// ShownKinds are the error kinds a list of every kind shows for a run with errors
+// e: all, but those shown only when seen (result.ErrorKind.OnlyWhenSeen) that it
+// did not see.
+func ShownKinds(e result.Errors) []result.ErrorKind {
+	var out []result.ErrorKind
+	for k := range result.ErrorKinds {
+		if e.Of(k) > 0 || !k.OnlyWhenSeen() {
+			out = append(out, k)
+		}
+	}
+	return out
 }

@@ -141,7 +141,7 @@ func interruptedGauge(r *result.Result) int64 {
 func runFamilies(r *result.Result) []*promFamily {
 	info := runInfo(r)
 	errs := promFam("trafficlab_errors_total", "counter", "Failed requests by error kind, as the client saw them.")
-	for k := range result.ErrorKinds {
+	for _, k := range ShownKinds(r.Errors) {
 		errs.add(promInt(r.Errors.Of(k)), "kind", k.String())
 	}
 	return []*promFamily{

@@ -302,6 +302,9 @@ func kinds(e result.Errors) []string {
 	if e.HTTP503 > 0 {
 		out = append(out, plural(e.HTTP503, "request")+" "+result.ErrorHTTP503.Words())
 	}
+	if e.NoSuchHost > 0 {
+		out = append(out, plural(e.NoSuchHost, "request")+" "+result.ErrorNoSuchHost.Words())
+	}
 	return out
 }
 
@@ -649,6 +652,10 @@ func unattributed(r *result.Result, e result.Errors) string {
 	if e.HTTP503 > 0 {
 		s = append(s, "503s with no pod to blame are a sidecar's own answers: no healthy upstream, "+
 			"its circuit breakers overflowing, or its retries spent.")
+	}
+	if e.NoSuchHost > 0 {
+		s = append(s, "Names that did not resolve are headless Services that had no ready pod: "+
+			"DNS answers NXDOMAIN until one is ready again.")
 	}
 	return strings.Join(s, " ")
 }

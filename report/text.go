@@ -67,13 +67,17 @@ func Text(w io.Writer, r *result.Result) error {
 }
 
 // errorColumns are the Errors line's kinds and counts: the connection's kinds
-// always, 503 when a sidecar could answer one or any request got one.
+// always, 503 when a sidecar could answer one or any request got one, and no
+// such host when a name did not resolve.
 func errorColumns(r *result.Result) (kinds, counts []string) {
 	e := r.Errors
 	kinds = []string{"timeout", "refused", "reset", "closed"}
 	n := []int64{e.Timeout, e.ConnectionRefused, e.ConnectionReset, e.ConnectionClosed}
 	if len(r.Sidecars) > 0 || e.HTTP503 > 0 {
 		kinds, n = append(kinds, "503"), append(n, e.HTTP503)
+	}
+	if e.NoSuchHost > 0 {
+		kinds, n = append(kinds, "no such host"), append(n, e.NoSuchHost)
 	}
 	for _, c := range n {
 		counts = append(counts, fmt.Sprint(c))

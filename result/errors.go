@@ -14,6 +14,7 @@ const (
 	ErrorConnectionReset
 	ErrorConnectionClosed
 	ErrorHTTP503
+	ErrorNoSuchHost
 	// ErrorKinds is how many kinds there are: range over it for each in order.
 	ErrorKinds
 )
@@ -24,10 +25,15 @@ var errorKinds = [ErrorKinds]struct{ name, words string }{
 	ErrorConnectionReset:   {"connection_reset", "reset"},
 	ErrorConnectionClosed:  {"connection_closed", "cut off"},
 	ErrorHTTP503:           {"http_503", "answered 503"},
+	ErrorNoSuchHost:        {"no_such_host", "found no such host"},
 }
 
 // String is the kind's name, as Errors' JSON and every Request's Error spell it.
 func (k ErrorKind) String() string { return errorKinds[k].name }
+
+// OnlyWhenSeen tells whether lists of every kind leave k out while no request had
+// it, as the JSON does: a name that did not resolve needs a headless Service.
+func (k ErrorKind) OnlyWhenSeen() bool { return k == ErrorNoSuchHost }
 
 // Words say what befell a request of this kind, for prose: "19 requests timed out".
 func (k ErrorKind) Words() string { return errorKinds[k].words }
@@ -55,6 +61,8 @@ func (e *Errors) count(k ErrorKind) *int64 {
 		return &e.ConnectionClosed
 	case ErrorHTTP503:
 		return &e.HTTP503
+	case ErrorNoSuchHost:
+		return &e.NoSuchHost
 	}
 	panic(fmt.Sprintf("result: no error kind %d", k))
 }

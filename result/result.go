@@ -489,6 +489,9 @@ type Sidecar struct {
 	Overflows int64 `json:"overflows"`
 	// HTTP503 counts every 503 it answered.
 	HTTP503 int64 `json:"http_503"`
+	// NoSuchHost: a headless Service's name did not resolve, because it had no
+	// ready pod (DNS answers NXDOMAIN). Present only when some did.
+	NoSuchHost int64 `json:"no_such_host,omitempty"`
 }
 
 // TCP counts segment-level events over all connections of the run.
@@ -648,6 +651,9 @@ type Errors struct {
 	// HTTP503: a sidecar answered 503: no ready endpoint, a circuit breaker overflowed,
 	// or the connection to the pod failed beyond its retries.
 	HTTP503 int64 `json:"http_503"`
+	// NoSuchHost: a headless Service's name did not resolve, because it had no
+	// ready pod (DNS answers NXDOMAIN). Present only when some did.
+	NoSuchHost int64 `json:"no_such_host,omitempty"`
 }
 
 // Latency percentiles and extremes in milliseconds.

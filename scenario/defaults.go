@@ -424,6 +424,9 @@ func defaultConnections(conn *Connections, p library.Profile) {
 	if conn.Protocol == "" {
 		conn.Protocol = p.Protocol
 	}
+	if conn.Protocol == ProtocolGRPC && conn.LoadBalancing == "" {
+		conn.LoadBalancing = PickFirst
+	}
 	if Multiplexed(conn.Protocol) {
 		conn.HTTP2 = defaultWindows(conn.HTTP2, defaultClientStreamWindow, defaultClientConnWindow)
 	}

@@ -83,10 +83,28 @@ func scaling(direction, rule string) []string {
 const clientFields = "name, target, replicas, threads, rate, rateCurve, arrival, maxInFlight, thinkTime, overhead, timeout, library, connections, phases, repeat, request, sidecar, work, resources, placement"
 
 // loadErrorCases edit base into bad input; FuzzLoad starts from them too.
+// headlessTail is base from the service's replicas on; headlessWith makes the
+// service headless and gives its client one more line.
+const headlessTail = "    replicas: 2\n    pod:\n      serviceTime: {distribution: exponential, mean: 1ms}\n  clients:\n  - name: caller\n    target: web\n    threads: 2"
+
+func headlessWith(line string) string {
+	return "    replicas: 2\n    clusterIP: None" + strings.TrimPrefix(headlessTail, "    replicas: 2") + "\n    " + line
+}
+
 var loadErrorCases = []struct {
 	name, old, new string
 	want           string
 }{
+	{"clusterIP other than None", "    replicas: 2", "    replicas: 2\n    clusterIP: 198.18.0.10",
+		`9:16: spec.services[0].clusterIP: must be None (a headless Service) or left out`},
+	{"loadBalancing without grpc", "    threads: 2", "    threads: 2\n    connections: {loadBalancing: round_robin}",
+		`15:34: spec.clients[0].connections.loadBalancing: applies only with protocol: grpc`},
+	{"unknown loadBalancing", "    threads: 2", "    threads: 2\n    library: grpc-go\n    connections: {loadBalancing: random}",
+		`16:34: spec.clients[0].connections.loadBalancing: unknown policy "random"; valid: pick_first, round_robin`},
+	{"headless through a library not modelled", headlessTail, headlessWith("library: nginx-upstream-keepalive"),
+		`spec.clients[0].target: service web is headless, and how nginx-upstream-keepalive resolves a name to several pods is not modelled`},
+	{"headless through a sidecar", headlessTail, headlessWith("sidecar: {}"),
+		`spec.clients[0].target: service web is headless: a sidecar's routing to its pods is not modelled yet`},
 	{"unknown key", "    threads: 2", "    thread: 2",
 		`14:5: unknown field "thread" in spec.clients[0]; known fields: ` + clientFields},
 	{"unknown top-level key", "kind: Scenario", "kind: Scenario\nstatus: {}",
@@ -374,6 +392,8 @@ func TestLoadWarnings(t *testing.T) {
 	}{
 		{"service with no replicas", "    replicas: 2", "    replicas: 0",
 			`f.yaml:13:13: warning: spec.clients[0].target: service web has 0 replicas: kube-proxy REJECTs its ClusterIP and every connection is refused`},
+		{"headless service with no replicas", "    replicas: 2", "    replicas: 0\n    clusterIP: None",
+			`f.yaml:14:13: warning: spec.clients[0].target: service web has 0 replicas: DNS answers its name NXDOMAIN and every connection fails, no such host`},
 		{"ipvs scheduler without ipvs", "  services:", "  cluster: {ipvsScheduler: lc}\n  services:",
 			`f.yaml:6:28: warning: spec.cluster.ipvsScheduler: applies only with proxyMode ipvs; ignored with iptables`},
 		{"unused distribution field", "mean: 1ms}", "mean: 1ms, value: 2ms}",
@@ -530,6 +550,9 @@ func TestDefaultsLibrary(t *testing.T) {
 				Protocol: p.Protocol}
 			if Multiplexed(p.Protocol) {
 				want.HTTP2 = defaultWindows(nil, defaultClientStreamWindow, defaultClientConnWindow)
+			}
+			if p.Protocol == ProtocolGRPC {
+				want.LoadBalancing = PickFirst // every gRPC library's default policy
 			}
 			if got := sc.Spec.Clients[0].Connections; !reflect.DeepEqual(got, want) {
 				t.Errorf("connections %s, want the profile's %s", fmtConn(got), fmtConn(want))

@@ -178,11 +178,18 @@ type Network struct {
 	CongestionControl string `yaml:"congestionControl"`
 }
 
-// Service is a ClusterIP Service and the Deployment behind it.
+// Service is a Service and the Deployment behind it.
 type Service struct {
 	// Name of the Service and its Deployment, a DNS label; clients target it by this
 	// name, and its pods are NAME-0, NAME-1, ... Required.
 	Name string `yaml:"name"`
+	// ClusterIP: None makes the Service headless: kube-proxy programs nothing for
+	// it, and cluster DNS answers its name with the ready pods' own addresses, a
+	// new random order each time, as CoreDNS does. Each client's library then
+	// picks a pod for every new connection (see `trafficlab libraries`, DNS
+	// column), and a gRPC channel with round_robin connects to each. Unset: a
+	// ClusterIP, which kube-proxy balances.
+	ClusterIP string `yaml:"clusterIP"`
 	// Replicas at the start; with an autoscaler, its initial replica count. 0 pods
 	// make kube-proxy reject the ClusterIP. Default: 0.
 	Replicas int `yaml:"replicas"`
@@ -614,6 +621,18 @@ const (
 	ProtocolGRPC = "grpc"
 )
 
+// ClusterIPNone is a headless Service's clusterIP.
+const ClusterIPNone = "None"
+
+// gRPC load-balancing policies.
+const (
+	PickFirst  = "pick_first"
+	RoundRobin = "round_robin"
+)
+
+// Headless tells whether the Service has no ClusterIP.
+func (s *Service) Headless() bool { return s.ClusterIP == ClusterIPNone }
+
 // Multiplexed tells whether protocol multiplexes requests as HTTP/2 streams on a
 // connection: http2 and grpc.
 func Multiplexed(protocol string) bool { return protocol == ProtocolHTTP2 || protocol == ProtocolGRPC }
@@ -656,6 +675,12 @@ type Connections struct {
 	// multiplexed as http2's, on the connection of a gRPC channel, which a grpc-*
 	// library keeps as gRPC does). Default: http1, or the library's.
 	Protocol string `yaml:"protocol"`
+	// LoadBalancing is a gRPC channel's policy: pick_first (one connection, to the
+	// first address its target resolves to) or round_robin (a connection to every
+	// address, calls taken in turn). Behind a ClusterIP both see one address;
+	// round_robin spreads only over a headless Service. With grpc only. Default:
+	// the library's policy, pick_first for every gRPC library.
+	LoadBalancing string `yaml:"loadBalancing"`
 	// HTTP2 is the client's HTTP/2 receive windows, for answers; with http2 only.
 	// Default: 4 MiB per stream and 1 GiB per connection, Go's transport.
 	HTTP2 *HTTP2Windows `yaml:"http2"`

@@ -205,6 +205,9 @@ func (v *validator) services(svcs []Service, duration time.Duration) map[string]
 		if s.Replicas < 0 {
 			v.errorf(path+".replicas", "must not be negative")
 		}
+		if s.ClusterIP != "" && !s.Headless() {
+			v.errorf(path+".clusterIP", "must be None (a headless Service) or left out; trafficlab gives every other Service a ClusterIP")
+		}
 		pod := path + ".pod"
 		if s.Pod.CPU != nil && s.Pod.CPU.Sign() <= 0 {
 			v.errorf(pod+".cpu", "must be greater than 0; leave it out for no limit")
@@ -615,7 +618,7 @@ func (v *validator) clients(clients []Client, services map[string]*Service, node
 		case !ok:
 			v.errorf(at("target"), "no service named %q; %s", c.Target, svcNames)
 		case svc.Replicas == 0:
-			v.warnf(at("target"), "service %s has 0 replicas: kube-proxy REJECTs its ClusterIP and every connection is refused", c.Target)
+			v.warnf(at("target"), "%s", noReplicas(svc, "connection"))
 		}
 		if c.Replicas < 1 {
 			v.errorf(at("replicas"), "must be at least 1")
@@ -630,6 +633,9 @@ func (v *validator) clients(clients []Client, services map[string]*Service, node
 			}
 		}
 		v.connections(path+".connections", &c.Connections)
+		if svc, ok := services[c.Target]; ok && svc.Headless() {
+			v.headlessCaller(at("target"), c.Target, c.Library, c.Sidecar != nil)
+		}
 		v.request(path, &c.Request)
 		if c.Sidecar != nil {
 			v.sidecar(path, c.Sidecar)
@@ -647,6 +653,26 @@ func (v *validator) clients(clients []Client, services map[string]*Service, node
 		if pl := c.Placement; pl != nil {
 			v.placement(at("placement"), pl.NodeSelector, pl.Affinity, pl.Tolerations)
 		}
+	}
+}
+
+// noReplicas is the warning for a Service called with no pods, whose calls (what)
+// all fail.
+func noReplicas(svc *Service, what string) string {
+	if svc.Headless() {
+		return fmt.Sprintf("service %s has 0 replicas: DNS answers its name NXDOMAIN and every %s fails, no such host", svc.Name, what)
+	}
+	return fmt.Sprintf("service %s has 0 replicas: kube-proxy REJECTs its ClusterIP and every %s is refused", svc.Name, what)
+}
+
+// headlessCaller checks a caller of headless service name, at path: its library
+// must say how it resolves the name, and no sidecar may stand between.
+func (v *validator) headlessCaller(path, name, lib string, sidecar bool) {
+	if p, ok := library.Lookup(lib); ok && p.Resolution == nil {
+		v.errorf(path, "service %s is headless, and how %s resolves a name to several pods is not modelled; call it with another library, or give it a ClusterIP", name, lib)
+	}
+	if sidecar {
+		v.errorf(path, "service %s is headless: a sidecar's routing to its pods is not modelled yet; give it a ClusterIP", name)
 	}
 }
 
@@ -770,6 +796,13 @@ func (v *validator) connections(conn string, c *Connections) {
 		v.errorf(conn+".maxIdlePerHost", "must not be negative; 0 is unlimited")
 	}
 	v.oneOf(conn+".protocol", "protocol", c.Protocol, protocols)
+	if c.LoadBalancing != "" {
+		if c.Protocol != ProtocolGRPC {
+			v.errorf(conn+".loadBalancing", "applies only with protocol: grpc; an HTTP library picks an address for each new connection itself (see trafficlab libraries)")
+		} else {
+			v.oneOf(conn+".loadBalancing", "policy", c.LoadBalancing, []string{PickFirst, RoundRobin})
+		}
+	}
 	if w := c.HTTP2; w != nil && !Multiplexed(c.Protocol) {
 		v.errorf(conn+".http2", "applies only with protocol: http2 or grpc")
 	} else {

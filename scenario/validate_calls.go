@@ -36,9 +36,18 @@ func (v *validator) calls(svcs []Service, services map[string]*Service) {
 			c := &p.Calls[j]
 			if c.Parallel == nil {
 				v.call(step, c, services, known)
-				continue
+			} else {
+				v.parallel(step, c, services, known)
 			}
-			v.parallel(step, c, services, known)
+			for k, callee := range append([]Call{*c}, c.Parallel...) {
+				at := step + ".service"
+				if k > 0 {
+					at = fmt.Sprintf("%s.parallel[%d].service", step, k-1)
+				}
+				if svc, ok := services[callee.Service]; ok && svc.Headless() {
+					v.headlessCaller(at, callee.Service, p.Client.Library, svcs[i].Sidecar != nil)
+				}
+			}
 		}
 	}
 	v.cycles(svcs)
@@ -76,7 +85,7 @@ func (v *validator) call(at string, c *Call, services map[string]*Service, known
 	case !ok:
 		v.errorf(at+".service", "no service named %q; %s", c.Service, known)
 	case svc.Replicas == 0 && svc.Autoscaler == nil:
-		v.warnf(at+".service", "service %s has 0 replicas: kube-proxy REJECTs its ClusterIP and every call is refused", c.Service)
+		v.warnf(at+".service", "%s", noReplicas(svc, "call"))
 	}
 	if c.Timeout.Duration <= 0 {
 		v.errorf(at+".timeout", "must be greater than 0")

@@ -35,6 +35,7 @@ const (
 	kindReset       = firstErrorKind + kind(result.ErrorConnectionReset)
 	kindClosed      = firstErrorKind + kind(result.ErrorConnectionClosed)
 	kindUnavailable = firstErrorKind + kind(result.ErrorHTTP503)
+	kindNoSuchHost  = firstErrorKind + kind(result.ErrorNoSuchHost)
 	nKinds          = firstErrorKind + kind(result.ErrorKinds)
 )
 
@@ -59,6 +60,7 @@ func (k kind) String() string {
 // matters: a cancelled or expired context explains the network error it caused.
 func classify(err error) kind {
 	var ne net.Error
+	var dnsErr *net.DNSError
 	switch {
 	case errors.Is(err, context.Canceled):
 		// Only the generator cancels requests: the run ended or aborted.
@@ -66,6 +68,8 @@ func classify(err error) kind {
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, os.ErrDeadlineExceeded),
 		errors.As(err, &ne) && ne.Timeout():
 		return kindTimeout
+	case errors.As(err, &dnsErr) && dnsErr.IsNotFound:
+		return kindNoSuchHost
 	case errors.Is(err, syscall.ECONNREFUSED):
 		return kindRefused
 	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):

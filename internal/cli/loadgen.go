@@ -394,7 +394,7 @@ func writeLoadText(w io.Writer, r *load.Report) error {
 	}
 	p("Throughput\t%.1f/s answered, %.1f/s sent", r.ThroughputRPS, r.RateRPS)
 	kinds := make([]string, 0, result.ErrorKinds)
-	for k := range result.ErrorKinds {
+	for _, k := range report.ShownKinds(r.Errors) {
 		kinds = append(kinds, fmt.Sprintf("%s %d", k, r.Errors.Of(k)))
 	}
 	p("Errors\t%s", strings.Join(kinds, ", "))

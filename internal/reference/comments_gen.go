@@ -130,6 +130,7 @@ var generated = Comments{
 			"ConnectionRefused": "ConnectionRefused: the connection was refused (RST to the SYN, or kube-proxy's\nREJECT of a Service without endpoints).",
 			"ConnectionReset":   "ConnectionReset: the connection was reset with the request on it.",
 			"HTTP503":           "HTTP503: a sidecar answered 503: no ready endpoint, a circuit breaker overflowed,\nor the connection to the pod failed beyond its retries.",
+			"NoSuchHost":        "NoSuchHost: a headless Service's name did not resolve, because it had no\nready pod (DNS answers NXDOMAIN). Present only when some did.",
 			"Timeout":           "Timeout: no answer within the client's timeout.",
 		},
 	},
@@ -477,6 +478,7 @@ var generated = Comments{
 			"CPUUtilization":    "CPUUtilization is the CPU used over its limit (or over the node's cores without\none); CPUCores the mean cores used.",
 			"Direction":         "Direction: inbound (in front of a service's app), outbound (a client's), or\nboth (a service's whose app also called other services through it: its\nrequests count both ways).",
 			"HTTP503":           "HTTP503 counts every 503 it answered.",
+			"NoSuchHost":        "NoSuchHost: a headless Service's name did not resolve, because it had no\nready pod (DNS answers NXDOMAIN). Present only when some did.",
 			"Node":              "Node the pod ran on, whose cores the sidecar's workers used; empty when not\nrecorded.",
 			"Overflows":         "Overflows are requests a circuit breaker refused.",
 			"Pod":               "Pod the sidecar is in.",
@@ -723,6 +725,7 @@ var generated = Comments{
 		Fields: map[string]string{
 			"HTTP2":          "HTTP2 is the client's HTTP/2 receive windows, for answers; with http2 only.\nDefault: 4 MiB per stream and 1 GiB per connection, Go's transport.",
 			"IdleTimeout":    "IdleTimeout closes a connection idle for this long. Default: 0, never.",
+			"LoadBalancing":  "LoadBalancing is a gRPC channel's policy: pick_first (one connection, to the\nfirst address its target resolves to) or round_robin (a connection to every\naddress, calls taken in turn). Behind a ClusterIP both see one address;\nround_robin spreads only over a headless Service. With grpc only. Default:\nthe library's policy, pick_first for every gRPC library.",
 			"MaxIdlePerHost": "MaxIdlePerHost caps idle connections kept per pool; extra ones close after use.\nDefault: 0, unlimited.",
 			"MaxLifetime":    "MaxLifetime retires a connection this old when it is next returned to the pool\n(.NET PooledConnectionLifetime). Default: 0, never.",
 			"MaxPerHost":     "MaxPerHost caps connections per pool; requests beyond it wait. Default: 0,\nunlimited.",
@@ -1090,9 +1093,10 @@ var generated = Comments{
 		},
 	},
 	"trafficlab/scenario.Service": {
-		Doc: "Service is a ClusterIP Service and the Deployment behind it.",
+		Doc: "Service is a Service and the Deployment behind it.",
 		Fields: map[string]string{
 			"Autoscaler":      "Autoscaler is a HorizontalPodAutoscaler on the Deployment. Unset: none.",
+			"ClusterIP":       "ClusterIP: None makes the Service headless: kube-proxy programs nothing for\nit, and cluster DNS answers its name with the ready pods' own addresses, a\nnew random order each time, as CoreDNS does. Each client's library then\npicks a pod for every new connection (see `trafficlab libraries`, DNS\ncolumn), and a gRPC channel with round_robin connects to each. Unset: a\nClusterIP, which kube-proxy balances.",
 			"MinReadySeconds": "MinReadySeconds is the Deployment's: a new pod counts as available only after\nbeing Ready this long. Default: 0.",
 			"Name":            "Name of the Service and its Deployment, a DNS label; clients target it by this\nname, and its pods are NAME-0, NAME-1, ... Required.",
 			"Pod":             "Pod is the pod template: the app's container, its resources, how it serves\nrequests, starts and stops. Required.",
