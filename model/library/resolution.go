@@ -31,6 +31,17 @@ type Resolution struct {
 	Sources []string
 }
 
+// ResolutionOf is how library lib resolves, nil where not modelled; a client that
+// names no library resolves as Go does, with a lookup per new connection and its
+// first address.
+func ResolutionOf(lib string) *Resolution {
+	if lib == "" {
+		return goNames.clone()
+	}
+	p, _ := Lookup(lib)
+	return p.Resolution
+}
+
 // CacheForever is a Resolution.Cache that never expires.
 const CacheForever = time.Duration(math.MaxInt64)
 
