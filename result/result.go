@@ -128,6 +128,9 @@ type Service struct {
 	TerminationGracePeriodS float64 `json:"termination_grace_period_s"`
 	// GRPCMaxConnectionAgeS is its gRPC server's maxConnectionAge; 0 for none.
 	GRPCMaxConnectionAgeS float64 `json:"grpc_max_connection_age_s,omitempty"`
+	// Headless: it has no ClusterIP (clusterIP: None); clients connect to the pods
+	// its name resolves to.
+	Headless bool `json:"headless,omitempty"`
 	// IdleTimeoutS is how long its app keeps an HTTP/1.1 connection no request
 	// comes on (pod.idleTimeout); 0 for ever.
 	IdleTimeoutS float64 `json:"idle_timeout_s,omitempty"`
@@ -166,6 +169,25 @@ type PathShare struct {
 	// PodShare is that pod's share of the slow requests' time, 0 to 1; absent with
 	// no pod.
 	PodShare float64 `json:"pod_share,omitempty"`
+}
+
+// Resolution is how a client resolves a headless Service's name, as its library
+// does.
+type Resolution struct {
+	// CacheS is how long it keeps an answer: 0 looks the name up for every new
+	// connection, -1 keeps the first answer for the run.
+	CacheS float64 `json:"cache_s"`
+	// Pick is the address a new connection takes: first, rotate (the next in
+	// turn) or random.
+	Pick string `json:"pick"`
+	// OneAddress: a connection tries no other address when its own refuses.
+	OneAddress bool `json:"one_address,omitempty"`
+	// ReresolveS: a gRPC channel keeps its addresses, and resolves again after it
+	// loses a connection, at most once per this many seconds; 0 for other clients.
+	ReresolveS float64 `json:"reresolve_s,omitempty"`
+	// SkipsEarly: a channel that loses a connection sooner than ReresolveS after
+	// its last resolution does not resolve again, rather than wait.
+	SkipsEarly bool `json:"skips_early,omitempty"`
 }
 
 // Edge is one service's calls to another: every call its pods made to it.
@@ -796,6 +818,10 @@ type Client struct {
 	Reuse string `json:"reuse"`
 	// Protocol is what it speaks when it is not HTTP/1.1: http2 or grpc.
 	Protocol string `json:"protocol,omitempty"`
+	// LoadBalancing is a gRPC channel's policy: pick_first or round_robin.
+	LoadBalancing string `json:"load_balancing,omitempty"`
+	// Resolution is how it resolved its target's name, when the target is headless.
+	Resolution *Resolution `json:"resolution,omitempty"`
 	// MaxPerHost caps connections per pool; 0 = unlimited.
 	MaxPerHost int `json:"max_per_host"`
 	// MaxIdle caps idle connections kept per pool; 0 = unlimited.

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"trafficlab/model/kubelet"
+	"trafficlab/model/library"
 	"trafficlab/result"
 )
 
@@ -20,6 +21,7 @@ func (s *Scenario) ServiceConfigs() []result.Service {
 			PreStopS:                sigterm.Seconds(),
 			TerminationGracePeriodS: (time.Duration(*pod.TerminationGracePeriodSeconds) * time.Second).Seconds(),
 			IdleTimeoutS:            pod.IdleTimeout.Duration.Seconds(),
+			Headless:                svc.Headless(),
 		}
 		if g := pod.GRPC; g != nil && g.MaxConnectionAge != nil {
 			rs.GRPCMaxConnectionAgeS = g.MaxConnectionAge.Duration.Seconds()
@@ -28,6 +30,21 @@ func (s *Scenario) ServiceConfigs() []result.Service {
 			rs.DrainTimeoutS = d.Duration.Seconds()
 		}
 		out = append(out, rs)
+	}
+	return out
+}
+
+// ClientResolution is how client library lib resolves a headless Service's name
+// (library.ResolutionOf), for the Result; nil where that is not modelled.
+func ClientResolution(lib string) *result.Resolution {
+	r := library.ResolutionOf(lib)
+	if r == nil {
+		return nil
+	}
+	out := &result.Resolution{CacheS: r.Cache.Seconds(), Pick: r.Pick, OneAddress: r.OneAddress,
+		ReresolveS: r.Reresolve.Seconds(), SkipsEarly: r.SkipsEarly}
+	if r.Cache == library.CacheForever {
+		out.CacheS = -1
 	}
 	return out
 }

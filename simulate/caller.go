@@ -77,6 +77,15 @@ func (e *Engine) acquire(si int32) {
 	s.pod = -1
 	s.waited = 0
 	p := &e.pools[s.pool]
+	if d.roundRobin {
+		e.goAways(s.pool)
+		if e.acquireRoundRobin(si) {
+			return
+		}
+		p.Opening()
+		e.open(si)
+		return
+	}
 	if d.http2 {
 		e.goAways(s.pool)
 		id, ok, expired := p.TakeStream(now, &e.conns, e.expired[:0])
@@ -146,6 +155,7 @@ const (
 	errReset       = uint8(result.ErrorConnectionReset)
 	errClosed      = uint8(result.ErrorConnectionClosed) // EOF before any answer: the server closed the connection
 	errUnavailable = uint8(result.ErrorHTTP503)          // a 503 from a sidecar: no upstream, overflow, or retries spent
+	errNoSuchHost  = uint8(result.ErrorNoSuchHost)       // a headless Service's name did not resolve
 	errKinds       = uint8(result.ErrorKinds)
 	// errRefusedStream is not an error the client sees: an HTTP/2 stream the server
 	// refused after GOAWAY, which the client resends.
@@ -463,6 +473,7 @@ func (e *Engine) registerCallers() {
 	e.evReset = e.k.Register(e.onReset)
 	e.evClosed = e.k.Register(e.onClosed)
 	e.evRedial = e.k.Register(e.onRedial)
+	e.evNoSuchHost = e.k.Register(e.onNoSuchHost)
 	e.evRefusedStream = e.k.Register(e.onRefusedStream)
 	e.evClientCPU = e.k.Register(e.onClientCPU)
 	e.evProxyCPU = e.k.Register(e.onProxyCPU)

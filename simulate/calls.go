@@ -193,7 +193,8 @@ func (e *Engine) callSlot(pi, k int32) int32 {
 		// With a sidecar, the calls leave through the pod's Envoy, which balances per
 		// request over the callee's endpoints.
 		// Its calls' CPU is the app's: it runs on the pod's own container.
-		cp := clientPod{dep: ed.dep, node: p.node, entry: p.node, name: p.name, envoy: p.envoy, from: pi, grp: p.grp}
+		cp := clientPod{dep: ed.dep, node: p.node, entry: p.node, name: p.name, envoy: p.envoy, from: pi, grp: p.grp,
+			resolver: e.resolverFor(d, p.name)}
 		cp.pool = e.newPool(d, ci)
 		e.cpods = append(e.cpods, cp)
 		d.pods = append(d.pods, ci)

@@ -11,6 +11,7 @@ import (
 	"trafficlab/placement"
 	"trafficlab/scenario"
 	"trafficlab/sim"
+	"trafficlab/simulate/resolver"
 )
 
 // clientDeployment is one client Deployment of the scenario.
@@ -35,6 +36,10 @@ type clientDeployment struct {
 	windows                [2]int64 // HTTP/2 receive windows of its pods: stream, connection
 	http2                  bool
 	pods                   []int32
+	// resolve is how its pods resolve a headless target (headless.go); roundRobin
+	// is a gRPC channel's round_robin over one.
+	headless, roundRobin bool
+	resolve              resolver.Spec
 
 	open, peak, opened int64
 	requests, errors   int64
@@ -67,6 +72,8 @@ type clientPod struct {
 	aborted int64   // runs the client library aborted
 	envoy   int32   // its sidecar in the mesh, or -1
 	from    int32   // the service pod whose calls it makes, or -1 for a client's pod
+	// resolver is its process's resolver of a headless target; -1 for a ClusterIP.
+	resolver resolver.ID
 	// grp is its container's CPU on its node, nil when its client spends none;
 	// senders how many requests its open loop prepares at once (0: no bound), and
 	// late the arrivals waiting for one, by when they fell due (clientcpu.go).
@@ -146,7 +153,8 @@ func (e *Engine) addClient(di int32, c *scenario.Client) error {
 		if e.check {
 			continue
 		}
-		cp := clientPod{dep: di, node: int32(node), entry: int32(node), pool: -1, name: name, envoy: -1, from: -1}
+		cp := clientPod{dep: di, node: int32(node), entry: int32(node), pool: -1, name: name, envoy: -1, from: -1,
+			resolver: e.resolverFor(dep, name)}
 		if c.EntryNode != "" {
 			cp.entry = e.nodeIndex(c.EntryNode)
 		}
@@ -204,6 +212,7 @@ func (e *Engine) newDeployment(c *scenario.Client, svc int32) clientDeployment {
 		d.limits.Streams = e.services[svc].streams
 	}
 	d.perThread = conn.Reuse == scenario.ReusePerThread
+	e.headlessTarget(&d, c)
 	return d
 }
 

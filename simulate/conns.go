@@ -19,6 +19,7 @@ func (e *Engine) goAways(pi int32) {
 		if p.Retire(&e.conns, id) {
 			e.closeAny(id)
 		}
+		e.channelLost(e.poolOwner[pi])
 		i--
 	}
 }
@@ -98,8 +99,14 @@ func (e *Engine) release(d *clientDeployment, pi int32, id client.ConnID, closeA
 // closeConn tears down a connection the pool has already let go of.
 func (e *Engine) closeConn(d *clientDeployment, id client.ConnID) {
 	c := e.conns.Get(id)
-	if c.Pod >= 0 {
-		e.balancer(e.poolOwner[c.Pool]).Disconnected(c.Pod)
+	ci := e.poolOwner[c.Pool]
+	switch {
+	case e.cpods[ci].resolver >= 0:
+		if !c.Retired {
+			e.channelLost(ci) // a GOAWAY told the channel already
+		}
+	case c.Pod >= 0:
+		e.balancer(ci).Disconnected(c.Pod)
 	}
 	d.open--
 	e.closeWire(id)
@@ -126,6 +133,9 @@ func (e *Engine) wakeWaiter(pi int32) {
 	}
 	w, ok := p.NextWaiter(e.live)
 	if !ok {
+		return
+	}
+	if p.RoundRobin && e.acquireRoundRobin(w.Slot) {
 		return
 	}
 	p.Opening()

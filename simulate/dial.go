@@ -7,12 +7,17 @@ import (
 	"trafficlab/simulate/network"
 )
 
-// dial opens a connection for slot si through its node's kube-proxy.
+// dial opens a connection for slot si through its node's kube-proxy, or straight
+// to a pod of a headless Service.
 func (e *Engine) dial(si int32) {
 	e.gotConn(si)
 	s := &e.slots[si]
 	s.state = dialing
 	cp := &e.cpods[s.cpod]
+	if cp.resolver >= 0 {
+		e.dialHeadless(si)
+		return
+	}
 	if cp.envoy >= 0 {
 		e.dialEnvoy(si)
 		return
@@ -56,13 +61,20 @@ func (e *Engine) dial(si int32) {
 		}
 		return
 	}
+	b.Connected(ep)
+	e.connect(si, ep)
+}
+
+// connect opens slot si's connection to pod ep, which listens, and sends its
+// request on it.
+func (e *Engine) connect(si, ep int32) {
+	s := &e.slots[si]
 	d := &e.deps[e.cpods[s.cpod].dep]
 	id := e.conns.New(ep, s.pool, e.k.Now())
 	e.openWire(id, network.ClientEnd(s.cpod), ep)
 	if d.http2 {
 		e.pools[s.pool].AddStreamConn(&e.conns, id)
 	}
-	b.Connected(ep)
 	d.reach(ep, len(e.pods))
 	d.open++
 	d.opened++

@@ -15,3 +15,16 @@ func (e *Engine) Usable(si int32) []kubeproxy.Endpoint {
 	}
 	return kubeproxy.Usable(states, nil)
 }
+
+// Ready is the pods of service si whose Ready condition holds now: what cluster DNS
+// answers for a headless Service.
+func (e *Engine) Ready(si int32) []kubeproxy.Endpoint {
+	var ready []kubeproxy.Endpoint
+	for _, id := range e.services[si].pods {
+		st := e.life.Pod(id)
+		if kubeproxy.Conditions(id, st.Ready, st.Deleting).Ready {
+			ready = append(ready, id)
+		}
+	}
+	return ready
+}

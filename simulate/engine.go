@@ -25,6 +25,7 @@ import (
 	"trafficlab/simulate/loadgen"
 	"trafficlab/simulate/mesh"
 	"trafficlab/simulate/network"
+	"trafficlab/simulate/resolver"
 )
 
 // Engine is one simulation run: the wiring of the subsystems that own their state
@@ -43,6 +44,7 @@ type Engine struct {
 
 	// Subsystems.
 	routing     *endpoints.Routing
+	resolvers   *resolver.Resolvers
 	load        *loadgen.Generator
 	deployments *deployment.Controllers
 	autoscalers *autoscaler.Controllers
@@ -121,7 +123,7 @@ type Engine struct {
 	onRequest func(*result.Request) // StreamRequests' function, or nil
 	request   result.Request        // reused for each call of onRequest
 
-	evReady, evArrive, evCPU, evWait, evResponse, evTimeout, evRefused, evReset, evClosed, evRedial, evTick, evSweep,
+	evReady, evArrive, evCPU, evWait, evResponse, evTimeout, evRefused, evReset, evClosed, evRedial, evNoSuchHost, evTick, evSweep,
 	evRefusedStream, evClientCPU, evProxyCPU, evAppIdle, evAppAge uint8
 	// The connections apps end on their own (keepalive.go).
 	appCloses appCloses
@@ -175,6 +177,7 @@ func newEngine(sc *scenario.Scenario, check bool) (*Engine, error) {
 
 	e.addNodes(spec)
 	e.routing = endpoints.New(e.k, e.routingConfig(spec), e)
+	e.resolvers = resolver.New(e.k, e.routing, spec.Seed, e.channelResolved)
 	e.nodeUsedAt = make([]float64, len(e.nodes))
 	e.sched = placement.NewScheduler(spec)
 	// Workloads already on the nodes go first, so pods' affinity rules see them.
@@ -189,10 +192,11 @@ func newEngine(sc *scenario.Scenario, check bool) (*Engine, error) {
 		}
 	}
 	names := make([]string, len(e.services))
+	headless := make([]bool, len(e.services))
 	for i := range e.services {
-		names[i] = e.services[i].name
+		names[i], headless[i] = e.services[i].name, e.services[i].spec.Headless()
 	}
-	e.routing.Start(names)
+	e.routing.Start(names, headless)
 	for di := range spec.Clients {
 		if err := e.addClient(int32(di), &spec.Clients[di]); err != nil {
 			return nil, err

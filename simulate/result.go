@@ -132,10 +132,14 @@ func (e *Engine) clientResults() []result.Client {
 		rc := result.Client{
 			Name: c.Name, TimeoutS: c.Timeout.Duration.Seconds(), Target: c.Target, Replicas: c.Replicas, Threads: c.Threads,
 			Library: c.Library, Reuse: c.Connections.Reuse, Protocol: resultProtocol(c.Connections.Protocol),
-			MaxPerHost: *c.Connections.MaxPerHost, MaxIdle: *c.Connections.MaxIdlePerHost,
+			LoadBalancing: c.Connections.LoadBalancing,
+			MaxPerHost:    *c.Connections.MaxPerHost, MaxIdle: *c.Connections.MaxIdlePerHost,
 			MaxLifetimeS:      c.Connections.MaxLifetime.Duration.Seconds(),
 			ConnectionsOpened: d.opened, PeakOpen: d.peak, OpenAtEnd: d.open,
 			Requests: d.requests, Errors: d.errors, Sent: d.sent, Due: d.due,
+		}
+		if d.headless {
+			rc.Resolution = scenario.ClientResolution(c.Library)
 		}
 		for _, ci := range d.pods {
 			rc.RunsAborted += e.cpods[ci].aborted

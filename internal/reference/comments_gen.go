@@ -34,6 +34,7 @@ var generated = Comments{
 			"Due":               "Due counts its open-loop arrivals that fell due, sent or not; 0 without an\nopen loop or when not recorded.",
 			"Errors":            "Errors are its failed requests.",
 			"Library":           "Library is the client library profile; empty for none.",
+			"LoadBalancing":     "LoadBalancing is a gRPC channel's policy: pick_first or round_robin.",
 			"MaxIdle":           "MaxIdle caps idle connections kept per pool; 0 = unlimited.",
 			"MaxLateS":          "MaxLateS is the longest it sent an open-loop request after the request fell\ndue, in seconds; 0 when it never fell behind.",
 			"MaxLifetimeS":      "MaxLifetimeS is the pool's connection lifetime in seconds; 0 = unlimited.",
@@ -47,6 +48,7 @@ var generated = Comments{
 			"RatePerPod":        "RatePerPod is requests/s per pod (open loop) or 0.",
 			"Replicas":          "Replicas is its number of client pods.",
 			"Requests":          "Requests it finished, answered or failed.",
+			"Resolution":        "Resolution is how it resolved its target's name, when the target is headless.",
 			"Reuse":             "Reuse is the connection reuse: none, per-thread or shared.",
 			"Runs":              "Runs are the client's phases in the order they ran (repeats included), over\nall its pods; absent for a client without phases.",
 			"RunsAborted":       "RunsAborted counts runs the tool ended at a receive error, as ab does.",
@@ -364,6 +366,16 @@ var generated = Comments{
 			"Total":     "Total is every request that finished: OK + Failed.",
 		},
 	},
+	"trafficlab/result.Resolution": {
+		Doc: "Resolution is how a client resolves a headless Service's name, as its library\ndoes.",
+		Fields: map[string]string{
+			"CacheS":     "CacheS is how long it keeps an answer: 0 looks the name up for every new\nconnection, -1 keeps the first answer for the run.",
+			"OneAddress": "OneAddress: a connection tries no other address when its own refuses.",
+			"Pick":       "Pick is the address a new connection takes: first, rotate (the next in\nturn) or random.",
+			"ReresolveS": "ReresolveS: a gRPC channel keeps its addresses, and resolves again after it\nloses a connection, at most once per this many seconds; 0 for other clients.",
+			"SkipsEarly": "SkipsEarly: a channel that loses a connection sooner than ReresolveS after\nits last resolution does not resolve again, rather than wait.",
+		},
+	},
 	"trafficlab/result.Result": {
 		Doc: "Result of one run. JSON field names are a public interface: add, never rename.",
 		Fields: map[string]string{
@@ -459,6 +471,7 @@ var generated = Comments{
 			"DrainTimeoutS":           "DrainTimeoutS bounds a drain; 0 when the drain lasts until SIGKILL, or the app\nexits at once.",
 			"Errors":                  "Errors are the requests its pods answered with a 503 because a call they made\nfailed after its retries.",
 			"GRPCMaxConnectionAgeS":   "GRPCMaxConnectionAgeS is its gRPC server's maxConnectionAge; 0 for none.",
+			"Headless":                "Headless: it has no ClusterIP (clusterIP: None); clients connect to the pods\nits name resolves to.",
 			"IdleCloseResets":         "IdleCloseResets counts requests that reached a connection its app had\nalready closed as idle, and were reset; 0 where the engine cannot tell.",
 			"IdleTimeoutS":            "IdleTimeoutS is how long its app keeps an HTTP/1.1 connection no request\ncomes on (pod.idleTimeout); 0 for ever.",
 			"LatencyMS":               "LatencyMS is the time its pods held a request: from reaching the app to the\nanswer leaving it (queueing, CPU, waits and calls), for the requests answered.",

@@ -37,6 +37,24 @@ func (p *Pool) TakeStream(now sim.Time, conns *Conns, expired []ConnID) (ConnID,
 	return 0, false, expired
 }
 
+// TakeStreamInTurn is TakeStream for a round_robin channel: its connections take
+// calls in turn, a full one skipped (grpc-go balancer/roundrobin: the picker
+// returns the next READY SubConn of its list, wrapping around).
+func (p *Pool) TakeStreamInTurn(now sim.Time, conns *Conns) (ConnID, bool) {
+	n := len(p.mux)
+	for k := range n {
+		i := (p.turn + k) % n
+		c := conns.Get(p.mux[i])
+		if int(c.Streams) < p.Streams {
+			c.Streams++
+			c.LastUsed = now
+			p.turn = i + 1
+			return p.mux[i], true
+		}
+	}
+	return 0, false
+}
+
 // AddStreamConn records a newly opened connection carrying its first stream.
 func (p *Pool) AddStreamConn(conns *Conns, id ConnID) {
 	conns.Get(id).Streams = 1

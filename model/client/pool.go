@@ -60,6 +60,9 @@ type Limits struct {
 	// Streams > 0 makes the pool HTTP/2: up to Streams requests share a connection
 	// (see mux.go).
 	Streams int
+	// RoundRobin: a gRPC round_robin channel, whose connections (one per address)
+	// take calls in turn (TakeStreamInTurn).
+	RoundRobin bool
 }
 
 // Pick is an order in which a pool reuses its idle connections.
@@ -84,6 +87,7 @@ type Pool struct {
 	head    int
 	waiters sim.FIFO[Waiter]
 	mux     []ConnID // HTTP/2 connections taking new streams, oldest first
+	turn    int      // the next of mux to take a call, with RoundRobin
 }
 
 // Open is the number of open connections, busy or idle.

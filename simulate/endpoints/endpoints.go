@@ -1,9 +1,10 @@
 // Package endpoints is the simulator's Service-routing subsystem: the EndpointSlice
 // of each Service, its way to every node's kube-proxy (a watch per node, delivering
 // versions in order after the propagation delay), each kube-proxy's rate-limited
-// syncs, and the rules they program, which pick a pod for a new connection. It owns
-// all of that; it reads the pods' state through a Source, as the EndpointSlice
-// controller reads pods from the API server.
+// syncs, and the rules they program, which pick a pod for a new connection. A
+// headless Service's slice goes to cluster DNS instead, whose answer lists its
+// ready pods. It owns all of that; it reads the pods' state through a Source, as
+// the EndpointSlice controller reads pods from the API server.
 package endpoints
 
 import (
@@ -20,6 +21,9 @@ type Source interface {
 	// Usable is what kube-proxy would program for service svc from its pods' state
 	// now (kubeproxy.Usable), in a stable order.
 	Usable(svc int32) []kubeproxy.Endpoint
+	// Ready is the endpoints of service svc whose Ready condition holds now, in a
+	// stable order: what cluster DNS answers for a headless Service.
+	Ready(svc int32) []kubeproxy.Endpoint
 }
 
 // Config is the cluster's routing set-up.
@@ -35,7 +39,7 @@ type Config struct {
 }
 
 // version is one version of a Service's EndpointSlice, reduced to what kube-proxy
-// programs from it.
+// programs from it, or for a headless Service to what DNS answers.
 type version struct {
 	version uint32
 	usable  []kubeproxy.Endpoint
@@ -49,6 +53,11 @@ type service struct {
 	version uint32
 	history []version
 	dirty   bool // a change is pending in this instant
+	// A headless Service's slice reaches CoreDNS's watch only: kube-proxy's
+	// informer selects away slices labelled service.kubernetes.io/headless
+	// (cmd/kube-proxy/app/server.go noHeadlessEndpoints).
+	headless bool
+	dns      view
 }
 
 // view is what one node's kube-proxy knows of one Service.
@@ -74,30 +83,35 @@ type Routing struct {
 	views     []view               // per node × service
 	balancers []kubeproxy.Balancer // per node × service, nil until used
 	spread    *rand.Rand           // propagation delays
+	dnsSpread *rand.Rand           // CoreDNS's watch's delays
 	// started is false while the initial cluster is built: it is settled, its pods
 	// run and every node's rules list them.
-	started                    bool
-	evSlice, evDeliver, evSync uint8
+	started                           bool
+	evSlice, evDeliver, evSync, evDNS uint8
 }
 
 // New registers the subsystem's events with k.
 func New(k *sim.Kernel, cfg Config, src Source) *Routing {
-	r := &Routing{k: k, cfg: cfg, src: src, spread: sim.Stream(cfg.Seed, "endpoint-propagation")}
+	r := &Routing{k: k, cfg: cfg, src: src, spread: sim.Stream(cfg.Seed, "endpoint-propagation"),
+		dnsSpread: sim.Stream(cfg.Seed, "coredns-propagation")}
 	for range cfg.Nodes {
 		r.proxies = append(r.proxies, proxy{sync: kubeproxy.NewSyncRunner(cfg.MinSyncPeriod)})
 	}
 	r.evSlice = k.Register(r.onSlice)
 	r.evDeliver = k.Register(r.onDeliver)
 	r.evSync = k.Register(r.onSync)
+	r.evDNS = k.Register(r.onDNS)
 	return r
 }
 
-// Start programs the initial cluster's Services, named in order, on every node:
-// a run starts from a settled state. Changes publish from then on.
-func (r *Routing) Start(services []string) {
+// Start programs the initial cluster's Services, named in order, on every node,
+// and serves the headless ones in DNS: a run starts from a settled state. Changes
+// publish from then on.
+func (r *Routing) Start(services []string, headless []bool) {
 	for si, name := range services {
-		r.services = append(r.services, service{name: name, version: 1,
-			history: []version{{version: 1, usable: r.src.Usable(int32(si))}}})
+		svc := service{name: name, version: 1, headless: headless[si], dns: view{delivered: 1}}
+		svc.history = []version{{version: 1, usable: r.listed(&svc, int32(si))}}
+		r.services = append(r.services, svc)
 	}
 	r.views = make([]view, len(r.cfg.Nodes)*len(services))
 	for i := range r.views {
@@ -136,13 +150,17 @@ func (r *Routing) Balancer(n, svc int32) kubeproxy.Balancer {
 // Programmed is the endpoint list node n's rules hold for service svc, for
 // reading at once: the caller must not keep or change it.
 func (r *Routing) Programmed(n, svc int32) []kubeproxy.Endpoint {
-	want := r.views[r.index(n, svc)].programmed
+	return r.versionOf(svc, r.views[r.index(n, svc)].programmed)
+}
+
+// versionOf is version want of service svc's endpoint list.
+func (r *Routing) versionOf(svc int32, want uint32) []kubeproxy.Endpoint {
 	for _, h := range r.services[svc].history {
 		if h.version == want {
 			return h.usable
 		}
 	}
-	panic("endpoints: programmed endpoint version pruned")
+	panic("endpoints: endpoint version in use pruned")
 }
 
 func (r *Routing) index(n, svc int32) int { return int(n)*len(r.services) + int(svc) }
@@ -153,13 +171,24 @@ func (r *Routing) onSlice(ev sim.Event) {
 	si := ev.Obj
 	svc := &r.services[si]
 	svc.dirty = false
-	usable := r.src.Usable(si)
+	usable := r.listed(svc, si)
 	if slices.Equal(usable, svc.history[len(svc.history)-1].usable) {
-		return // conditions moved, kube-proxy's rules would not
+		return // conditions moved, kube-proxy's rules (or DNS's answer) would not
 	}
 	svc.version++
 	svc.history = append(svc.history, version{version: svc.version, usable: usable})
 	now := r.k.Now()
+	if svc.headless {
+		// CoreDNS's informer writes the slice straight into the store its answers
+		// read (plugin/kubernetes/controller.go: no resync, no batching).
+		at := now + r.cfg.Latency
+		if r.cfg.Jitter > 0 {
+			at += sim.Time(r.dnsSpread.Int64N(int64(r.cfg.Jitter) + 1))
+		}
+		svc.dns.deliverAt = max(svc.dns.deliverAt, at)
+		r.k.At(svc.dns.deliverAt, r.evDNS, si, svc.version)
+		return
+	}
 	for n := range r.cfg.Nodes {
 		i := r.index(int32(n), si)
 		v := &r.views[i]
@@ -170,6 +199,29 @@ func (r *Routing) onSlice(ev sim.Event) {
 		v.deliverAt = max(v.deliverAt, at)
 		r.k.At(v.deliverAt, r.evDeliver, int32(i), svc.version)
 	}
+}
+
+// listed is what a version of service svc (index si) holds: the endpoints
+// kube-proxy would use, or for a headless Service the ready ones DNS answers with.
+func (r *Routing) listed(svc *service, si int32) []kubeproxy.Endpoint {
+	if svc.headless {
+		return r.src.Ready(si)
+	}
+	return r.src.Usable(si)
+}
+
+// onDNS: CoreDNS's watch delivers a headless Service's new slice version.
+func (r *Routing) onDNS(ev sim.Event) {
+	svc := &r.services[ev.Obj]
+	svc.dns.delivered = max(svc.dns.delivered, ev.Gen)
+	r.pruneHistory(ev.Obj)
+}
+
+// Answer is the pods cluster DNS answers headless service svc's name with now, in
+// the slice's order (the caller shuffles it as CoreDNS does), for reading at once;
+// empty is NXDOMAIN.
+func (r *Routing) Answer(svc int32) []kubeproxy.Endpoint {
+	return r.versionOf(svc, r.services[svc].dns.delivered)
 }
 
 // onDeliver: a node's kube-proxy hears of a new version and asks for a sync.
@@ -218,9 +270,12 @@ func (r *Routing) sync(n int) {
 // pruneHistory drops versions every node has moved past.
 func (r *Routing) pruneHistory(si int32) {
 	svc := &r.services[si]
-	oldest := svc.version
-	for n := range r.cfg.Nodes {
-		oldest = min(oldest, r.views[r.index(int32(n), si)].programmed)
+	oldest := svc.dns.delivered
+	if !svc.headless {
+		oldest = svc.version
+		for n := range r.cfg.Nodes {
+			oldest = min(oldest, r.views[r.index(int32(n), si)].programmed)
+		}
 	}
 	i := 0
 	for i < len(svc.history)-1 && svc.history[i].version < oldest {

@@ -14,6 +14,9 @@ type pods struct{ usable []kubeproxy.Endpoint }
 
 func (p *pods) Usable(int32) []kubeproxy.Endpoint { return slices.Clone(p.usable) }
 
+// Ready is what the test sets too: the test's pods are ready or gone.
+func (p *pods) Ready(int32) []kubeproxy.Endpoint { return slices.Clone(p.usable) }
+
 const ms = sim.Time(time.Millisecond)
 
 // TestChangesReachEachNodeAfterTheDelayAndTheRateLimit follows three endpoint
@@ -26,7 +29,7 @@ func TestChangesReachEachNodeAfterTheDelayAndTheRateLimit(t *testing.T) {
 	src := &pods{usable: []kubeproxy.Endpoint{0, 1, 2, 3}}
 	r := New(k, Config{Mode: kubeproxy.Iptables, MinSyncPeriod: time.Second, Latency: 100 * ms, Seed: 1,
 		Nodes: []string{"a", "b"}}, src)
-	r.Start([]string{"web"})
+	r.Start([]string{"web"}, []bool{false})
 	b := r.Balancer(1, 0)
 	remove := func(at sim.Time, ep kubeproxy.Endpoint) {
 		k.Run(at)
@@ -70,5 +73,42 @@ func TestChangesReachEachNodeAfterTheDelayAndTheRateLimit(t *testing.T) {
 	k.Run(5000 * ms)
 	if got := r.services[0].version; got != 4 {
 		t.Errorf("%d versions, want 4", got)
+	}
+}
+
+// TestHeadlessChangesReachDNSNotKubeProxy: a headless Service's slice changes reach
+// DNS's answer after the propagation delay, with no sync rate limit, and no node's
+// kube-proxy syncs for them.
+func TestHeadlessChangesReachDNSNotKubeProxy(t *testing.T) {
+	k := sim.New()
+	src := &pods{usable: []kubeproxy.Endpoint{0, 1, 2}}
+	r := New(k, Config{Mode: kubeproxy.Iptables, MinSyncPeriod: time.Second, Latency: 100 * ms, Seed: 1,
+		Nodes: []string{"a"}}, src)
+	r.Start([]string{"db"}, []bool{true})
+	for i, ep := range []kubeproxy.Endpoint{0, 1} {
+		k.Run(sim.Time(i) * 10 * ms)
+		src.usable = slices.DeleteFunc(src.usable, func(x kubeproxy.Endpoint) bool { return x == ep })
+		r.Changed(0)
+	}
+	steps := []struct {
+		at   sim.Time
+		want []kubeproxy.Endpoint
+	}{
+		{100 * ms, []kubeproxy.Endpoint{0, 1, 2}},
+		{100*ms + 1, []kubeproxy.Endpoint{1, 2}},
+		{110 * ms, []kubeproxy.Endpoint{1, 2}},
+		{110*ms + 1, []kubeproxy.Endpoint{2}},
+	}
+	for _, st := range steps {
+		k.Run(st.at)
+		if got := r.Answer(0); !slices.Equal(got, st.want) {
+			t.Errorf("at %v DNS answers %v, want %v", time.Duration(st.at), got, st.want)
+		}
+	}
+	if n := len(r.services[0].history); n != 1 {
+		t.Errorf("%d versions kept once DNS has the last, want 1", n)
+	}
+	if r.proxies[0].syncPending || r.views[0].delivered != 1 {
+		t.Errorf("kube-proxy heard of a headless Service's slice: view %+v", r.views[0])
 	}
 }
