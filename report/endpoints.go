@@ -11,35 +11,45 @@ import (
 // endpoint, when no other section does (the errors explanation names such spans
 // among the errors no pod caused): kube-proxy installs a REJECT rule for the
 // ClusterIP of a Service without endpoints (pkg/proxy/iptables/proxier.go,
-// "has no endpoints"), so every new connection is refused at once.
+// "has no endpoints"), so every new connection is refused at once. A headless
+// Service's name does not resolve then: CoreDNS answers NXDOMAIN.
 func writeNoEndpoints(b *strings.Builder, r *result.Result) {
 	if attributes(r) {
 		return
 	}
-	var refused int64
-	var each []string
+	var failed [2]int64 // ClusterIP, headless
+	var each [2][]string
 	for _, svc := range services(r) {
 		spans, whole, n := emptySpans(r, svc)
 		if len(spans) == 0 || n == 0 {
 			continue
 		}
-		refused += n
+		k := 0
+		if isHeadless(r, svc) {
+			k = 1
+		}
+		failed[k] += n
 		if whole {
-			each = append(each, svc+" had none for the whole run"+whyEmpty(r, svc))
+			each[k] = append(each[k], svc+" had none for the whole run"+whyEmpty(r, svc))
 		} else {
-			each = append(each, svc+" had none "+strings.Join(spans, ", "))
+			each[k] = append(each[k], svc+" had none "+strings.Join(spans, ", "))
 		}
 	}
-	if len(each) == 0 {
-		return
+	if len(each[0]) > 0 {
+		fmt.Fprintf(b, "\n%s\n", wrap(fmt.Sprintf("No ready endpoint: %s. While a Service has no ready endpoint, "+
+			"kube-proxy REJECTs new connections to its ClusterIP, so the client sees each one refused at once: %s "+
+			"were refused meanwhile.", joinAnd(each[0]), plural(failed[0], "connection")), width))
 	}
-	fmt.Fprintf(b, "\n%s\n", wrap(fmt.Sprintf("No ready endpoint: %s. While a Service has no ready endpoint, "+
-		"kube-proxy REJECTs new connections to its ClusterIP, so the client sees each one refused at once: %s "+
-		"were refused meanwhile.", joinAnd(each), plural(refused, "connection")), width))
+	if len(each[1]) > 0 {
+		fmt.Fprintf(b, "\n%s\n", wrap(fmt.Sprintf("No ready pod: %s. While a headless Service has no ready pod, "+
+			"cluster DNS answers its name NXDOMAIN, so each new connection fails at once, no such host: %s "+
+			"failed so meanwhile.", joinAnd(each[1]), plural(failed[1], "connection")), width))
+	}
 }
 
 // emptySpans are the spans of the timeline in which svc had no ready endpoint, as
-// "12s–15s", whether they cover the whole run, and the connections refused in them.
+// "12s–15s", whether they cover the whole run, and the connections that failed
+// for it in them: refused, or for a headless Service not resolved.
 func emptySpans(r *result.Result, svc string) (spans []string, whole bool, refused int64) {
 	step := r.TimelineIntervalS
 	if step <= 0 {
@@ -51,7 +61,7 @@ func emptySpans(r *result.Result, svc string) (spans []string, whole bool, refus
 		empty := ok && n == 0
 		all = all && empty
 		if empty && pt.ErrorsByKind != nil {
-			refused += pt.ErrorsByKind.ConnectionRefused
+			refused += pt.ErrorsByKind.ConnectionRefused + pt.ErrorsByKind.NoSuchHost
 		}
 		if empty && start < 0 {
 			start = pt.TS

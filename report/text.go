@@ -276,9 +276,11 @@ func writePods(b *strings.Builder, r *result.Result, svc string, pods []result.P
 		// Service and its ClusterIP stood in front of them.
 		fmt.Fprintf(b, "\nTarget %s: %s answered\n", svc, plural(int64(len(pods)), "pod"))
 	case life:
-		fmt.Fprintf(b, "\nService %s: %s over the run, %d at the end, behind its ClusterIP\n", svc, plural(int64(len(pods)), "pod"), podsAtEnd(pods))
+		fmt.Fprintf(b, "\nService %s: %s over the run, %d at the end, %s\n", svc, plural(int64(len(pods)), "pod"), podsAtEnd(pods), front(r, svc))
+	case isHeadless(r, svc):
+		fmt.Fprintf(b, "\nService %s: %s, %s\n", svc, plural(int64(len(pods)), "pod"), front(r, svc))
 	default:
-		fmt.Fprintf(b, "\nService %s: %s behind its ClusterIP\n", svc, plural(int64(len(pods)), "pod"))
+		fmt.Fprintf(b, "\nService %s: %s %s\n", svc, plural(int64(len(pods)), "pod"), front(r, svc))
 	}
 	// Columns the engine measured: a pod's node and CPU only where it ran the cluster.
 	nodes, cpus := ranScenario(r) || anyPod(pods, func(p result.Pod) bool { return p.Node != "" }), ranScenario(r)
@@ -487,11 +489,23 @@ func writeClients(b *strings.Builder, r *result.Result) {
 		if c.Library != "" {
 			reuse += " (" + c.Library + ")"
 		}
+		if c.LoadBalancing == "round_robin" {
+			reuse += ", round_robin"
+		}
 		reached := fmt.Sprintf("%d of %d", c.PodsReached, len(podsOf(r, c.Target)))
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%d\t%d\t%s\t%d\t%d\t\n", c.Name, c.Target, c.Replicas, load, reuse,
 			c.ConnectionsOpened, c.PeakOpen, reached, c.Requests, c.Errors)
 	}
 	tw.Flush()
+}
+
+// front says what stands before svc's pods, for the end of its heading: its
+// ClusterIP, or nothing.
+func front(r *result.Result, svc string) string {
+	if isHeadless(r, svc) {
+		return "headless (clients connect to the pods its name resolves to)"
+	}
+	return "behind its ClusterIP"
 }
 
 // Uneven is true when some pod of svc got nothing or the busiest got over 1.5× the
@@ -538,6 +552,9 @@ func Explain(r *result.Result, svc string) string {
 	callers, conns, peak, reqs := callersOf(r, svc)
 	if len(callers) == 0 || conns == 0 {
 		return ""
+	}
+	if isHeadless(r, svc) {
+		return explainHeadless(r, svc, pods, lived, callers, peak, conns, reqs)
 	}
 	n := len(pods)
 	idle := idlePods(pods)

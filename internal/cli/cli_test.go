@@ -295,16 +295,39 @@ func TestLibrariesListTimeouts(t *testing.T) {
 		{"fortio", "3s"},
 		{"go-net-http", "none"}, // Client.Timeout zero
 	} {
-		row := ""
-		for line := range strings.Lines(out) {
-			if strings.HasPrefix(line, c.library+" ") {
-				row = line
-			}
-		}
-		if !strings.Contains(row, " "+c.timeout+" ") {
+		if row := libraryRows(out, c.library)[0]; !strings.Contains(row, " "+c.timeout+" ") {
 			t.Errorf("%s: row %q does not give the timeout %s", c.library, row, c.timeout)
 		}
 	}
+}
+
+// The second table says how each library resolves a headless Service's name,
+// from its profile.
+func TestLibrariesListResolution(t *testing.T) {
+	_, out, _ := runCLI("libraries")
+	for _, c := range []struct{ library, dns string }{
+		{"okhttp", "answer kept 30s, first address"},
+		{"go-net-http", "a lookup per connection, first address"},
+		{"nginx-upstream-keepalive", "not modelled"},
+	} {
+		if rows := libraryRows(out, c.library); len(rows) != 2 || !strings.HasSuffix(strings.TrimSpace(rows[1]), c.dns) {
+			t.Errorf("%s: rows %q, want the second to end %q", c.library, rows, c.dns)
+		}
+	}
+}
+
+// libraryRows are the lines of trafficlab libraries that start with lib's name.
+func libraryRows(out, lib string) []string {
+	var rows []string
+	for line := range strings.Lines(out) {
+		if strings.HasPrefix(line, lib+" ") {
+			rows = append(rows, line)
+		}
+	}
+	if len(rows) == 0 {
+		rows = append(rows, "")
+	}
+	return rows
 }
 
 // Each example's line in the list is whole sentences: a cut at the YAML's line end

@@ -113,8 +113,15 @@ CPU/REQ and CPU/CONN are the CPU the client's own process spends per request on 
 connection and per new connection, and STEADY what it burns all along whatever it sends,
 in cores (a client's work: when the scenario gives none),
 measured on one core of this project's test machine (go run ./cmd/cpucost); "-" where
-none could be measured, and the client's CPU is then not modelled. The last line gives
-what kube-proxy's own process spends relaying in userspace mode (spec.cluster.proxyWork).`,
+none could be measured, and the client's CPU is then not modelled. The line after the
+table gives what kube-proxy's own process spends relaying in userspace mode
+(spec.cluster.proxyWork).
+
+The second table is how each library finds the pods of a headless Service
+(clusterIP: None), whose name cluster DNS answers with the ready pods in a new random
+order each time: how long it keeps an answer, which address a new connection takes,
+and, for a gRPC channel, when it looks the name up again. "not modelled": a headless
+target is refused for it.`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
@@ -144,8 +151,14 @@ what kube-proxy's own process spends relaying in userspace mode (spec.cluster.pr
 				return err
 			}
 			conn, req, kib := kubeproxy.Userspace.RelayCPU()
-			_, err := fmt.Fprintf(stdout, "\nkube-proxy userspace relay: %s per connection, %s per request, %s per KiB copied\n", conn, req, kib)
-			return err
+			fmt.Fprintf(stdout, "\nkube-proxy userspace relay: %s per connection, %s per request, %s per KiB copied\n", conn, req, kib)
+			fmt.Fprintln(stdout, "\nHeadless Services: how each library resolves the name")
+			tw = tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "LIBRARY\tDNS")
+			for _, name := range library.Names() {
+				fmt.Fprintf(tw, "%s\t%s\n", name, library.ResolutionOf(name))
+			}
+			return tw.Flush()
 		},
 	}
 }

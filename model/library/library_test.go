@@ -73,9 +73,9 @@ var wantResolution = map[string]string{
 	"python-aiohttp":           "answer kept 10s, addresses in turn",
 	"rust-reqwest":             "a lookup per connection, first address",
 	"nginx":                    "first answer kept, addresses in turn",
-	"grpc-go":                  "answer kept until a connection is lost, then again at most every 30s, first address",
-	"grpc-java":                "answer kept until a connection is lost, then again at most every 30s (sooner: not at all), first address",
-	"grpc-dotnet":              "answer kept until a connection is lost, then again at most every 15s, first address",
+	"grpc-go":                  "answer kept until a connection is lost, then again at most every 30s, its first address with pick_first, every address with round_robin",
+	"grpc-java":                "answer kept until a connection is lost, then again at most every 30s (sooner: not at all), its first address with pick_first, every address with round_robin",
+	"grpc-dotnet":              "answer kept until a connection is lost, then again at most every 15s, its first address with pick_first, every address with round_robin",
 	"nginx-upstream-keepalive": "not modelled",
 }
 

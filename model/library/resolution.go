@@ -104,10 +104,12 @@ func (n *Resolution) String() string {
 	default:
 		s = "answer kept " + shortDuration(n.Cache)
 	}
-	switch n.Pick {
-	case AddressRotate:
+	switch {
+	case n.Reresolve > 0:
+		s += ", its first address with pick_first, every address with round_robin"
+	case n.Pick == AddressRotate:
 		s += ", addresses in turn"
-	case AddressRandom:
+	case n.Pick == AddressRandom:
 		s += ", a random address"
 	default:
 		s += ", first address"
