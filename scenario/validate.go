@@ -668,7 +668,7 @@ func noReplicas(svc *Service, what string) string {
 // headlessCaller checks a caller of headless service name, at path: its library
 // must say how it resolves the name, and no sidecar may stand between.
 func (v *validator) headlessCaller(path, name, lib string, sidecar bool) {
-	if p, ok := library.Lookup(lib); ok && p.Resolution == nil {
+	if _, ok := library.Lookup(lib); ok && library.ResolutionOf(lib) == nil {
 		v.errorf(path, "service %s is headless, and how %s resolves a name to several pods is not modelled; call it with another library, or give it a ClusterIP", name, lib)
 	}
 	if sidecar {
