@@ -28,6 +28,7 @@ var figures = map[string]generator{
 	"grpc-hpa-table":     grpcHPATable,
 	"grpc-hpa-pinned":    grpcHPAPinned,
 	"grpc-hpa-aged":      grpcHPAAged,
+	"grpc-headless":      grpcHeadlessTable,
 	"r3-table":           r3Table,
 	"r3-cheap-logging":   r3CheapLogging,
 	"r3-anti-affinity":   r3AntiAffinity,

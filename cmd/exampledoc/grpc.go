@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 
 	"trafficlab/examples"
 	"trafficlab/scenario"
@@ -14,7 +16,12 @@ const grpcHPA = "grpc-hpa-max-connection-age.yaml"
 var grpcHPARows = []scaleOutRow{
 	{"grpc-go, pick_first", nil},
 	{"grpc-go, the server's connections aged", []string{"spec.services[0].pod.grpc.maxConnectionAge=30s"}},
+	{"grpc-go, round_robin over a headless Service", headlessRoundRobin},
+	{"grpc-go, round_robin over a headless Service, the server's connections aged",
+		append(slices.Clip(headlessRoundRobin), "spec.services[0].pod.grpc.maxConnectionAge=30s")},
 }
+
+var headlessRoundRobin = []string{"spec.services[0].clusterIP=None", "spec.clients[0].connections.loadBalancing=round_robin"}
 
 func grpcHPATable(l *lab) (string, error) { return scaleOutTable(l, grpcHPA, grpcHPARows, "calls") }
 
@@ -91,4 +98,42 @@ func grpcHPAAged(l *lab) (string, error) {
 	}
 	return fmt.Sprintf("the 4 channels opened %d connections in %s, and none of %s calls failed",
 		r.Clients[0].ConnectionsOpened, span(r.DurationS), count(r.Requests.Total)), nil
+}
+
+// gRPC channels over 5 pods, behind a ClusterIP and over a headless Service.
+const grpcHeadless = "grpc-headless-round-robin.yaml"
+
+var grpcHeadlessRows = []scaleOutRow{
+	{"ClusterIP, pick_first", nil},
+	{"headless, pick_first", []string{"spec.services[0].clusterIP=None"}},
+	{"headless, round_robin", headlessRoundRobin},
+}
+
+// grpcHeadlessTable tables each pod's share of the calls and the connections the
+// channels held, by how the Service and the channel spread them.
+func grpcHeadlessTable(l *lab) (string, error) {
+	var runs []run
+	for _, row := range grpcHeadlessRows {
+		runs = append(runs, run{grpcHeadless, row.sets})
+	}
+	rs, err := l.results(runs...)
+	if err != nil {
+		return "", err
+	}
+	b := &strings.Builder{}
+	fmt.Fprintf(b, "\n| service, channel | calls per pod (%s) | connections | throughput, p99 |\n|---|---|---|---|\n", ranWith(rs[0]))
+	for i, row := range grpcHeadlessRows {
+		r := rs[i]
+		client := row.client
+		if row.sets != nil {
+			client += " (" + sets(row.sets) + ")"
+		}
+		var shares []string
+		for _, p := range r.Pods {
+			shares = append(shares, pct(float64(p.Requests)/float64(r.Requests.OK+r.Requests.Failed), 0))
+		}
+		fmt.Fprintf(b, "| %s | %s | %d | %s rps, %s ms |\n", client, strings.Join(shares, " · "),
+			r.Clients[0].ConnectionsOpened, whole(r.ThroughputRPS), millis(r.LatencyMS.P99))
+	}
+	return b.String(), nil
 }
