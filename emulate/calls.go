@@ -34,13 +34,18 @@ func hasCalls(sc *scenario.Scenario) bool {
 	return false
 }
 
-// serveArgs are the flags of pod name's `trafficlab serve` beyond its spec: with
-// calls, its service, each called Service's address and where its figures go.
+// serveArgs are the flags of pod name's `trafficlab serve` beyond its spec: gRPC
+// when its clients speak it; with calls, its service, each called Service's
+// address and where its figures go.
 func (c *cluster) serveArgs(service, name string) []string {
-	if c.figures == "" {
-		return nil
+	var args []string
+	if grpcCallers(c.sc, service) {
+		args = append(args, "--grpc")
 	}
-	args := []string{"--service", service, "--figures", filepath.Join(c.figures, name+".json")}
+	if c.figures == "" {
+		return args
+	}
+	args = append(args, "--service", service, "--figures", filepath.Join(c.figures, name+".json"))
 	for _, to := range c.sc.Spec.Services[serviceIndex(c.sc, service)].Pod.Callees() {
 		args = append(args, "--call", fmt.Sprintf("%s=http://%s:%d/", to, topo.ServiceIP(serviceIndex(c.sc, to)), servicePort))
 	}

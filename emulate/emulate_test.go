@@ -40,8 +40,8 @@ func TestUnsupportedNamesThePath(t *testing.T) {
 		{"r1-curl-loop.yaml", []string{"spec.cluster.network.bandwidth=1gbit"}, "spec.cluster.network.bandwidth"},
 		{"r1-curl-loop.yaml", []string{"faults"}, "spec.faults[1].kind"},
 		{"r2-ab-pods-on-3-nodes.yaml", nil, "spec.clients[0].entryNode"},
-		{"r1-curl-loop.yaml", []string{"spec.clients[0].library=grpc-go"}, "spec.clients[0].connections.protocol"},
-		{"r1-curl-loop.yaml", []string{"spec.services[0].pod.grpc={maxConnectionAge: 30s}"}, "spec.services[0].pod.grpc"},
+		{"r1-curl-loop.yaml", []string{"spec.clients[0].connections.protocol=http2", "spec.services[0].pod.grpc={maxConnectionAge: 30s}"}, "spec.services[0].pod.grpc"},
+
 		{"r1-curl-loop.yaml", []string{"spec.services[0].clusterIP=None", "spec.clients[0].library=go-net-http"}, "spec.services[0].clusterIP"},
 	} {
 		var sc *scenario.Scenario

@@ -233,6 +233,7 @@ func (c *cluster) clientResults() []result.Client {
 		if spec.Connections.Protocol != scenario.ProtocolHTTP1 {
 			rc.Protocol = spec.Connections.Protocol
 		}
+		rc.LoadBalancing = spec.Connections.LoadBalancing
 		if spec.Connections.MaxPerHost != nil {
 			rc.MaxPerHost = *spec.Connections.MaxPerHost
 		}

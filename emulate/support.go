@@ -51,8 +51,10 @@ func unsupported(sc *scenario.Scenario) error {
 			return not(path+".rollouts", "a rollout of an autoscaled service is")
 		case s.Pod.Client != nil && s.Pod.Client.Connections.Protocol == scenario.ProtocolGRPC:
 			return not(path+".pod.client.connections.protocol", "gRPC is")
-		case s.Pod.GRPC != nil:
-			return not(path+".pod.grpc", "a gRPC server is")
+		case grpcCallers(sc, s.Name) && mixedCallers(sc, s.Name):
+			return not(path, "a service called over both gRPC and plain HTTP/2 is")
+		case s.Pod.GRPC != nil && !grpcCallers(sc, s.Name):
+			return not(path+".pod.grpc", "a gRPC server's settings, for clients that do not speak gRPC, are")
 		}
 	}
 	for i := range spec.Clients {
@@ -62,9 +64,6 @@ func unsupported(sc *scenario.Scenario) error {
 		}
 		if c.EntryNode != "" {
 			return not(fmt.Sprintf("spec.clients[%d].entryNode", i), "a client's entry node (ExternalIP or NodePort traffic) is")
-		}
-		if c.Connections.Protocol == scenario.ProtocolGRPC {
-			return not(fmt.Sprintf("spec.clients[%d].connections.protocol", i), "gRPC is")
 		}
 	}
 	for i, f := range spec.Faults {
@@ -200,6 +199,30 @@ func killsAutoscaled(sc *scenario.Scenario, t *scenario.Selector) bool {
 			continue
 		}
 		if t.Node != "" || t.Service == s.Name || strings.HasPrefix(t.Pod, s.Name+"-") {
+			return true
+		}
+	}
+	return false
+}
+
+// grpcCallers tells whether a client speaks gRPC to the service named name: its
+// pods then answer on grpc-go's server.
+func grpcCallers(sc *scenario.Scenario, name string) bool {
+	for i := range sc.Spec.Clients {
+		c := &sc.Spec.Clients[i]
+		if c.Target == name && c.Connections.Protocol == scenario.ProtocolGRPC {
+			return true
+		}
+	}
+	return false
+}
+
+// mixedCallers tells whether a client speaks plain HTTP/2 to the service named
+// name, whose HTTP/2 connections its gRPC server would take.
+func mixedCallers(sc *scenario.Scenario, name string) bool {
+	for i := range sc.Spec.Clients {
+		c := &sc.Spec.Clients[i]
+		if c.Target == name && c.Connections.Protocol == scenario.ProtocolHTTP2 {
 			return true
 		}
 	}

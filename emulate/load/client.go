@@ -151,7 +151,7 @@ func connectionsOf(sc scenario.Connections, p library.Profile, hasProfile bool) 
 		p = library.Profile{Reuse: scenario.ReuseShared, Protocol: scenario.ProtocolHTTP1}
 	}
 	c := Connections{
-		Reuse: sc.Reuse, Protocol: sc.Protocol,
+		Reuse: sc.Reuse, Protocol: sc.Protocol, LoadBalancing: sc.LoadBalancing,
 		MaxPerHost: p.MaxPerHost, MaxIdlePerHost: p.MaxIdlePerHost,
 		IdleTimeout: p.IdleTimeout, MaxLifetime: p.MaxLifetime,
 		IdlePick: p.IdlePick, UncheckedIdle: p.UncheckedIdle, RetriesStale: p.RetriesStaleIdempotent,

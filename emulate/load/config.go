@@ -106,6 +106,8 @@ const (
 	// ClientNetHTTP is Go's net/http Transport: Go's own pooling whatever the
 	// profile, at about half the request rate on a small machine (transport.go).
 	ClientNetHTTP = "net/http"
+	// clientGRPC is grpc-go, for protocol grpc whatever HTTPClient says (grpc.go).
+	clientGRPC = "grpc-go"
 )
 
 // Phase is one step of the load: a closed loop of Threads, or an open loop at Rate
@@ -131,8 +133,10 @@ type Connections struct {
 	MaxIdlePerHost int
 	IdleTimeout    time.Duration
 	MaxLifetime    time.Duration
-	// Protocol: scenario.ProtocolHTTP1 or ProtocolHTTP2 (h2c).
+	// Protocol: scenario.ProtocolHTTP1, ProtocolHTTP2 (h2c) or ProtocolGRPC.
 	Protocol string
+	// LoadBalancing is a gRPC channel's policy: scenario.PickFirst or RoundRobin.
+	LoadBalancing string
 	// HTTP/2 receive windows; 0 = Go's defaults.
 	StreamWindowBytes, ConnectionWindowBytes int64
 	// IdlePick: library.PickLIFO (default), PickFIFO or PickCreated, which idle
@@ -148,7 +152,10 @@ type Connections struct {
 
 // client is the HTTP client the run uses.
 func (c *Config) client() string {
-	if c.HTTPClient == ClientNetHTTP || c.Conn.Protocol == scenario.ProtocolHTTP2 {
+	switch {
+	case c.Conn.Protocol == scenario.ProtocolGRPC:
+		return clientGRPC
+	case c.HTTPClient == ClientNetHTTP || c.Conn.Protocol == scenario.ProtocolHTTP2:
 		return ClientNetHTTP
 	}
 	return ClientTrafficlab
@@ -254,9 +261,20 @@ func (c *Config) checkConnections(bad func(format string, a ...any)) {
 	switch cn.Protocol {
 	case scenario.ProtocolHTTP1, scenario.ProtocolHTTP2:
 	case scenario.ProtocolGRPC:
-		bad("protocol grpc: this load generator does not speak gRPC yet; trafficlab simulate models it")
+		if cn.MaxLifetime > 0 {
+			bad("a connection lifetime (maxLifetime) is not emulated for gRPC channels")
+		}
 	default:
-		bad("protocol %q: want %s or %s", cn.Protocol, scenario.ProtocolHTTP1, scenario.ProtocolHTTP2)
+		bad("protocol %q: want %s, %s or %s", cn.Protocol, scenario.ProtocolHTTP1, scenario.ProtocolHTTP2, scenario.ProtocolGRPC)
+	}
+	switch cn.LoadBalancing {
+	case "", scenario.PickFirst:
+	case scenario.RoundRobin:
+		if cn.Protocol != scenario.ProtocolGRPC {
+			bad("load balancing %s: only a gRPC channel balances", cn.LoadBalancing)
+		}
+	default:
+		bad("load balancing %q: want %s or %s", cn.LoadBalancing, scenario.PickFirst, scenario.RoundRobin)
 	}
 	if cn.MaxPerHost < 0 || cn.MaxIdlePerHost < 0 || cn.IdleTimeout < 0 || cn.MaxLifetime < 0 {
 		bad("connection limits must not be negative")

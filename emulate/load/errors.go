@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 
+	"trafficlab/emulate/grpcwire"
 	"trafficlab/result"
 )
 
@@ -61,6 +62,9 @@ func (k kind) String() string {
 func classify(err error) kind {
 	var ne net.Error
 	var dnsErr *net.DNSError
+	if k, ok := grpcwire.Kind(err); ok {
+		return firstErrorKind + kind(k)
+	}
 	switch {
 	case errors.Is(err, context.Canceled):
 		// Only the generator cancels requests: the run ended or aborted.

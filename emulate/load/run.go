@@ -84,12 +84,16 @@ func newRunner(cfg Config) (*runner, error) {
 	}
 	r := &runner{cfg: cfg, think: think, thinks: cfg.ThinkTime != nil,
 		maxRequests: cfg.maxRequests(), tracker: newTracker(cfg.Dial), jobs: make(chan job)}
-	if cfg.client() == ClientNetHTTP {
+	switch cfg.client() {
+	case clientGRPC:
+	case ClientNetHTTP:
 		if r.tmpl, r.body, err = template(&cfg); err != nil {
 			return nil, err
 		}
-	} else if r.h1, err = newH1Request(&cfg); err != nil {
-		return nil, err
+	default:
+		if r.h1, err = newH1Request(&cfg); err != nil {
+			return nil, err
+		}
 	}
 	r.slotLimit = maxSlots
 	if cfg.MaxInFlight > 0 {
@@ -185,9 +189,12 @@ type exchanger interface {
 // newPool makes a pool on the run's HTTP client.
 func (r *runner) newPool() exchanger {
 	var p exchanger
-	if r.h1 != nil {
+	switch {
+	case r.cfg.client() == clientGRPC:
+		p = newGRPCPool(r)
+	case r.h1 != nil:
 		p = newH1Pool(r)
-	} else {
+	default:
 		p = newGoPool(r)
 	}
 	r.pools = append(r.pools, p)

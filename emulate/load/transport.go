@@ -75,6 +75,7 @@ func (c *conn) Write(p []byte) (int, error) {
 func (c *conn) Close() error {
 	if c.closed.CompareAndSwap(false, true) {
 		c.t.open.Add(-1)
+		c.t.local.Delete(c.LocalAddr().String())
 	}
 	return c.Conn.Close()
 }
@@ -105,6 +106,9 @@ type tracker struct {
 
 	mu       sync.Mutex
 	podConns map[string]int64 // connections by the pod they reached first
+	// local maps each open connection's local address to it, for a gRPC call to
+	// find the connection it went on (grpc.Peer).
+	local sync.Map
 }
 
 // newTracker counts the connections dial opens; nil dial is a plain net.Dialer's.
@@ -127,7 +131,19 @@ func (t *tracker) dial(ctx context.Context, network, addr string) (net.Conn, err
 	n := t.open.Add(1)
 	for p := t.peak.Load(); n > p && !t.peak.CompareAndSwap(p, n); p = t.peak.Load() {
 	}
-	return &conn{Conn: c, t: t, born: time.Now()}, nil
+	tc := &conn{Conn: c, t: t, born: time.Now()}
+	t.local.Store(c.LocalAddr().String(), tc)
+	return tc, nil
+}
+
+// byLocal is the open connection whose local address is addr; nil for none.
+func (t *tracker) byLocal(addr net.Addr) *conn {
+	if addr == nil {
+		return nil
+	}
+	c, _ := t.local.Load(addr.String())
+	tc, _ := c.(*conn)
+	return tc
 }
 
 func (t *tracker) reached(pod string) {

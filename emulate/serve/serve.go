@@ -26,6 +26,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"google.golang.org/grpc"
+
 	"trafficlab/model/dist"
 	"trafficlab/model/kubelet"
 	"trafficlab/scenario"
@@ -81,6 +83,9 @@ type Config struct {
 	// call goes to (emulate: the Service's ClusterIP). Every Service the pod spec's
 	// calls name needs one.
 	Calls map[string]string
+	// GRPC: the pod's clients speak gRPC, which it answers on grpc-go's server
+	// (grpc.go), beside HTTP/1.1 for its probes.
+	GRPC bool
 	// SubtractOverhead burns each request's CPU work less what the process spends on
 	// the request beside it (its HTTP stack, the runtime), measured as it runs, so
 	// that the request costs the pod its service time in all, as in simulate. Only
@@ -93,6 +98,9 @@ type Server struct {
 	cfg  Config
 	pod  *scenario.Pod
 	http *http.Server
+	grpc *grpc.Server // nil unless Config.GRPC
+	// answer is a gRPC call's answer, of responseBytes.
+	answer []byte
 
 	work, wait dist.Sampler
 	rngMu      sync.Mutex
@@ -210,6 +218,9 @@ func New(cfg Config) (*Server, error) {
 	if err := s.setupCalls(); err != nil {
 		return nil, err
 	}
+	if cfg.GRPC {
+		s.grpc = s.newGRPC()
+	}
 	return s, nil
 }
 
@@ -234,6 +245,11 @@ func (s *Server) Serve(ln net.Listener) error {
 		go s.overhead.measure(s.stop)
 	}
 
+	if s.grpc != nil {
+		var h2 net.Listener
+		ln, h2 = split(ln)
+		go s.grpc.Serve(h2)
+	}
 	err := s.http.Serve(ln)
 	if errors.Is(err, http.ErrServerClosed) {
 		err = nil
@@ -290,6 +306,18 @@ func (s *Server) Terminate() {
 		go func() {
 			ctx, cancel := context.WithTimeout(context.Background(), drainLimit(s.pod))
 			defer cancel()
+			stopped := make(chan struct{})
+			if s.grpc == nil {
+				close(stopped)
+			} else {
+				// grpc-go's GracefulStop sends GOAWAY on every connection and waits
+				// for the calls in progress; a call the client sent before hearing
+				// it is refused unprocessed, and the client retries it elsewhere.
+				go func() {
+					s.grpc.GracefulStop()
+					close(stopped)
+				}()
+			}
 			// The exit trails the last answer by up to about half a second, as a
 			// Go app's does: an HTTP/1.1 connection answered with Connection:
 			// close lingers 500 ms half-closed (net/http server.go
@@ -297,6 +325,10 @@ func (s *Server) Terminate() {
 			// connections with a back-off up to 500 ms (shutdownPollIntervalMax).
 			// The listener is closed all along, and the answers are out.
 			s.http.Shutdown(ctx)
+			select {
+			case <-stopped:
+			case <-ctx.Done():
+			}
 			s.cut()
 		}()
 	})
@@ -323,6 +355,9 @@ func (s *Server) cut() {
 			}
 		}
 		s.http.Close()
+		if s.grpc != nil {
+			s.grpc.Stop()
+		}
 		close(s.stop)
 		close(s.exited)
 	})
@@ -374,10 +409,26 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	}
 	defer s.leave()
 	io.Copy(io.Discard, r.Body) // the request arrives whole before the app works on it
-	arrived := time.Now()
 	c, _ := r.Context().Value(connKey{}).(*conn)
+	failed, ok := s.serveRequest(c)
+	if !ok {
+		panic(http.ErrAbortHandler)
+	}
+	status := http.StatusOK
+	if failed {
+		status = http.StatusServiceUnavailable // a call it made failed after its retries
+	}
+	s.respond(w, r, status)
+}
+
+// serveRequest does what the app does for a request that has arrived whole on c
+// (nil when the engine gives none): wait for a worker, spend the sampled CPU and
+// off-CPU time, make the calls, write the log line. It reports whether a call
+// failed, and false ok when the process exited meanwhile and nothing may answer.
+func (s *Server) serveRequest(c *conn) (failed, ok bool) {
+	arrived := time.Now()
 	if !s.workers.acquire(c, s.stop) {
-		panic(http.ErrAbortHandler) // the process exited: the connection is gone
+		return false, false // the process exited: the connection is gone
 	}
 	if c != nil {
 		c.inService.Add(1)
@@ -391,8 +442,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	if s.overhead != nil {
 		cpu = s.overhead.take(cpu)
 	}
-	ok := s.spend(cpu) && sleep(wait, s.stop)
-	failed := false
+	ok = s.spend(cpu) && sleep(wait, s.stop)
 	if ok && len(s.callees) > 0 {
 		// The app does not watch for its caller's close: its calls go on when the
 		// caller gives up, as in simulate.
@@ -408,16 +458,14 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	// (simulate/server.go finish).
 	s.workers.release()
 	if !ok {
-		panic(http.ErrAbortHandler)
+		return false, false
 	}
-	status := http.StatusOK
 	if failed {
-		status = http.StatusServiceUnavailable // a call it made failed after its retries
 		s.unavailable.Add(1)
 	}
 	s.answered.Add(1)
 	s.held.record(time.Since(arrived))
-	s.respond(w, r, status)
+	return failed, true
 }
 
 // enter counts a handler in, unless the process has exited.

@@ -69,7 +69,7 @@ func TestLoadBadInput(t *testing.T) {
 		{[]string{"--target", "http://127.0.0.1:1/", "--threads", "2", "--reuse", "sometimes"}, "reuse"},
 		{[]string{"--target", "https://127.0.0.1:1/", "--threads", "2"}, "http://"},
 		{[]string{"--target", "http://127.0.0.1:1/", "--threads", "2", "--library", "netscape"}, "unknown library"},
-		{[]string{"--target", "http://127.0.0.1:1/", "--threads", "2", "--library", "grpc-go"}, "does not speak gRPC yet"},
+		{[]string{"--target", "http://127.0.0.1:1/", "--threads", "2", "--library", "grpc-go", "--max-lifetime", "1m"}, "not emulated for gRPC channels"},
 		{[]string{"--target", "http://127.0.0.1:1/", "--threads", "2", "--client", "x"}, "need --scenario"},
 		{[]string{"--target", "http://127.0.0.1:1/", "--threads", "2", "-o", "xml"}, "want text or json"},
 		{[]string{"--target", "http://127.0.0.1:1/", "--threads", "2", "--http2", "--http-client", "trafficlab"}, "HTTP/1.1"},

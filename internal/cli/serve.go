@@ -33,6 +33,7 @@ type serveFlags struct {
 	work       string
 	readyAfter time.Duration
 	fullBurn   bool
+	grpc       bool
 	calls      []string
 	figures    string
 }
@@ -157,6 +158,7 @@ func (f *serveFlags) register(c *cobra.Command) {
 	fl.Int64Var(&f.seed, "seed", 0, "random seed of the pod's draws (default: spec.seed with --scenario, else 0)")
 	fl.StringVar(&f.work, "work", serve.Burn, "how to spend the service time: burn (CPU) or sleep")
 	fl.DurationVar(&f.readyAfter, "ready-after", 0, "answer 503 on /healthz/ready for this long after starting, e.g. 5s")
+	fl.BoolVar(&f.grpc, "grpc", false, "answer gRPC (trafficlab's one unary method, on grpc-go's server, with the spec's grpc settings) beside HTTP/1.1")
 	fl.BoolVar(&f.fullBurn, "full-burn", false, "burn the whole service time, on top of what serve's own HTTP stack spends per request")
 	fl.StringArrayVar(&f.calls, "call", nil, "SERVICE=URL: where the pod's calls to SERVICE go, e.g. db=http://198.18.1.5:80/ (repeatable)")
 	fl.StringVar(&f.figures, "figures", "", "write what the app did (requests, time held, calls per Service) as JSON to this file at exit")
@@ -207,7 +209,8 @@ func (f *serveFlags) config(c *cobra.Command, stderr io.Writer) (serve.Config, e
 	} else if _, err := net.LookupPort("tcp", port); err != nil {
 		return bad("--listen %q: %v", f.listen, err)
 	}
-	cfg := serve.Config{Name: f.name, Seed: f.seed, Work: f.work, ReadyAfter: f.readyAfter, SubtractOverhead: !f.fullBurn, Service: f.service}
+	cfg := serve.Config{Name: f.name, Seed: f.seed, Work: f.work, ReadyAfter: f.readyAfter, SubtractOverhead: !f.fullBurn, Service: f.service,
+		GRPC: f.grpc}
 	calls, err := callAddresses(f.calls)
 	if err != nil {
 		return bad("%v", err)
