@@ -6,6 +6,7 @@ require (
 	github.com/HdrHistogram/hdrhistogram-go v1.4.0
 	github.com/florianl/go-nfqueue/v2 v2.0.2
 	github.com/go-logr/logr v1.4.4
+	github.com/miekg/dns v1.1.73
 	github.com/prometheus/client_model v0.6.2
 	github.com/prometheus/common v0.70.0
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.2

@@ -157,6 +157,7 @@ type cluster struct {
 	replay     *replay
 	replayDone sync.WaitGroup
 	endpoints  *endpoints
+	dns        *clusterDNS // nil without a headless Service
 	spawner    *spawner
 	timers     []*time.Timer // the kubelet's SIGTERMs and SIGKILLs to come
 	// autoscalers are the services scaled for real, by index; sched places their new
@@ -210,6 +211,16 @@ func (c *cluster) build(ctx context.Context) (err error) {
 		c.mu.Unlock()
 	}
 	c.logf("service pods serving on :%d: %d", podPort, len(c.servers))
+	if anyHeadless(c.sc) {
+		dns, err := startDNS(c, c.podStates())
+		if err != nil {
+			return err
+		}
+		c.mu.Lock()
+		c.dns = dns
+		c.mu.Unlock()
+		c.logf("cluster DNS answering for the headless Services on %s", dns.addr())
+	}
 	services := usableServices(c.sc, c.podStates())
 	if c.proxy, err = startKubeProxy(ctx, spec.Cluster.ProxyMode, c.net, c.layout.Nodes, services, spec.Seed); err != nil {
 		return err
@@ -225,12 +236,15 @@ func (c *cluster) build(ctx context.Context) (err error) {
 		}
 		client := &spec.Clients[p.Index]
 		svc := services[serviceIndex(c.sc, client.Target)]
-		target := fmt.Sprintf("http://%s:%d/", svc.ClusterIP, svc.Port)
+		target, dns := fmt.Sprintf("http://%s:%d/", svc.ClusterIP, svc.Port), ""
+		if !svc.ClusterIP.IsValid() {
+			target, dns = headlessTarget(client.Target), c.dns.addr()
+		}
 		// The process checks the spec alike; an error here points at the scenario.
 		if _, err := load.FromClient(client, target, spec.Duration.Duration, spec.Seed); err != nil {
 			return &scenario.FieldError{Path: fmt.Sprintf("spec.clients[%d]", p.Index), Err: err}
 		}
-		cp, err := startClient(ctx, c.spawner.start, c.net, c.opt.Exe, p, client, target, spec.Duration.Duration, spec.Seed)
+		cp, err := startClient(ctx, c.spawner.start, c.net, c.opt.Exe, p, client, target, dns, spec.Duration.Duration, spec.Seed)
 		if err != nil {
 			return err
 		}
@@ -484,11 +498,14 @@ func (c *cluster) teardown() error {
 	for _, t := range c.timers {
 		t.Stop()
 	}
-	ep := c.endpoints
+	ep, dns := c.endpoints, c.dns
 	c.mu.Unlock()
 	var errs []error
 	if ep != nil {
 		ep.stop() // again after a run, whose syncs' errors Run reported; at once after a failed build
+	}
+	if dns != nil {
+		dns.stop()
 	}
 	for _, cp := range c.clients {
 		errs = append(errs, cp.kill())

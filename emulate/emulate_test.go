@@ -42,7 +42,7 @@ func TestUnsupportedNamesThePath(t *testing.T) {
 		{"r2-ab-pods-on-3-nodes.yaml", nil, "spec.clients[0].entryNode"},
 		{"r1-curl-loop.yaml", []string{"spec.clients[0].connections.protocol=http2", "spec.services[0].pod.grpc={maxConnectionAge: 30s}"}, "spec.services[0].pod.grpc"},
 
-		{"r1-curl-loop.yaml", []string{"spec.services[0].clusterIP=None", "spec.clients[0].library=go-net-http"}, "spec.services[0].clusterIP"},
+		{"calls-fan-out.yaml", []string{"spec.services[1].clusterIP=None"}, "spec.services[1].clusterIP"},
 	} {
 		var sc *scenario.Scenario
 		if slices.Equal(tc.sets, []string{"faults"}) {

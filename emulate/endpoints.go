@@ -66,7 +66,11 @@ func newEndpoints(c *cluster, initial []proxyrules.Service) *endpoints {
 // changed recomputes every Service's endpoints from the pods' state and, if kube-proxy
 // would program something else, sends the new version on its way to every node.
 func (ep *endpoints) changed() {
-	services := usableServices(ep.c.sc, ep.c.podStates())
+	states := ep.c.podStates()
+	if ep.c.dns != nil {
+		ep.c.dns.changed(states) // CoreDNS's own watch of the headless Services' slices
+	}
+	services := usableServices(ep.c.sc, states)
 	ep.mu.Lock()
 	defer ep.mu.Unlock()
 	if ep.stopped || equalServices(services, ep.latest.services) {
@@ -180,6 +184,12 @@ func usableServices(sc *scenario.Scenario, pods []podState) []proxyrules.Service
 				states = append(states, kubeproxy.Conditions(int32(len(addrs)), p.ready, p.terminating))
 				addrs = append(addrs, p.addr)
 			}
+		}
+		if sc.Spec.Services[i].Headless() {
+			// No ClusterIP, and nothing for kube-proxy: its informer selects
+			// headless slices away (cmd/kube-proxy/app/server.go noHeadlessEndpoints).
+			out = append(out, proxyrules.Service{Name: name, Port: servicePort})
+			continue
 		}
 		s := proxyrules.Service{Name: name, ClusterIP: topo.ServiceIP(i), Port: servicePort}
 		for _, e := range kubeproxy.Usable(states, nil) {

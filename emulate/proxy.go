@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"trafficlab/emulate/proxyrules"
 	"trafficlab/emulate/topo"
@@ -38,6 +39,7 @@ type kubeProxy struct {
 // pods' addresses, as a settled cluster has them when a run starts.
 func startKubeProxy(ctx context.Context, mode kubeproxy.Mode, net *topo.Topology, nodes []string, services []proxyrules.Service, seed int64) (*kubeProxy, error) {
 	kp := &kubeProxy{mode: mode, config: proxyrules.Config{Prefix: net.Prefix()}}
+	services = proxied(services)
 	for _, n := range nodes {
 		kp.nodeNS = append(kp.nodeNS, net.NodeNS(n))
 	}
@@ -72,6 +74,7 @@ func (kp *kubeProxy) close() error {
 // program makes node i's kube-proxy hold these Services' endpoints: a full sync of
 // its rules, or its userspace proxy's endpoint lists.
 func (kp *kubeProxy) program(ctx context.Context, i int, services []proxyrules.Service) error {
+	services = proxied(services)
 	if kp.mode != kubeproxy.Userspace {
 		return proxyrules.Apply(ctx, kp.nodeNS[i], kp.mode, proxyrules.Rules{Config: kp.config, Services: services})
 	}
@@ -81,4 +84,9 @@ func (kp *kubeProxy) program(ctx context.Context, i int, services []proxyrules.S
 		}
 	}
 	return nil
+}
+
+// proxied are the Services kube-proxy programs: those with a ClusterIP.
+func proxied(services []proxyrules.Service) []proxyrules.Service {
+	return slices.DeleteFunc(slices.Clone(services), func(s proxyrules.Service) bool { return !s.ClusterIP.IsValid() })
 }

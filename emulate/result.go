@@ -26,6 +26,9 @@ func (c *cluster) result() *result.Result {
 		Engine: "emulate", Scenario: c.sc.Metadata.Name, Seed: spec.Seed, DurationS: dur,
 		ProxyMode: spec.Cluster.ProxyMode, TimelineIntervalS: 1,
 		SlowThresholdMS: float64(spec.Report.SlowThreshold.Duration) / 1e6,
+		// How each service was configured, as simulate records it (addFigures
+		// adds what the pods did when services call services).
+		Services: c.sc.ServiceConfigs(),
 	}
 	all := hdr.New(1, int64(time.Hour), 3)
 	perPod := map[string]load.Pod{}
@@ -234,6 +237,9 @@ func (c *cluster) clientResults() []result.Client {
 			rc.Protocol = spec.Connections.Protocol
 		}
 		rc.LoadBalancing = spec.Connections.LoadBalancing
+		if c.sc.Spec.Services[serviceIndex(c.sc, spec.Target)].Headless() {
+			rc.Resolution = scenario.ClientResolution(spec.Library)
+		}
 		if spec.Connections.MaxPerHost != nil {
 			rc.MaxPerHost = *spec.Connections.MaxPerHost
 		}

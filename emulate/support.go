@@ -3,6 +3,7 @@ package emulate
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -39,8 +40,8 @@ func unsupported(sc *scenario.Scenario) error {
 		s := &spec.Services[i]
 		path := fmt.Sprintf("spec.services[%d]", i)
 		switch {
-		case s.Headless():
-			return not(path+".clusterIP", "a headless Service (cluster DNS) is")
+		case s.Headless() && calledByPods(sc, s.Name):
+			return not(path+".clusterIP", "calls between services to a headless Service are")
 		case s.Sidecar != nil:
 			return not(path+".sidecar", "an Envoy sidecar is")
 		case s.Pod.Client != nil && s.Pod.Client.PropagateDeadline:
@@ -199,6 +200,16 @@ func killsAutoscaled(sc *scenario.Scenario, t *scenario.Selector) bool {
 			continue
 		}
 		if t.Node != "" || t.Service == s.Name || strings.HasPrefix(t.Pod, s.Name+"-") {
+			return true
+		}
+	}
+	return false
+}
+
+// calledByPods tells whether a service's pods call the service named name.
+func calledByPods(sc *scenario.Scenario, name string) bool {
+	for i := range sc.Spec.Services {
+		if slices.Contains(sc.Spec.Services[i].Pod.Callees(), name) {
 			return true
 		}
 	}

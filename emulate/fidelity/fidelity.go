@@ -1,6 +1,7 @@
 // Package fidelity measures how far simulate is from emulate: a fixed set of
 // scenarios (R1's rows and R1 inside the cluster, a frontend calling webapp1; R2's
-// scale-in under iptables and userspace, and its relay's CPU; R4's loss case)
+// scale-in under iptables and userspace, and its relay's CPU; R4's loss case;
+// gRPC channels behind a ClusterIP and over a headless Service)
 // runs in both engines with the same seeds, and a table sets the two side by side.
 // `make fidelity` prints it; the README keeps a copy.
 package fidelity
@@ -67,6 +68,11 @@ var loadWork = []string{"spec.clients[0].work.perRequest=30100ns", "spec.clients
 // request pauses 14.4 ms before each.
 const pausedLoadWork = "spec.clients[0].work.steady=41m"
 
+// grpcWork: emulate's gRPC clients are grpc-go, whose CPU cmd/cpucost measured
+// (library grpc-go: 46.9 µs a call, 224 µs a new channel and connection); it
+// replaces loadWork, which is emulate's HTTP/1.1 client's.
+var grpcWork = []string{"spec.clients[0].work.perRequest=46900ns", "spec.clients[0].work.perConnection=224us"}
+
 // Cases are the rows `make fidelity` runs.
 var Cases = []Case{
 	{Name: "R1 curl loop", File: "r1-curl-loop.yaml", Sets: []string{noLatency}},
@@ -98,6 +104,15 @@ var Cases = []Case{
 	// alone decides the p99, and simulate had one in 2 of 10 seeds. 30 s runs.
 	{Name: "R4 3% loss, HTTP/1.1", File: "r4-loss.yaml", Sets: []string{"spec.clients[0].connections.protocol=http1"}, Duration: 30 * time.Second},
 	{Name: "R4 3% loss, HTTP/2", File: "r4-loss.yaml", Sets: []string{"spec.clients[0].connections.protocol=http2"}, Duration: 30 * time.Second},
+	// Issue 21: grpc-go channels, grpc-go servers. pick_first behind a ClusterIP
+	// pins each channel to one pod; a server's maxConnectionAge makes the channels
+	// reconnect through kube-proxy; round_robin over a headless Service, resolved
+	// at the cluster's DNS, connects each channel to every pod.
+	{Name: "gRPC pick_first, ClusterIP", File: "grpc.yaml", Sets: grpcWork},
+	{Name: "gRPC pick_first, ClusterIP, maxConnectionAge 2s", File: "grpc.yaml",
+		Sets: append([]string{"spec.services[0].pod.grpc={maxConnectionAge: 2s}"}, grpcWork...)},
+	{Name: "gRPC round_robin, headless", File: "grpc.yaml",
+		Sets: append([]string{"spec.services[0].clusterIP=None", "spec.clients[0].connections.loadBalancing=round_robin"}, grpcWork...)},
 }
 
 // Row is one case's runs, one per seed in each engine.

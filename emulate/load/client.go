@@ -40,8 +40,9 @@ func FromClient(c *scenario.Client, target string, duration time.Duration, seed 
 		Target: target, Duration: duration, Seed: seed, Name: c.Name, Library: c.Library,
 		Repeat: c.Repeat, Arrival: c.Arrival, MaxInFlight: c.MaxInFlight,
 		ThinkTime: c.ThinkTime, Overhead: c.Overhead.Duration,
-		AbortsRun: hasProfile && profile.AbortsRun,
-		Method:    c.Request.Method, BodyBytes: c.Request.BodyBytes,
+		AbortsRun:  hasProfile && profile.AbortsRun,
+		Resolution: library.ResolutionOf(c.Library),
+		Method:     c.Request.Method, BodyBytes: c.Request.BodyBytes,
 	}
 	if c.Request.HeaderBytes != nil {
 		cfg.HeaderBytes = *c.Request.HeaderBytes

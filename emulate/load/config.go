@@ -96,6 +96,11 @@ type Config struct {
 	// Dial, if set, opens every connection instead of a net.Dialer: the emulator
 	// dials from inside the client pod's network namespace with it.
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
+	// DNS is the DNS server (IP:PORT) that resolves a target named by a host
+	// name, as a headless Service's; "" is the system's resolver. Resolution is
+	// how the library resolves it; nil resolves as Go does.
+	DNS        string
+	Resolution *library.Resolution
 }
 
 // HTTP clients a run can use.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/netip"
 	"net/url"
 	"time"
 
@@ -42,8 +43,13 @@ func grpcTarget(cfg *Config) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	// An address the channel uses as it is: a ClusterIP resolves to itself.
-	return "passthrough:///" + u.Host, nil
+	if _, err := netip.ParseAddr(u.Hostname()); err == nil {
+		// An address the channel uses as it is: a ClusterIP resolves to itself.
+		return "passthrough:///" + u.Host, nil
+	}
+	// A name grpc-go's DNS resolver looks up, at the cluster's DNS server when
+	// one is given, and again after a lost connection, at most every 30 s.
+	return "dns://" + cfg.DNS + "/" + u.Host, nil
 }
 
 func newGRPCPool(r *runner) *grpcPool {

@@ -83,7 +83,7 @@ func newRunner(cfg Config) (*runner, error) {
 		cfg.Arrival = scenario.ArrivalConstant
 	}
 	r := &runner{cfg: cfg, think: think, thinks: cfg.ThinkTime != nil,
-		maxRequests: cfg.maxRequests(), tracker: newTracker(cfg.Dial), jobs: make(chan job)}
+		maxRequests: cfg.maxRequests(), tracker: newTracker(namedDial(&cfg)), jobs: make(chan job)}
 	switch cfg.client() {
 	case clientGRPC:
 	case ClientNetHTTP:

@@ -24,6 +24,7 @@ import (
 // loadFlags are the flags of `trafficlab load`.
 type loadFlags struct {
 	target, scenario, client string
+	dns                      string
 	sets                     []string
 	threads                  int
 	rate, arrival            string
@@ -161,6 +162,7 @@ func streamLoad(ctx context.Context, in io.Reader, out io.Writer, cfg load.Confi
 func (f *loadFlags) register(c *cobra.Command) {
 	fl := c.Flags()
 	fl.StringVar(&f.target, "target", "", "URL to send requests to: http://HOST:PORT/PATH (required)")
+	fl.StringVar(&f.dns, "dns", "", "DNS server IP:PORT that resolves the target's host name (default: the system's);\nthe library's DNS cache and address order apply (see 'trafficlab libraries')")
 	fl.IntVar(&f.threads, "threads", 0, "closed loop: this many threads, each waiting for its answer before the next request")
 	fl.StringVar(&f.rate, "rate", "", "open loop: requests per second, minute or hour: 1000/s, 60/m, 3600/h")
 	fl.StringVar(&f.arrival, "arrival", scenario.ArrivalConstant, "open-loop arrivals: constant (evenly spaced) or poisson")
@@ -251,6 +253,7 @@ func (f *loadFlags) config(c *cobra.Command, stderr io.Writer) (load.Config, err
 		return bad("%v", err)
 	}
 	cfg.MaxRequests = f.maxRequests
+	cfg.DNS = f.dns
 	if f.name != "" {
 		cfg.Name = f.name
 	}

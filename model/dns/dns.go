@@ -17,7 +17,7 @@ import (
 // endpointsliceReady), in an order the loadbalance plugin, which kubeadm's
 // Corefile enables, shuffles anew for every response (plugin/loadbalance
 // loadbalance.go shuffle). No ready endpoint is NXDOMAIN: an empty answer.
-func Answer(ready []int32, rng *rand.Rand) []int32 {
+func Answer[A any](ready []A, rng *rand.Rand) []A {
 	out := slices.Clone(ready)
 	rng.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
 	return out
@@ -48,9 +48,10 @@ type Cache struct {
 	Pick Pick
 }
 
-// Resolver is one client process's cached answer for one Service.
-type Resolver struct {
-	addrs  []int32
+// Resolver is one client process's cached answer for one Service, of addresses A
+// (the simulator's pod numbers, the emulator's IPs).
+type Resolver[A any] struct {
+	addrs  []A
 	at     sim.Time
 	cached bool
 	next   int
@@ -60,7 +61,7 @@ type Resolver struct {
 // answer while it lasts, else from lookup's fresh one (kept when the cache keeps
 // answers). It returns nil for NXDOMAIN. The slice is the caller's to keep until the
 // next call.
-func (r *Resolver) Order(now sim.Time, c Cache, lookup func() []int32, rng *rand.Rand, out []int32) []int32 {
+func (r *Resolver[A]) Order(now sim.Time, c Cache, lookup func() []A, rng *rand.Rand, out []A) []A {
 	if !r.cached || c.TTL == 0 || now-r.at >= c.TTL {
 		r.addrs, r.at, r.next = lookup(), now, 0
 		// An empty answer is not kept: Java caches a failed lookup for only

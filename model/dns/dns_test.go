@@ -30,7 +30,7 @@ func TestAnswerShufflesEveryResponseUniformly(t *testing.T) {
 	if !slices.Equal(ready, []int32{0, 1, 2, 3}) {
 		t.Errorf("Answer changed its input: %v", ready)
 	}
-	if a := Answer(nil, rng); len(a) != 0 {
+	if a := Answer[int32](nil, rng); len(a) != 0 {
 		t.Errorf("no ready pod answered %v, want NXDOMAIN (empty)", a)
 	}
 }
@@ -55,7 +55,7 @@ func TestResolverOrder(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var r Resolver
+			var r Resolver[int32]
 			lookups := 0
 			lookup := func() []int32 {
 				lookups++
@@ -83,7 +83,7 @@ func TestResolverOrder(t *testing.T) {
 
 func TestRandomPickIsUniformOverTheCachedAnswer(t *testing.T) {
 	rng := sim.Stream(2, "dns-test")
-	var r Resolver
+	var r Resolver[int32]
 	lookup := func() []int32 { return []int32{7, 8} }
 	first := map[int32]int{}
 	const n = 10000

@@ -39,7 +39,7 @@ type client struct {
 	svc int32
 	rng *rand.Rand
 	// An HTTP library's cached answer.
-	cache dns.Resolver
+	cache dns.Resolver[int32]
 	// A gRPC channel's addresses, when it resolved them last, and whether a
 	// resolution is due.
 	addrs    []int32
