@@ -128,6 +128,9 @@ type Service struct {
 	TerminationGracePeriodS float64 `json:"termination_grace_period_s"`
 	// GRPCMaxConnectionAgeS is its gRPC server's maxConnectionAge; 0 for none.
 	GRPCMaxConnectionAgeS float64 `json:"grpc_max_connection_age_s,omitempty"`
+	// GRPCMaxConnectionAgeGraceS is how long after the age's GOAWAY its gRPC server
+	// closes the connection; 0 for never.
+	GRPCMaxConnectionAgeGraceS float64 `json:"grpc_max_connection_age_grace_s,omitempty"`
 	// Headless: it has no ClusterIP (clusterIP: None); clients connect to the pods
 	// its name resolves to.
 	Headless bool `json:"headless,omitempty"`

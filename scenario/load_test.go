@@ -95,6 +95,8 @@ var loadErrorCases = []struct {
 	name, old, new string
 	want           string
 }{
+	{"grace without an age", "    pod:", "    pod:\n      grpc: {maxConnectionAgeGrace: 5s}",
+		`10:37: spec.services[0].pod.grpc.maxConnectionAgeGrace: applies only with maxConnectionAge`},
 	{"clusterIP other than None", "    replicas: 2", "    replicas: 2\n    clusterIP: 198.18.0.10",
 		`9:16: spec.services[0].clusterIP: must be None (a headless Service) or left out`},
 	{"loadBalancing without grpc", "    threads: 2", "    threads: 2\n    connections: {loadBalancing: round_robin}",

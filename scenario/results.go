@@ -25,6 +25,9 @@ func (s *Scenario) ServiceConfigs() []result.Service {
 		}
 		if g := pod.GRPC; g != nil && g.MaxConnectionAge != nil {
 			rs.GRPCMaxConnectionAgeS = g.MaxConnectionAge.Duration.Seconds()
+			if g.MaxConnectionAgeGrace != nil {
+				rs.GRPCMaxConnectionAgeGraceS = g.MaxConnectionAgeGrace.Duration.Seconds()
+			}
 		}
 		if d := pod.OnSigterm.DrainTimeout; d != nil && pod.OnSigterm.Action == SigtermDrain {
 			rs.DrainTimeoutS = d.Duration.Seconds()

@@ -344,8 +344,9 @@ type Pod struct {
 	// assumption (a small answer).
 	ResponseBytes *int64 `yaml:"responseBytes"`
 	// MaxConcurrentStreams is the app's HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS, at
-	// least 1. Default: 250, Go's net/http server (golang.org/x/net/http2
-	// defaultMaxStreams).
+	// least 1, a gRPC server's too (grpc.MaxConcurrentStreams, which grpc-go leaves
+	// unlimited unless set). Default: 250, Go's net/http server
+	// (golang.org/x/net/http2 defaultMaxStreams).
 	MaxConcurrentStreams *int `yaml:"maxConcurrentStreams"`
 	// HTTP2 is the app's HTTP/2 receive windows, for request bodies. Default: 1 MiB
 	// per stream and per connection, Go's net/http server.
@@ -650,6 +651,11 @@ type GRPCServer struct {
 	// GOAWAY is refused, and its library sends it again on the new connection.
 	// Unset: never.
 	MaxConnectionAge *metav1.Duration `yaml:"maxConnectionAge"`
+	// MaxConnectionAgeGrace: this long after its age's GOAWAY, the server closes
+	// the connection, and the calls still on it fail, closed (grpc-go
+	// http2_server.go keepalive: t.Close after MaxConnectionAgeGrace). Unset:
+	// never, grpc-go's default.
+	MaxConnectionAgeGrace *metav1.Duration `yaml:"maxConnectionAgeGrace"`
 }
 
 // Connections is how a client pools its connections. Unset fields take the library's

@@ -218,8 +218,17 @@ func (v *validator) services(svcs []Service, duration time.Duration) map[string]
 		if s.Pod.IdleTimeout.Duration < 0 {
 			v.errorf(pod+".idleTimeout", "must not be negative; 0 never closes an idle connection")
 		}
-		if g := s.Pod.GRPC; g != nil && g.MaxConnectionAge != nil && g.MaxConnectionAge.Duration <= 0 {
-			v.errorf(pod+".grpc.maxConnectionAge", "must be greater than 0; leave it out for connections that never age out")
+		if g := s.Pod.GRPC; g != nil {
+			if g.MaxConnectionAge != nil && g.MaxConnectionAge.Duration <= 0 {
+				v.errorf(pod+".grpc.maxConnectionAge", "must be greater than 0; leave it out for connections that never age out")
+			}
+			switch grace := g.MaxConnectionAgeGrace; {
+			case grace == nil:
+			case grace.Duration <= 0:
+				v.errorf(pod+".grpc.maxConnectionAgeGrace", "must be greater than 0; leave it out for no limit")
+			case g.MaxConnectionAge == nil:
+				v.errorf(pod+".grpc.maxConnectionAgeGrace", "applies only with maxConnectionAge: it counts from the age's GOAWAY")
+			}
 		}
 		if !v.written(pod + ".serviceTime") {
 			v.errorf(pod+".serviceTime", "is required, e.g. {distribution: exponential, mean: 1ms}")

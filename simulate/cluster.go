@@ -50,8 +50,11 @@ type service struct {
 	// ageRNG (pod.grpc.maxConnectionAge); 0 never.
 	maxAge sim.Time
 	ageRNG *rand.Rand
-	weight float64       // CFS weight per pod
-	logCPU time.Duration // CPU to encode an access-log line
+	// ageGrace closes an aged connection this long after its GOAWAY
+	// (pod.grpc.maxConnectionAgeGrace); 0 never.
+	ageGrace sim.Time
+	weight   float64       // CFS weight per pod
+	logCPU   time.Duration // CPU to encode an access-log line
 	// Its calls (calls.go): the steps, the CPU after them, its edges (by the place
 	// its pods index their callers at) and whether it propagates deadlines.
 	calls     []callStep
@@ -111,6 +114,9 @@ func (e *Engine) addService(si int32, s *scenario.Service) error {
 		svc.maxAge = sim.Duration(g.MaxConnectionAge.Duration)
 		svc.ageRNG = sim.Stream(e.sc.Spec.Seed, "grpc-age/"+s.Name)
 		e.appCloses.on = true
+		if g.MaxConnectionAgeGrace != nil {
+			svc.ageGrace = sim.Duration(g.MaxConnectionAgeGrace.Duration)
+		}
 	}
 	svc.streams = *s.Pod.MaxConcurrentStreams
 	svc.windows = [2]int64{*s.Pod.HTTP2.StreamWindowBytes, *s.Pod.HTTP2.ConnectionWindowBytes}

@@ -124,7 +124,7 @@ type Engine struct {
 	request   result.Request        // reused for each call of onRequest
 
 	evReady, evArrive, evCPU, evWait, evResponse, evTimeout, evRefused, evReset, evClosed, evRedial, evNoSuchHost, evTick, evSweep,
-	evRefusedStream, evClientCPU, evProxyCPU, evAppIdle, evAppAge uint8
+	evRefusedStream, evClientCPU, evProxyCPU, evAppIdle, evAppAge, evAppAgeClose uint8
 	// The connections apps end on their own (keepalive.go).
 	appCloses appCloses
 }

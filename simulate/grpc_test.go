@@ -43,3 +43,29 @@ func TestGRPCPinningAndMaxConnectionAge(t *testing.T) {
 		})
 	}
 }
+
+// maxConnectionAgeGrace closes an aged connection that long after its GOAWAY: the
+// calls still on it fail, closed. Calls of 300 ms outlive a 100 ms grace; without
+// a grace they finish on the old connection.
+func TestGRPCMaxConnectionAgeGrace(t *testing.T) {
+	for _, c := range []struct {
+		name, grace string
+		fail        bool
+	}{
+		{"no grace", "", false},
+		{"grace 100ms", ", maxConnectionAgeGrace: 100ms", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := run(t, opts{replicas: 1, duration: "10s",
+				pod:    "      serviceTime: {distribution: constant, value: 300ms}\n      concurrency: 8\n      grpc: {maxConnectionAge: 1s" + c.grace + "}",
+				client: "    threads: 4\n    library: grpc-go"})
+			t.Logf("%d answered, errors %+v, %d connections", r.Requests.OK, r.Errors, r.Clients[0].ConnectionsOpened)
+			if got := r.Errors.ConnectionClosed > 0; got != c.fail || r.Errors.Total() != r.Errors.ConnectionClosed {
+				t.Errorf("errors %+v; want calls cut off, closed: %v", r.Errors, c.fail)
+			}
+			if r.Clients[0].ConnectionsOpened < 8 {
+				t.Errorf("%d connections in 10 s at a 1 s age", r.Clients[0].ConnectionsOpened)
+			}
+		})
+	}
+}

@@ -85,8 +85,30 @@ func (e *Engine) ageFrom(ji int32) {
 // onAppAge: a connection reached its age; unless it closed since, the app sends
 // GOAWAY.
 func (e *Engine) onAppAge(ev sim.Event) {
-	if e.connSeq[ev.Obj] == ev.Gen && e.conns.Get(ev.Obj).Open {
-		e.appCloses.closedAt[ev.Obj] = e.k.Now()
+	c := e.conns.Get(ev.Obj)
+	if e.connSeq[ev.Obj] != ev.Gen || !c.Open {
+		return
+	}
+	e.appCloses.closedAt[ev.Obj] = e.k.Now()
+	if grace := e.services[e.pods[c.Pod].svc].ageGrace; grace > 0 {
+		e.k.After(grace, e.evAppAgeClose, ev.Obj, ev.Gen)
+	}
+}
+
+// onAppAgeClose: an aged connection's grace is over, and the server closes it
+// (grpc-go http2_server.go keepalive, t.Close): the calls still on it learn of
+// the FIN a hop later and fail, closed; the app goes on with them, and their
+// answers find the connection gone.
+func (e *Engine) onAppAgeClose(ev sim.Event) {
+	id := ev.Obj
+	c := e.conns.Get(id)
+	if e.connSeq[id] != ev.Gen || !c.Open || e.mesh.Owns(c.Pool) {
+		return
+	}
+	for _, si := range e.cpods[e.poolOwner[c.Pool]].slots {
+		if s := &e.slots[si]; s.state == inFlight && s.conn == id && s.connSeq == ev.Gen {
+			e.k.After(e.hop+e.relay, e.evClosed, si, s.gen)
+		}
 	}
 }
 

@@ -380,6 +380,7 @@ func (e *Engine) registerServers() {
 	e.evWait = e.k.Register(e.onWait)
 	e.evAppIdle = e.k.Register(e.onAppIdle)
 	e.evAppAge = e.k.Register(e.onAppAge)
+	e.evAppAgeClose = e.k.Register(e.onAppAgeClose)
 }
 
 // onArrive: a request reached its pod.

@@ -35,7 +35,11 @@ func (s *Server) newGRPC() *grpc.Server {
 		grpc.StatsHandler(connTags{}),
 	}
 	if g := p.GRPC; g != nil && g.MaxConnectionAge != nil {
-		opts = append(opts, grpc.KeepaliveParams(keepalive.ServerParameters{MaxConnectionAge: g.MaxConnectionAge.Duration}))
+		params := keepalive.ServerParameters{MaxConnectionAge: g.MaxConnectionAge.Duration}
+		if g.MaxConnectionAgeGrace != nil {
+			params.MaxConnectionAgeGrace = g.MaxConnectionAgeGrace.Duration
+		}
+		opts = append(opts, grpc.KeepaliveParams(params))
 	}
 	gs := grpc.NewServer(opts...)
 	s.answer = make([]byte, max(0, *p.ResponseBytes))

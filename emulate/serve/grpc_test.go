@@ -81,3 +81,19 @@ func TestGRPCExitClosesCalls(t *testing.T) {
 		t.Errorf("call cut by the exit: %v (kind %v, %v), want closed", err, k, ok)
 	}
 }
+
+// maxConnectionAgeGrace: grpc-go closes an aged connection that long after its
+// GOAWAY, and a call still on it fails, closed.
+func TestGRPCMaxConnectionAgeGrace(t *testing.T) {
+	st := start(t, Config{Pod: testPod(t, "serviceTime: {distribution: constant, value: 2s}\ngrpc: {maxConnectionAge: 300ms, maxConnectionAgeGrace: 200ms}"),
+		Work: Sleep, GRPC: true})
+	var opened atomic.Int64
+	cc := dialCounting(t, st.addr, &opened)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	t0 := time.Now()
+	_, err := grpcwire.Call(ctx, cc, nil)
+	if k, ok := grpcwire.Kind(err); !ok || k != result.ErrorConnectionClosed || time.Since(t0) > 1500*time.Millisecond {
+		t.Errorf("a 2 s call on a connection aged at 300 ms ± 10 %% with 200 ms of grace: %v after %v, want closed within about 0.5 s", err, time.Since(t0))
+	}
+}
