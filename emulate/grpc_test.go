@@ -62,6 +62,10 @@ func TestGRPCChannelsForReal(t *testing.T) {
 			if c.grpc == "" && reached > 2 {
 				t.Errorf("%d pods answered 2 pinned channels", reached)
 			}
+			// Which client pod holds which connection: a pinned channel's one.
+			if c.grpc == "" && (len(cl.Held) != 2 || len(cl.Held[0].To) != 1 || len(cl.Held[1].To) != 1) {
+				t.Errorf("held %+v, want each client pod's one connection to one pod", cl.Held)
+			}
 		})
 	}
 }

@@ -271,13 +271,21 @@ func (c *cluster) clientResults() []result.Client {
 			rc.Requests += rep.Requests.Total
 			rc.Errors += rep.Requests.Failed
 			rc.RunsAborted += rep.RunsAborted
+			h := result.HeldConnections{Pod: cp.placed.Name, To: map[string]int64{}}
 			for _, p := range rep.Pods {
 				if !slices.Contains(reached, p.Name) {
 					reached = append(reached, p.Name)
 				}
+				if p.Connections > 0 {
+					h.To[p.Name] = p.Connections
+				}
 			}
+			rc.Held = append(rc.Held, h)
 		}
 		rc.PodsReached = len(reached)
+		if !result.LongLived(rc.Requests, rc.ConnectionsOpened) {
+			rc.Held = nil
+		}
 		if dur > 0 {
 			rc.CPUCores = result.Round(used/dur, 4)
 		}

@@ -45,13 +45,20 @@ func explainHeadless(r *result.Result, svc string, pods []result.Pod, lived bool
 	s := fmt.Sprintf("Why the load on %s is uneven: %s is headless, so no kube-proxy balances it: its clients look its name up, "+
 		"which cluster DNS answers with the ready pods in a new random order each time, and connect to the pods they pick. %s. ",
 		svc, svc, strings.Join(held, "; "))
+	s += holders(r, svc)
 	if lived {
 		s += fmt.Sprintf("(Pods came and went: this compares the %s serving at the end, per second since each became ready.) ", plural(int64(n), "pod"))
 	}
 	late := lateIdle(pods)
 	c := headlessClient(r, svc)
-	if c == nil || c.Protocol != "grpc" && float64(reqs)/float64(conns) < 10 {
+	switch {
+	case (c == nil || c.Protocol != "grpc") && float64(reqs)/float64(conns) < 10:
 		return s + "Connections are short-lived here, so the spread comes from few connections or from pods that answer at different speeds."
+	case c == nil:
+		// Only services' pods call it, and the Result does not say how their
+		// library resolves.
+		return s + "Each calling pod's connections stay with the pods its library picked from the answers. To spread it: " +
+			"recycle connections (connections.maxLifetime), or balance per request."
 	}
 	lib := c.Library
 	if lib == "" {
@@ -120,4 +127,51 @@ func roundRobinRemedy(r *result.Result, svc string, res *result.Resolution) stri
 	}
 	return fmt.Sprintf("To spread it: have the server end connections as they age (pod.grpc.maxConnectionAge): each channel then "+
 		"resolves again, and reaches new pods within the age (give or take 10 %%) plus %s.", GoDuration(res.ReresolveS))
+}
+
+// maxHolders is how many client pods holders names before it counts the rest.
+const maxHolders = 8
+
+// holders says which client pod holds which connections to which pod of svc, from
+// the clients' Held: "Connections by client pod: checkout-0 → orders-0;
+// checkout-1 → orders-3 (2), orders-4. "; "" when no client records it.
+func holders(r *result.Result, svc string) string {
+	clients := make([]*result.Client, 0, len(r.Clients))
+	for i := range r.Clients {
+		if c := &r.Clients[i]; c.Target == svc && len(c.Held) > 0 {
+			clients = append(clients, c)
+		}
+	}
+	sort.Slice(clients, func(i, j int) bool { return clients[i].Name < clients[j].Name })
+	var parts []string
+	n := 0
+	for _, c := range clients {
+		for _, h := range c.Held {
+			if n++; n > maxHolders {
+				continue
+			}
+			pods := make([]string, 0, len(h.To))
+			for p := range h.To {
+				pods = append(pods, p)
+			}
+			sort.Strings(pods)
+			for i, p := range pods {
+				if h.To[p] > 1 {
+					pods[i] = fmt.Sprintf("%s (%d)", p, h.To[p])
+				}
+			}
+			if len(pods) == 0 {
+				pods = []string{"none"}
+			}
+			parts = append(parts, h.Pod+" → "+strings.Join(pods, ", "))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	s := "Connections by client pod: " + strings.Join(parts, "; ")
+	if n > maxHolders {
+		s += fmt.Sprintf("; %d more client pods", n-maxHolders)
+	}
+	return s + ". "
 }

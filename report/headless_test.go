@@ -19,6 +19,7 @@ func TestHeadlessSpreadExplained(t *testing.T) {
 	}{
 		{"pick_first", []string{headless},
 			[]string{"orders is headless", "A pick_first channel (grpc-go's default)", "connections.loadBalancing: round_robin",
+				"Connections by client pod: checkout-0 → orders-",
 				"headless (clients connect to the pods its name resolves to)"},
 			[]string{"kube-proxy (iptables) chooses", "behind its ClusterIP", "maxConnectionAge"}},
 		{"round_robin is even", []string{headless, "spec.clients[0].connections.loadBalancing=round_robin"},

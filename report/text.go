@@ -574,6 +574,7 @@ func Explain(r *result.Result, svc string) string {
 	}
 	s := fmt.Sprintf("Why the load on %s is uneven: kube-proxy (%s) chooses a pod once per connection, when it opens; %s. %s. ",
 		svc, mode, pin, strings.Join(held, "; "))
+	s += holders(r, svc)
 	if lived {
 		s += fmt.Sprintf("(Pods came and went: this compares the %s serving at the end, per second since each became ready.) ", plural(int64(n), "pod"))
 	}

@@ -839,6 +839,10 @@ type Client struct {
 	OpenAtEnd int64 `json:"open_connections_at_end"`
 	// PodsReached is how many distinct server pods this client's connections went to.
 	PodsReached int `json:"pods_reached"`
+	// Held is, for a client whose connections carried 10 requests or more each,
+	// the connections each of its pods opened, by the server pod they reached:
+	// which client pod holds which connections to which pod. Absent otherwise.
+	Held []HeldConnections `json:"held,omitempty"`
 	// Requests it finished, answered or failed.
 	Requests int64 `json:"requests"`
 	// Errors are its failed requests.
@@ -884,6 +888,21 @@ type ClientPod struct {
 	CPUUtilization float64 `json:"cpu_utilization"`
 	// CPULimit is its CPU limit in cores; 0 for none.
 	CPULimit float64 `json:"cpu_limit,omitempty"`
+}
+
+// LongLived tells whether connections carried 10 requests or more each, so that
+// which pod each reached decides the spread: the threshold of Client.Held.
+func LongLived(requests, connections int64) bool {
+	return connections > 0 && requests >= 10*connections
+}
+
+// HeldConnections are the connections one client pod opened over the run, by the
+// server pod they reached.
+type HeldConnections struct {
+	// Pod is the client pod, CLIENT-N.
+	Pod string `json:"pod"`
+	// To counts its connections by server pod name.
+	To map[string]int64 `json:"to"`
 }
 
 // Run is one phase of a client's load as it ran.

@@ -74,6 +74,8 @@ type clientPod struct {
 	from    int32   // the service pod whose calls it makes, or -1 for a client's pod
 	// resolver is its process's resolver of a headless target; -1 for a ClusterIP.
 	resolver resolver.ID
+	// connsTo counts the connections it opened by server pod, for a client's pod.
+	connsTo []int32
 	// grp is its container's CPU on its node, nil when its client spends none;
 	// senders how many requests its open loop prepares at once (0: no bound), and
 	// late the arrivals waiting for one, by when they fell due (clientcpu.go).

@@ -76,6 +76,12 @@ func (e *Engine) connect(si, ep int32) {
 		e.pools[s.pool].AddStreamConn(&e.conns, id)
 	}
 	d.reach(ep, len(e.pods))
+	if cp := &e.cpods[s.cpod]; cp.from < 0 {
+		if int(ep) >= len(cp.connsTo) {
+			cp.connsTo = append(cp.connsTo, make([]int32, len(e.pods)-len(cp.connsTo))...)
+		}
+		cp.connsTo[ep]++
+	}
 	d.open++
 	d.opened++
 	d.peak = max(d.peak, d.open)

@@ -34,6 +34,17 @@ func TestGRPCPinningAndMaxConnectionAge(t *testing.T) {
 			// client pod opens 5 or 6, 20 to 24 in all.
 			opened := cl.ConnectionsOpened
 			t.Logf("%d connections opened, %d of %d calls to the new pods, peak %d open", opened, toNew, r.Requests.OK, cl.PeakOpen)
+			if !c.newPodsGet {
+				// Which client pod holds which connection: each its channel's one.
+				for _, h := range cl.Held {
+					if len(h.To) != 1 {
+						t.Errorf("%s holds connections to %v, want one pod", h.Pod, h.To)
+					}
+				}
+				if len(cl.Held) != 4 {
+					t.Errorf("held %+v, want the 4 client pods", cl.Held)
+				}
+			}
 			switch {
 			case !c.newPodsGet && (toNew != 0 || opened != 4):
 				t.Errorf("%d calls to the new pods over %d connections; want none, over one connection per client pod", toNew, opened)

@@ -140,3 +140,30 @@ func TestHeadlessWithoutReadyPodsIsNoSuchHost(t *testing.T) {
 		t.Errorf("%d failures in 1 s, want one per 200 µs round trip", n)
 	}
 }
+
+// Which client pod holds which connections is recorded where connections are
+// long-lived, and left out where each carries one request.
+func TestHeldOnlyForLongLivedConnections(t *testing.T) {
+	for _, c := range []struct {
+		client string
+		held   bool
+	}{
+		{"    threads: 2\n    library: curl-loop", false},
+		{"    threads: 2\n    library: go-net-http", true},
+	} {
+		r := run(t, opts{replicas: 3, duration: "1s", client: c.client})
+		cl := r.Clients[0]
+		if got := len(cl.Held) > 0; got != c.held {
+			t.Errorf("%q: held %+v for %d requests over %d connections", c.client, cl.Held, cl.Requests, cl.ConnectionsOpened)
+		}
+		var n int64
+		for _, h := range cl.Held {
+			for _, k := range h.To {
+				n += k
+			}
+		}
+		if c.held && n != cl.ConnectionsOpened {
+			t.Errorf("held %+v counts %d connections, the client opened %d", cl.Held, n, cl.ConnectionsOpened)
+		}
+	}
+}

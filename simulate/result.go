@@ -158,6 +158,7 @@ func (e *Engine) clientResults() []result.Client {
 				rc.PodsReached++
 			}
 		}
+		rc.Held = e.held(d)
 		out = append(out, rc)
 	}
 	return out
@@ -255,4 +256,24 @@ func resultProtocol(p string) string {
 		return ""
 	}
 	return p
+}
+
+// held is which of client deployment d's pods opened connections to which server
+// pod, when its connections were long-lived (result.Client.Held); nil otherwise.
+func (e *Engine) held(d *clientDeployment) []result.HeldConnections {
+	if !result.LongLived(d.requests, d.opened) {
+		return nil
+	}
+	var out []result.HeldConnections
+	for _, ci := range d.pods {
+		cp := &e.cpods[ci]
+		h := result.HeldConnections{Pod: cp.name, To: map[string]int64{}}
+		for pod, n := range cp.connsTo {
+			if n > 0 {
+				h.To[e.pods[pod].name] = int64(n)
+			}
+		}
+		out = append(out, h)
+	}
+	return out
 }

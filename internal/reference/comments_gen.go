@@ -33,6 +33,7 @@ var generated = Comments{
 			"ConnectionsOpened": "ConnectionsOpened over the run.",
 			"Due":               "Due counts its open-loop arrivals that fell due, sent or not; 0 without an\nopen loop or when not recorded.",
 			"Errors":            "Errors are its failed requests.",
+			"Held":              "Held is, for a client whose connections carried 10 requests or more each,\nthe connections each of its pods opened, by the server pod they reached:\nwhich client pod holds which connections to which pod. Absent otherwise.",
 			"Library":           "Library is the client library profile; empty for none.",
 			"LoadBalancing":     "LoadBalancing is a gRPC channel's policy: pick_first or round_robin.",
 			"MaxIdle":           "MaxIdle caps idle connections kept per pool; 0 = unlimited.",
@@ -163,6 +164,13 @@ var generated = Comments{
 			"Others": "Others are the other parameters' values, in the order of Parameters.",
 			"Point":  "Point is the index in Points of the answer; null when there is none.",
 			"Value":  "Value is the answer: the smallest (or largest) value meeting every condition;\nnull when none did.",
+		},
+	},
+	"trafficlab/result.HeldConnections": {
+		Doc: "HeldConnections are the connections one client pod opened over the run, by the\nserver pod they reached.",
+		Fields: map[string]string{
+			"Pod": "Pod is the client pod, CLIENT-N.",
+			"To":  "To counts its connections by server pod name.",
 		},
 	},
 	"trafficlab/result.Latencies": {
