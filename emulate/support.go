@@ -219,34 +219,22 @@ func calledByPods(sc *scenario.Scenario, name string) bool {
 // grpcCallers tells whether a client speaks gRPC to the service named name: its
 // pods then answer on grpc-go's server.
 func grpcCallers(sc *scenario.Scenario, name string) bool {
-	for i := range sc.Spec.Clients {
-		c := &sc.Spec.Clients[i]
-		if c.Target == name && c.Connections.Protocol == scenario.ProtocolGRPC {
-			return true
-		}
-	}
-	return false
+	return clientSpeaks(sc, name, func(p string) bool { return p == scenario.ProtocolGRPC })
 }
 
 // mixedCallers tells whether a client speaks plain HTTP/2 to the service named
 // name, whose HTTP/2 connections its gRPC server would take.
 func mixedCallers(sc *scenario.Scenario, name string) bool {
-	for i := range sc.Spec.Clients {
-		c := &sc.Spec.Clients[i]
-		if c.Target == name && c.Connections.Protocol == scenario.ProtocolHTTP2 {
-			return true
-		}
-	}
-	return false
+	return clientSpeaks(sc, name, func(p string) bool { return p == scenario.ProtocolHTTP2 })
 }
 
 // http2Callers tells whether a client speaks HTTP/2 to the service named name.
 func http2Callers(sc *scenario.Scenario, name string) bool {
-	for i := range sc.Spec.Clients {
-		c := &sc.Spec.Clients[i]
-		if c.Target == name && scenario.Multiplexed(c.Connections.Protocol) {
-			return true
-		}
-	}
-	return false
+	return clientSpeaks(sc, name, scenario.Multiplexed)
+}
+
+// clientSpeaks tells whether a client of the service named name speaks a protocol
+// that is.
+func clientSpeaks(sc *scenario.Scenario, name string, is func(protocol string) bool) bool {
+	return slices.ContainsFunc(sc.Spec.Clients, func(c scenario.Client) bool { return c.Target == name && is(c.Connections.Protocol) })
 }

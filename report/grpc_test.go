@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"trafficlab/report"
+	"trafficlab/result"
 )
 
 const grpcPinned = `apiVersion: trafficlab/v1alpha1
@@ -49,22 +50,28 @@ func TestGRPCSpreadAdvice(t *testing.T) {
 			[]string{"connections.maxLifetime"}, []string{"gRPC"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			r := simulateSource(t, "grpc.yaml", []byte(grpcPinned), c.sets...)
-			var b strings.Builder
-			if err := report.Text(&b, r); err != nil {
-				t.Fatal(err)
-			}
-			text := strings.Join(strings.Fields(b.String()), " ")
-			for _, w := range c.want {
-				if !strings.Contains(text, w) {
-					t.Errorf("text lacks %q:\n%s", w, b.String())
-				}
-			}
-			for _, w := range c.lack {
-				if strings.Contains(text, w) {
-					t.Errorf("text has %q:\n%s", w, b.String())
-				}
-			}
+			checkText(t, simulateSource(t, "grpc.yaml", []byte(grpcPinned), c.sets...), c.want, c.lack)
 		})
+	}
+}
+
+// checkText renders r's text report and checks that, its lines joined, it says
+// every phrase of want and none of lack.
+func checkText(t *testing.T, r *result.Result, want, lack []string) {
+	t.Helper()
+	var b strings.Builder
+	if err := report.Text(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Join(strings.Fields(b.String()), " ")
+	for _, w := range want {
+		if !strings.Contains(text, w) {
+			t.Errorf("text lacks %q:\n%s", w, b.String())
+		}
+	}
+	for _, w := range lack {
+		if strings.Contains(text, w) {
+			t.Errorf("text has %q:\n%s", w, b.String())
+		}
 	}
 }

@@ -1,10 +1,7 @@
 package report_test
 
 import (
-	"strings"
 	"testing"
-
-	"trafficlab/report"
 )
 
 // Behind a headless Service the spread is the clients' own doing, and the report
@@ -32,22 +29,7 @@ func TestHeadlessSpreadExplained(t *testing.T) {
 			[]string{"ab-keepalive keeps its first answer for the whole run", "each client pod reaches one pod"}, []string{"round_robin"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			r := simulateSource(t, "grpc.yaml", []byte(grpcPinned), c.sets...)
-			var b strings.Builder
-			if err := report.Text(&b, r); err != nil {
-				t.Fatal(err)
-			}
-			text := strings.Join(strings.Fields(b.String()), " ")
-			for _, w := range c.want {
-				if !strings.Contains(text, w) {
-					t.Errorf("text lacks %q:\n%s", w, b.String())
-				}
-			}
-			for _, l := range c.lack {
-				if strings.Contains(text, l) {
-					t.Errorf("text has %q:\n%s", l, b.String())
-				}
-			}
+			checkText(t, simulateSource(t, "grpc.yaml", []byte(grpcPinned), c.sets...), c.want, c.lack)
 		})
 	}
 }
@@ -72,22 +54,7 @@ func TestHeadlessRoundRobinAfterScaleOut(t *testing.T) {
 			[]string{"The server ends each connection after 20s", "a shorter age reaches them sooner"}, []string{"got no connection"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			r := simulateSource(t, "hpa.yaml", []byte(grpcScaleOut), append(sets, c.age...)...)
-			var b strings.Builder
-			if err := report.Text(&b, r); err != nil {
-				t.Fatal(err)
-			}
-			text := strings.Join(strings.Fields(b.String()), " ")
-			for _, w := range c.want {
-				if !strings.Contains(text, w) {
-					t.Errorf("text lacks %q:\n%s", w, b.String())
-				}
-			}
-			for _, l := range c.lack {
-				if strings.Contains(text, l) {
-					t.Errorf("text has %q:\n%s", l, b.String())
-				}
-			}
+			checkText(t, simulateSource(t, "hpa.yaml", []byte(grpcScaleOut), append(sets, c.age...)...), c.want, c.lack)
 		})
 	}
 }
@@ -148,14 +115,6 @@ spec:
 		{[]string{"spec.services[0].clusterIP=None"}, "cluster DNS answers its name NXDOMAIN", "REJECT"},
 		{nil, "kube-proxy REJECTs new connections", "NXDOMAIN"},
 	} {
-		r := simulateSource(t, "zero.yaml", src, c.sets...)
-		var b strings.Builder
-		if err := report.Text(&b, r); err != nil {
-			t.Fatal(err)
-		}
-		text := strings.Join(strings.Fields(b.String()), " ")
-		if !strings.Contains(text, c.want) || strings.Contains(text, c.lack) {
-			t.Errorf("%v: want %q, not %q:\n%s", c.sets, c.want, c.lack, b.String())
-		}
+		checkText(t, simulateSource(t, "zero.yaml", src, c.sets...), []string{c.want}, []string{c.lack})
 	}
 }
