@@ -3,7 +3,6 @@ package emulate
 import (
 	"fmt"
 	"math/rand/v2"
-	"net"
 	"net/netip"
 	"slices"
 	"sync"
@@ -48,22 +47,14 @@ func startDNS(c *cluster, pods []podState) (*clusterDNS, error) {
 	if d.pod, err = c.net.AddPod(dnsPod, c.layout.Nodes[0]); err != nil {
 		return nil, err
 	}
-	addr := d.addr()
-	var pc net.PacketConn
-	var ln net.Listener
-	if err := topo.InNetns(d.pod.NS, func() error {
-		if pc, err = net.ListenPacket("udp4", addr); err != nil {
-			return err
-		}
-		ln, err = net.Listen("tcp4", addr)
+	addr, rng := d.addr(), sim.Stream(c.sc.Spec.Seed, "emulate/coredns-answers")
+	if err := topo.InNetns(d.pod.NS, func() (err error) {
+		// The sockets stay in the namespace they were made in.
+		d.srv, err = clusterdns.Listen(addr, rng)
 		return err
 	}); err != nil {
-		if pc != nil {
-			pc.Close()
-		}
 		return nil, fmt.Errorf("cluster DNS on %s: %w", addr, err)
 	}
-	d.srv = clusterdns.Serve(pc, ln, sim.Stream(c.sc.Spec.Seed, "emulate/coredns-answers"))
 	d.latest = readyHeadless(c.sc, pods)
 	for name, addrs := range d.latest {
 		d.srv.Set(clusterdns.Name(name, "default"), addrs)

@@ -38,9 +38,26 @@ type Server struct {
 	tcp   *dns.Server
 }
 
-// Serve answers on pc (UDP) and ln (TCP) until Close, with rng shuffling the
-// answers.
-func Serve(pc net.PacketConn, ln net.Listener, rng *rand.Rand) *Server {
+// Listen answers on addr (IP:PORT, port 0 for any free one), UDP and TCP, until
+// Close, with rng shuffling the answers.
+func Listen(addr string, rng *rand.Rand) (*Server, error) {
+	pc, err := net.ListenPacket("udp4", addr)
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp4", pc.LocalAddr().String())
+	if err != nil {
+		pc.Close()
+		return nil, err
+	}
+	return serve(pc, ln, rng), nil
+}
+
+// Addr is where the server answers.
+func (s *Server) Addr() string { return s.udp.PacketConn.LocalAddr().String() }
+
+// serve answers on pc (UDP) and ln (TCP).
+func serve(pc net.PacketConn, ln net.Listener, rng *rand.Rand) *Server {
 	s := &Server{names: map[string][]netip.Addr{}, rng: rng}
 	h := dns.HandlerFunc(s.answer)
 	s.udp = &dns.Server{PacketConn: pc, Handler: h}

@@ -15,22 +15,17 @@ import (
 // response, NXDOMAIN when none is ready or the name is unknown, and nothing for
 // AAAA; Go's resolver reads it as a cluster's clients do.
 func TestAnswers(t *testing.T) {
-	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	s, err := Listen("127.0.0.1:0", sim.Stream(1, "dns-test"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", pc.LocalAddr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := Serve(pc, ln, sim.Stream(1, "dns-test"))
 	defer s.Close()
 	pods := []netip.Addr{netip.MustParseAddr("198.18.1.2"), netip.MustParseAddr("198.18.1.3"), netip.MustParseAddr("198.18.2.2")}
 	db := Name("db", "default")
 	s.Set(db, pods)
 	s.Set(Name("empty", "default"), nil)
 	r := &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, network, _ string) (net.Conn, error) {
-		return (&net.Dialer{}).DialContext(ctx, network, pc.LocalAddr().String())
+		return (&net.Dialer{}).DialContext(ctx, network, s.Addr())
 	}}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()

@@ -20,15 +20,10 @@ import (
 // whenever the answer put the refusing one first; a name with no pod is no such
 // host.
 func TestNamesDialAsTheLibraryDoes(t *testing.T) {
-	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	dns, err := clusterdns.Listen("127.0.0.1:0", sim.Stream(1, "names-test"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	tl, err := net.Listen("tcp", pc.LocalAddr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	dns := clusterdns.Serve(pc, tl, sim.Stream(1, "names-test"))
 	defer dns.Close()
 	pod, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -56,7 +51,7 @@ func TestNamesDialAsTheLibraryDoes(t *testing.T) {
 		// A cache of 30 s would keep one order: each dial here needs a new answer.
 		res := library.ResolutionOf(c.lib)
 		res.Cache = 0
-		n := newNames(res, pc.LocalAddr().String(), 1, "test")
+		n := newNames(res, dns.Addr(), 1, "test")
 		failed := 0
 		for range 40 {
 			conn, err := n.dial(context.Background(), "tcp", net.JoinHostPort(clusterdns.Name("web", "default"), itoa(port)), plain)
