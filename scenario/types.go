@@ -652,9 +652,9 @@ type GRPCServer struct {
 	// Unset: never.
 	MaxConnectionAge *metav1.Duration `yaml:"maxConnectionAge"`
 	// MaxConnectionAgeGrace: this long after its age's GOAWAY, the server closes
-	// the connection, and the calls still on it fail, closed (grpc-go
-	// http2_server.go keepalive: t.Close after MaxConnectionAgeGrace). Unset:
-	// never, grpc-go's default.
+	// the connection, and a second after that (grpc-go waits for its client to
+	// close first) the calls still on it fail, closed (grpc-go http2_server.go
+	// keepalive and NewServerTransport). Unset: never, grpc-go's default.
 	MaxConnectionAgeGrace *metav1.Duration `yaml:"maxConnectionAgeGrace"`
 }
 

@@ -91,14 +91,20 @@ func (e *Engine) onAppAge(ev sim.Event) {
 	}
 	e.appCloses.closedAt[ev.Obj] = e.k.Now()
 	if grace := e.services[e.pods[c.Pod].svc].ageGrace; grace > 0 {
-		e.k.After(grace, e.evAppAgeClose, ev.Obj, ev.Gen)
+		e.k.After(grace+closeLinger, e.evAppAgeClose, ev.Obj, ev.Gen)
 	}
 }
 
-// onAppAgeClose: an aged connection's grace is over, and the server closes it
-// (grpc-go http2_server.go keepalive, t.Close): the calls still on it learn of
-// the FIN a hop later and fail, closed; the app goes on with them, and their
-// answers find the connection gone.
+// closeLinger is how long grpc-go's server, told to close a connection its client
+// still uses, waits before it closes the socket, so that unread data does not turn
+// its FIN into a reset (internal/transport/http2_server.go NewServerTransport:
+// time.NewTimer(time.Second) before t.conn.Close, grpc-go issue 5358).
+const closeLinger = sim.Time(1e9)
+
+// onAppAgeClose: an aged connection's grace is over, and the server has closed it
+// (grpc-go http2_server.go keepalive: closeConnection, then the linger): the calls
+// still on it learn of the FIN a hop later and fail, closed; the app goes on with
+// them, and their answers find the connection gone.
 func (e *Engine) onAppAgeClose(ev sim.Event) {
 	id := ev.Obj
 	c := e.conns.Get(id)

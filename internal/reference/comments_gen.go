@@ -854,7 +854,7 @@ var generated = Comments{
 		Doc: "GRPCServer is a gRPC server's connection settings, as grpc-go's\nkeepalive.ServerParameters define them (grpc-java's NettyServerBuilder has the\nsame).",
 		Fields: map[string]string{
 			"MaxConnectionAge":      "MaxConnectionAge: the server sends GOAWAY on a connection this old, give or\ntake a uniform 10 % drawn per connection (grpc-go\ninternal/transport/http2_server.go getJitter); the client then opens a new\none, which kube-proxy may send to another pod, so a pool of pinned channels\nspreads again over the pods, new ones included. Calls in progress finish on\nthe old connection; one that reaches the server a round trip after the\nGOAWAY is refused, and its library sends it again on the new connection.\nUnset: never.",
-			"MaxConnectionAgeGrace": "MaxConnectionAgeGrace: this long after its age's GOAWAY, the server closes\nthe connection, and the calls still on it fail, closed (grpc-go\nhttp2_server.go keepalive: t.Close after MaxConnectionAgeGrace). Unset:\nnever, grpc-go's default.",
+			"MaxConnectionAgeGrace": "MaxConnectionAgeGrace: this long after its age's GOAWAY, the server closes\nthe connection, and a second after that (grpc-go waits for its client to\nclose first) the calls still on it fail, closed (grpc-go http2_server.go\nkeepalive and NewServerTransport). Unset: never, grpc-go's default.",
 		},
 	},
 	"trafficlab/scenario.GilbertElliott": {
