@@ -47,6 +47,10 @@ func (c *cluster) serveArgs(service, name string) []string {
 	}
 	args = append(args, "--service", service, "--figures", filepath.Join(c.figures, name+".json"))
 	for _, to := range c.sc.Spec.Services[serviceIndex(c.sc, service)].Pod.Callees() {
+		if c.sc.Spec.Services[serviceIndex(c.sc, to)].Headless() {
+			args = append(args, "--call", to+"="+headlessTarget(to), "--dns", c.dns.addr())
+			continue
+		}
 		args = append(args, "--call", fmt.Sprintf("%s=http://%s:%d/", to, topo.ServiceIP(serviceIndex(c.sc, to)), servicePort))
 	}
 	return args

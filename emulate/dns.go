@@ -40,8 +40,8 @@ func anyHeadless(sc *scenario.Scenario) bool {
 	return slices.ContainsFunc(sc.Spec.Services, func(s scenario.Service) bool { return s.Headless() })
 }
 
-// startDNS starts cluster DNS answering for the pods now ready.
-func startDNS(c *cluster, pods []podState) (*clusterDNS, error) {
+// startDNS starts cluster DNS, knowing of no pod yet.
+func startDNS(c *cluster) (*clusterDNS, error) {
 	d := &clusterDNS{c: c, spread: sim.Stream(c.sc.Spec.Seed, "emulate/coredns-propagation")}
 	var err error
 	if d.pod, err = c.net.AddPod(dnsPod, c.layout.Nodes[0]); err != nil {
@@ -55,11 +55,18 @@ func startDNS(c *cluster, pods []podState) (*clusterDNS, error) {
 	}); err != nil {
 		return nil, fmt.Errorf("cluster DNS on %s: %w", addr, err)
 	}
-	d.latest = readyHeadless(c.sc, pods)
+	return d, nil
+}
+
+// settle has the server answer with pods' ready ones at once, as a settled
+// cluster's DNS does when a run starts.
+func (d *clusterDNS) settle(pods []podState) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.latest = readyHeadless(d.c.sc, pods)
 	for name, addrs := range d.latest {
 		d.srv.Set(clusterdns.Name(name, "default"), addrs)
 	}
-	return d, nil
 }
 
 // addr is where the server answers: its pod's address, port 53.

@@ -197,6 +197,17 @@ func (c *cluster) build(ctx context.Context) (err error) {
 		return err
 	}
 	c.logf("nodes as network namespaces %s*: %d", c.net.Prefix(), len(c.layout.Nodes))
+	if anyHeadless(c.sc) {
+		// First: the pods calling a headless Service are told where it answers.
+		dns, err := startDNS(c)
+		if err != nil {
+			return err
+		}
+		c.mu.Lock()
+		c.dns = dns
+		c.mu.Unlock()
+		c.logf("cluster DNS for the headless Services on %s", dns.addr())
+	}
 	for _, p := range c.layout.Pods {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -211,15 +222,8 @@ func (c *cluster) build(ctx context.Context) (err error) {
 		c.mu.Unlock()
 	}
 	c.logf("service pods serving on :%d: %d", podPort, len(c.servers))
-	if anyHeadless(c.sc) {
-		dns, err := startDNS(c, c.podStates())
-		if err != nil {
-			return err
-		}
-		c.mu.Lock()
-		c.dns = dns
-		c.mu.Unlock()
-		c.logf("cluster DNS answering for the headless Services on %s", dns.addr())
+	if c.dns != nil {
+		c.dns.settle(c.podStates()) // a run starts from a settled cluster
 	}
 	services := usableServices(c.sc, c.podStates())
 	if c.proxy, err = startKubeProxy(ctx, spec.Cluster.ProxyMode, c.net, c.layout.Nodes, services, spec.Seed); err != nil {

@@ -41,8 +41,6 @@ func TestUnsupportedNamesThePath(t *testing.T) {
 		{"r1-curl-loop.yaml", []string{"faults"}, "spec.faults[1].kind"},
 		{"r2-ab-pods-on-3-nodes.yaml", nil, "spec.clients[0].entryNode"},
 		{"r1-curl-loop.yaml", []string{"spec.clients[0].connections.protocol=http2", "spec.services[0].pod.grpc={maxConnectionAge: 30s}"}, "spec.services[0].pod.grpc"},
-
-		{"calls-fan-out.yaml", []string{"spec.services[1].clusterIP=None"}, "spec.services[1].clusterIP"},
 	} {
 		var sc *scenario.Scenario
 		if slices.Equal(tc.sets, []string{"faults"}) {

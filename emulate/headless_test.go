@@ -97,3 +97,66 @@ func reached(counts []int64) int {
 	}
 	return n
 }
+
+const grpcCallsHeadless = `apiVersion: trafficlab/v1alpha1
+kind: Scenario
+metadata: {name: calls}
+spec:
+  duration: 5s
+  seed: 1
+  cluster:
+    nodes: [{name: node, count: 2}]
+  services:
+  - name: front
+    replicas: 2
+    pod:
+      serviceTime: {distribution: constant, value: 200us}
+      calls: [{service: back}]
+      client: {library: grpc-go, connections: {loadBalancing: %s}}
+  - name: back
+    clusterIP: None
+    replicas: 3
+    pod: {serviceTime: {distribution: constant, value: 200us}}
+  clients:
+  - name: caller
+    target: front
+    threads: 4
+    connections: {reuse: per-thread}
+`
+
+// Services that call a headless Service over gRPC, for real: each front pod's
+// grpc-go channel resolves back's name at the cluster's DNS server; pick_first
+// keeps one back pod per front pod, round_robin calls all three in turn.
+func TestGRPCCallsToAHeadlessServiceForReal(t *testing.T) {
+	emutest.NeedRoot(t, "ip", "iptables-restore")
+	for _, policy := range []string{"pick_first", "round_robin"} {
+		t.Run(policy, func(t *testing.T) {
+			r := emulateDoc(t, "calls.yaml", fmt.Sprintf(grpcCallsHeadless, policy))
+			var back []int64
+			for _, p := range r.Pods {
+				if p.Service == "back" {
+					back = append(back, p.Requests)
+				}
+			}
+			e := r.Edges[0]
+			t.Logf("%d answered, calls per back pod %v, %d connections, edge errors %+v", r.Requests.OK, back, e.ConnectionsOpened, e.Errors)
+			if r.Requests.OK < 500 || r.Requests.Failed != 0 || e.Errors.Total() != 0 {
+				t.Fatalf("requests %+v, edge %+v: want hundreds answered, no call failed", r.Requests, e)
+			}
+			switch policy {
+			case "pick_first":
+				if reached(back) > 2 || e.ConnectionsOpened != 2 {
+					t.Errorf("back pods %v over %d connections: want one per front pod", back, e.ConnectionsOpened)
+				}
+			default:
+				lo, hi := back[0], back[0]
+				for _, n := range back {
+					lo, hi = min(lo, n), max(hi, n)
+				}
+				if reached(back) != 3 || e.ConnectionsOpened != 6 || float64(hi-lo) > 0.05*float64(hi) {
+					t.Errorf("back pods %v over %d connections: want all 3 within 5 %%, a connection each per front pod", back, e.ConnectionsOpened)
+				}
+			}
+		})
+	}
+}

@@ -40,8 +40,6 @@ func unsupported(sc *scenario.Scenario) error {
 		s := &spec.Services[i]
 		path := fmt.Sprintf("spec.services[%d]", i)
 		switch {
-		case s.Headless() && calledByPods(sc, s.Name):
-			return not(path+".clusterIP", "calls between services to a headless Service are")
 		case s.Sidecar != nil:
 			return not(path+".sidecar", "an Envoy sidecar is")
 		case s.Pod.Client != nil && s.Pod.Client.PropagateDeadline:
@@ -50,8 +48,6 @@ func unsupported(sc *scenario.Scenario) error {
 			return not(path+".pod.client.connections.maxLifetime", "a connection lifetime of the calls' pools is")
 		case s.Autoscaler != nil && len(s.Rollouts) > 0:
 			return not(path+".rollouts", "a rollout of an autoscaled service is")
-		case s.Pod.Client != nil && s.Pod.Client.Connections.Protocol == scenario.ProtocolGRPC:
-			return not(path+".pod.client.connections.protocol", "gRPC is")
 		case grpcCallers(sc, s.Name) && mixedCallers(sc, s.Name):
 			return not(path, "a service called over both gRPC and plain HTTP/2 is")
 		case s.Pod.GRPC != nil && !grpcCallers(sc, s.Name):
@@ -206,16 +202,6 @@ func killsAutoscaled(sc *scenario.Scenario, t *scenario.Selector) bool {
 	return false
 }
 
-// calledByPods tells whether a service's pods call the service named name.
-func calledByPods(sc *scenario.Scenario, name string) bool {
-	for i := range sc.Spec.Services {
-		if slices.Contains(sc.Spec.Services[i].Pod.Callees(), name) {
-			return true
-		}
-	}
-	return false
-}
-
 // grpcCallers tells whether a client speaks gRPC to the service named name: its
 // pods then answer on grpc-go's server.
 func grpcCallers(sc *scenario.Scenario, name string) bool {
@@ -233,8 +219,13 @@ func http2Callers(sc *scenario.Scenario, name string) bool {
 	return clientSpeaks(sc, name, scenario.Multiplexed)
 }
 
-// clientSpeaks tells whether a client of the service named name speaks a protocol
-// that is.
+// clientSpeaks tells whether a client, or a service's pods calling it, speak to the
+// service named name a protocol that is.
 func clientSpeaks(sc *scenario.Scenario, name string, is func(protocol string) bool) bool {
-	return slices.ContainsFunc(sc.Spec.Clients, func(c scenario.Client) bool { return c.Target == name && is(c.Connections.Protocol) })
+	if slices.ContainsFunc(sc.Spec.Clients, func(c scenario.Client) bool { return c.Target == name && is(c.Connections.Protocol) }) {
+		return true
+	}
+	return slices.ContainsFunc(sc.Spec.Services, func(s scenario.Service) bool {
+		return s.Pod.Client != nil && slices.Contains(s.Pod.Callees(), name) && is(s.Pod.Client.Connections.Protocol)
+	})
 }

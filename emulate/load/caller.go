@@ -12,6 +12,9 @@ import (
 	"sync"
 	"time"
 
+	"google.golang.org/grpc"
+
+	"trafficlab/emulate/grpcwire"
 	"trafficlab/model/library"
 	"trafficlab/result"
 	"trafficlab/scenario"
@@ -36,12 +39,16 @@ type Caller struct {
 	// HTTP/2.
 	t     *http.Transport
 	zeros []byte // request bodies are read from it: never written after NewCaller
+	// gRPC: the pod's channel to the Service.
+	grpc *grpc.ClientConn
 }
 
-// NewCaller builds the caller of url (the called Service's ClusterIP) with the pods'
-// client c, for request bodies of at most maxBody bytes, dialling with dial (nil: a
-// plain net.Dialer's). A connection lifetime is not emulated for calls yet.
-func NewCaller(c *scenario.CallClient, url string, maxBody int64, dial func(ctx context.Context, network, addr string) (net.Conn, error)) (*Caller, error) {
+// NewCaller builds the caller of url (the called Service's ClusterIP, or a headless
+// Service's name, which it resolves at the DNS server dns as the library does) with
+// the pods' client c, for request bodies of at most maxBody bytes, dialling with
+// dial (nil: a plain net.Dialer's). A connection lifetime is not emulated for calls
+// yet.
+func NewCaller(c *scenario.CallClient, url, dns string, maxBody int64, dial func(ctx context.Context, network, addr string) (net.Conn, error)) (*Caller, error) {
 	profile, hasProfile := library.Lookup(c.Library)
 	if c.Library != "" && !hasProfile {
 		return nil, fmt.Errorf("unknown library %q; known: %s", c.Library, strings.Join(library.Names(), ", "))
@@ -50,12 +57,24 @@ func NewCaller(c *scenario.CallClient, url string, maxBody int64, dial func(ctx 
 	if conn.MaxLifetime > 0 {
 		return nil, errors.New("a connection lifetime (maxLifetime) is not emulated for calls yet")
 	}
-	cl := &Caller{url: url, conn: conn, tr: newTracker(dial), reqs: map[int64]*h1request{}, method: c.Request.Method}
+	named := Config{Target: url, DNS: dns, Resolution: library.ResolutionOf(c.Library), Dial: dial, Conn: conn, Name: "caller"}
+	cl := &Caller{url: url, conn: conn, tr: newTracker(namedDial(&named)), reqs: map[int64]*h1request{}, method: c.Request.Method}
 	if c.Request.HeaderBytes != nil {
 		cl.header = *c.Request.HeaderBytes
 	}
-	if conn.Protocol == scenario.ProtocolHTTP2 {
+	switch conn.Protocol {
+	case scenario.ProtocolHTTP2:
 		cl.t, cl.zeros = newTransport(conn, cl.tr.dial), make([]byte, maxBody)
+		return cl, nil
+	case scenario.ProtocolGRPC:
+		target, err := grpcTarget(&named)
+		if err != nil {
+			return nil, err
+		}
+		if cl.grpc, err = grpc.NewClient(target, channelOptions(conn, cl.tr)...); err != nil {
+			return nil, fmt.Errorf("grpc channel to %s: %w", target, err)
+		}
+		cl.zeros = make([]byte, maxBody)
 		return cl, nil
 	}
 	cl.h1 = newH1Pool(&runner{cfg: Config{Conn: conn}, tracker: cl.tr})
@@ -84,7 +103,20 @@ func (c *Caller) request(n int64) (*h1request, error) {
 func (c *Caller) Call(ctx context.Context, timeout time.Duration, bodyBytes int64) (pod string, failed bool, k result.ErrorKind) {
 	var status int
 	var err error
-	if c.h1 != nil {
+	switch {
+	case c.grpc != nil:
+		ctx, cancel := context.WithTimeout(ctx, timeout)
+		pod, err = grpcwire.Call(ctx, c.grpc, c.zeros[:min(bodyBytes, int64(len(c.zeros)))])
+		cancel()
+		if k, ok := grpcwire.Kind(err); ok {
+			return pod, true, k
+		}
+		if err != nil {
+			// A status of the app's own: one of its calls failed, as a 503 says.
+			return pod, true, result.ErrorHTTP503
+		}
+		return pod, false, 0
+	case c.h1 != nil:
 		var req *h1request
 		if req, err = c.request(bodyBytes); err != nil {
 			return "", true, result.ErrorConnectionReset
@@ -92,7 +124,7 @@ func (c *Caller) Call(ctx context.Context, timeout time.Duration, bodyBytes int6
 		w := c.workers.Get().(*worker)
 		status, pod, _, err = c.h1.send(w, ctx, req, time.Now().Add(timeout))
 		c.workers.Put(w)
-	} else {
+	default:
 		status, pod, err = c.h2(ctx, timeout, bodyBytes)
 	}
 	switch {
@@ -132,9 +164,12 @@ func (c *Caller) Opened() (opened, peak int64) { return c.tr.opened.Load(), c.tr
 
 // Close closes the caller's idle connections.
 func (c *Caller) Close() {
-	if c.h1 != nil {
+	switch {
+	case c.grpc != nil:
+		c.grpc.Close()
+	case c.h1 != nil:
 		c.h1.close()
-		return
+	default:
+		c.t.CloseIdleConnections()
 	}
-	c.t.CloseIdleConnections()
 }

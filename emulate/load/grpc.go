@@ -58,21 +58,7 @@ func newGRPCPool(r *runner) *grpcPool {
 	if p.target, p.err = grpcTarget(&r.cfg); p.err != nil {
 		return p
 	}
-	p.opts = []grpc.DialOption{
-		grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithContextDialer(func(ctx context.Context, addr string) (net.Conn, error) {
-			return r.tracker.dial(ctx, "tcp", addr)
-		}),
-	}
-	if c.StreamWindowBytes > 0 {
-		p.opts = append(p.opts, grpc.WithInitialWindowSize(int32(c.StreamWindowBytes)))
-	}
-	if c.ConnectionWindowBytes > 0 {
-		p.opts = append(p.opts, grpc.WithInitialConnWindowSize(int32(c.ConnectionWindowBytes)))
-	}
-	if c.LoadBalancing == scenario.RoundRobin {
-		p.opts = append(p.opts, grpc.WithDefaultServiceConfig(`{"loadBalancingConfig": [{"round_robin":{}}]}`))
-	}
+	p.opts = channelOptions(c, r.tracker)
 	if c.Reuse != scenario.ReuseNone {
 		if p.cc, p.err = grpc.NewClient(p.target, p.opts...); p.err != nil {
 			p.err = fmt.Errorf("grpc channel to %s: %w", p.target, p.err)
@@ -103,6 +89,26 @@ func (p *grpcPool) exchange(w *worker, pr *phaseRun, now time.Time) (status int,
 		return 0, pod, time.Now(), err
 	}
 	return 200, pod, time.Now(), nil
+}
+
+// channelOptions are a channel's options for connections c, dialling through t.
+func channelOptions(c Connections, t *tracker) []grpc.DialOption {
+	opts := []grpc.DialOption{
+		grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithContextDialer(func(ctx context.Context, addr string) (net.Conn, error) {
+			return t.dial(ctx, "tcp", addr)
+		}),
+	}
+	if c.StreamWindowBytes > 0 {
+		opts = append(opts, grpc.WithInitialWindowSize(int32(c.StreamWindowBytes)))
+	}
+	if c.ConnectionWindowBytes > 0 {
+		opts = append(opts, grpc.WithInitialConnWindowSize(int32(c.ConnectionWindowBytes)))
+	}
+	if c.LoadBalancing == scenario.RoundRobin {
+		opts = append(opts, grpc.WithDefaultServiceConfig(`{"loadBalancingConfig": [{"round_robin":{}}]}`))
+	}
+	return opts
 }
 
 func (p *grpcPool) close() {

@@ -65,7 +65,7 @@ func (s *Server) setupCalls() error {
 		if !ok {
 			return fmt.Errorf("serve: the pod calls service %s, but no address is given for it (--call %s=URL)", svc, svc)
 		}
-		c, err := load.NewCaller(p.Client, url, body, nil)
+		c, err := load.NewCaller(p.Client, url, s.cfg.DNS, body, nil)
 		if err != nil {
 			return fmt.Errorf("serve: calls to %s: %w", svc, err)
 		}

@@ -83,6 +83,9 @@ type Config struct {
 	// call goes to (emulate: the Service's ClusterIP). Every Service the pod spec's
 	// calls name needs one.
 	Calls map[string]string
+	// DNS is the DNS server (IP:PORT) that resolves a called headless Service's
+	// name; "" for the system's resolver.
+	DNS string
 	// GRPC: the pod's clients speak gRPC, which it answers on grpc-go's server
 	// (grpc.go), beside HTTP/1.1 for its probes.
 	GRPC bool

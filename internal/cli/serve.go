@@ -34,6 +34,7 @@ type serveFlags struct {
 	readyAfter time.Duration
 	fullBurn   bool
 	grpc       bool
+	dns        string
 	calls      []string
 	figures    string
 }
@@ -160,6 +161,7 @@ func (f *serveFlags) register(c *cobra.Command) {
 	fl.DurationVar(&f.readyAfter, "ready-after", 0, "answer 503 on /healthz/ready for this long after starting, e.g. 5s")
 	fl.BoolVar(&f.grpc, "grpc", false, "answer gRPC (trafficlab's one unary method, on grpc-go's server, with the spec's grpc settings) beside HTTP/1.1")
 	fl.BoolVar(&f.fullBurn, "full-burn", false, "burn the whole service time, on top of what serve's own HTTP stack spends per request")
+	fl.StringVar(&f.dns, "dns", "", "DNS server IP:PORT that resolves a called Service's name given by --call (default: the system's)")
 	fl.StringArrayVar(&f.calls, "call", nil, "SERVICE=URL: where the pod's calls to SERVICE go, e.g. db=http://198.18.1.5:80/ (repeatable)")
 	fl.StringVar(&f.figures, "figures", "", "write what the app did (requests, time held, calls per Service) as JSON to this file at exit")
 }
@@ -210,7 +212,7 @@ func (f *serveFlags) config(c *cobra.Command, stderr io.Writer) (serve.Config, e
 		return bad("--listen %q: %v", f.listen, err)
 	}
 	cfg := serve.Config{Name: f.name, Seed: f.seed, Work: f.work, ReadyAfter: f.readyAfter, SubtractOverhead: !f.fullBurn, Service: f.service,
-		GRPC: f.grpc}
+		GRPC: f.grpc, DNS: f.dns}
 	calls, err := callAddresses(f.calls)
 	if err != nil {
 		return bad("%v", err)
