@@ -40,11 +40,20 @@ func anyHeadless(sc *scenario.Scenario) bool {
 	return slices.ContainsFunc(sc.Spec.Services, func(s scenario.Service) bool { return s.Headless() })
 }
 
+// DNSPod is where the plan's cluster DNS runs: its pod's name and node; ok is false
+// without a headless Service, when it runs none.
+func (p *Plan) DNSPod() (name, node string, ok bool) {
+	if !anyHeadless(p.Scenario) {
+		return "", "", false
+	}
+	return dnsPod, p.Layout.Nodes[0], true
+}
+
 // startDNS starts cluster DNS, knowing of no pod yet.
 func startDNS(c *cluster) (*clusterDNS, error) {
 	d := &clusterDNS{c: c, spread: sim.Stream(c.sc.Spec.Seed, "emulate/coredns-propagation")}
 	var err error
-	if d.pod, err = c.net.AddPod(dnsPod, c.layout.Nodes[0]); err != nil {
+	if d.pod, err = c.net.AddPod(dnsPod, c.layout.Nodes[0]); err != nil { // as Plan.DNSPod says
 		return nil, err
 	}
 	addr, rng := d.addr(), sim.Stream(c.sc.Spec.Seed, "emulate/coredns-answers")

@@ -202,6 +202,9 @@ func printPlan(w io.Writer, p *emulate.Plan) {
 		}
 		fmt.Fprintf(w, "  %-12s %s\n", n, strings.Join(pods, ", "))
 	}
+	if name, node, ok := p.DNSPod(); ok {
+		fmt.Fprintf(w, "cluster DNS for the headless Services: pod %s on %s\n", name, node)
+	}
 	for _, warn := range p.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", warn)
 	}

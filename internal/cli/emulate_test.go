@@ -52,3 +52,16 @@ func TestEmulateDryRunShowsThePlan(t *testing.T) {
 		t.Errorf("exit %d, stderr:\n%s\nwant 0 and the scale's changes", code, stderr)
 	}
 }
+
+// The plan names cluster DNS's pod where a Service is headless, and only there.
+func TestEmulateDryRunShowsClusterDNS(t *testing.T) {
+	for _, c := range []struct {
+		sets []string
+		dns  bool
+	}{{nil, false}, {[]string{"--set", "spec.services[0].clusterIP=None"}, true}} {
+		code, stdout, _ := runCLI(append([]string{"emulate", "../../examples/grpc-headless-round-robin.yaml", "--dry-run"}, c.sets...)...)
+		if got := strings.Contains(stdout, "cluster DNS for the headless Services: pod coredns on worker-0"); code != exitOK || got != c.dns {
+			t.Errorf("%v: exit %d, stdout:\n%s\nwant the DNS pod named: %v", c.sets, code, stdout, c.dns)
+		}
+	}
+}
