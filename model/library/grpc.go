@@ -13,7 +13,9 @@ import "time"
 // retried once, transparently.
 //
 // ClosesOnTimeout is for HTTP/1 pools; over HTTP/2 a call past its deadline resets
-// its stream only, as the engines do for every multiplexed pool.
+// its stream only, as the engines do for every multiplexed pool. None of the three
+// sends keepalive pings unless asked: a channel notices a dead connection only
+// when a call on it fails or times out.
 
 // grpcGo is grpc-go's ClientConn (grpc.NewClient, dns:/// target by default).
 // Calls beyond the server's SETTINGS_MAX_CONCURRENT_STREAMS wait for a stream on
@@ -33,6 +35,7 @@ var grpcGo = Profile{
 		"grpc/grpc-go@v1.83.1 dialoptions.go defaultScheme: \"dns\", idleTimeout: 30 * time.Minute; clientconn.go enterIdleMode closes every connection",
 		"grpc/grpc-go@v1.83.1 internal/transport/http2_client.go NewStream waits for streamsQuotaAvailable; errStreamDrain AllowTransparentRetry",
 		"grpc/grpc-go@v1.83.1 stream.go shouldRetry: cs.firstAttempt && unprocessed, transparent retry",
+		"grpc/grpc-go@v1.83.1 internal/transport/defaults.go defaultClientKeepaliveTime = infinity: no pings",
 	},
 	RequestCPU:    46900 * time.Nanosecond,
 	ConnectionCPU: 224 * time.Microsecond,
@@ -64,6 +67,7 @@ var grpcJava = Profile{
 		"grpc/grpc-java@v1.83.1 core/src/main/java/io/grpc/internal/ManagedChannelImplBuilder.java IDLE_MODE_DEFAULT_TIMEOUT_MILLIS = TimeUnit.MINUTES.toMillis(30)",
 		"grpc/grpc-java@v1.83.1 netty/src/main/java/io/grpc/netty/NettyClientHandler.java StreamBufferingEncoder; goingAway RpcProgress.REFUSED",
 		"grpc/grpc-java@v1.83.1 core/src/main/java/io/grpc/internal/RetriableStream.java REFUSED transparent retry once",
+		"grpc/grpc-java@v1.83.1 netty/src/main/java/io/grpc/netty/NettyChannelBuilder.java keepAliveTimeNanos = KEEPALIVE_TIME_NANOS_DISABLED",
 	},
 	Resolution: &Resolution{Cache: jvmNames.Cache, Pick: AddressFirst, Reresolve: 30 * time.Second, SkipsEarly: true, Sources: append([]string{
 		"grpc/grpc-java@v1.83.1 core/src/main/java/io/grpc/internal/DnsNameResolver.java DEFAULT_NETWORK_CACHE_TTL_SECONDS = 30; refresh returns unless cacheRefreshRequired()",
@@ -89,6 +93,7 @@ var grpcDotnet = Profile{
 		"grpc/grpc-dotnet@v2.80.0 src/Grpc.Net.Client/Balancer/Internal/ChildHandlerLoadBalancer.cs: default to pick_first",
 		"grpc/grpc-dotnet@v2.80.0 src/Shared/HttpHandlerFactory.cs new SocketsHttpHandler { EnableMultipleHttp2Connections = true }",
 		"dotnet/runtime src/libraries/Common/src/System/Net/Http/HttpHandlerDefaults.cs DefaultPooledConnectionIdleTimeout = TimeSpan.FromMinutes(1)",
+		"dotnet/runtime src/libraries/Common/src/System/Net/Http/HttpHandlerDefaults.cs DefaultKeepAlivePingDelay = Timeout.InfiniteTimeSpan: no pings",
 		"dotnet/runtime src/libraries/System.Net.Http/src/System/Net/Http/SocketsHttpHandler/Http2Connection.cs ProcessGoAwayFrame: streams above lastStreamId OnReset(canRetry: true)",
 	},
 	// With a dns:/// address, which round_robin needs; on http:// the channel hands
