@@ -7,8 +7,10 @@ GO ?= go
 
 .PHONY: test bench build fidelity examples-doc
 
+# A static binary (CGO_ENABLED=0), which `trafficlab image` can pack, named after the
+# commit it was built from.
 build:
-	$(GO) build -o bin/trafficlab ./cmd/trafficlab
+	CGO_ENABLED=0 $(GO) build -ldflags "-X trafficlab/internal/cli.version=$$(git describe --always --dirty 2>/dev/null || echo dev)" -o bin/trafficlab ./cmd/trafficlab
 
 test:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
