@@ -37,9 +37,10 @@ const (
 	DigestLabel  = "io.trafficlab.binary.sha256"
 )
 
-// Build makes the image of the binary at path, trafficlab version version. The
-// binary must be static: the image has no C library for a dynamic one to load.
-func Build(path, version string) (v1.Image, error) {
+// Build makes the image of the binary at path, trafficlab version version, which
+// runs it with args. The binary must be static: the image has no C library for a
+// dynamic one to load.
+func Build(path, version string, args ...string) (v1.Image, error) {
 	bin, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -71,7 +72,7 @@ func Build(path, version string) (v1.Image, error) {
 	return mutate.ConfigFile(img, &v1.ConfigFile{
 		Architecture: runtime.GOARCH, OS: "linux", Created: v1.Time{Time: time.Unix(0, 0)},
 		RootFS: v1.RootFS{Type: "layers", DiffIDs: mustDiffIDs(img)},
-		Config: v1.Config{Entrypoint: []string{Path}, Labels: map[string]string{VersionLabel: version, DigestLabel: hex.EncodeToString(sum[:])}},
+		Config: v1.Config{Entrypoint: append([]string{Path}, args...), Labels: map[string]string{VersionLabel: version, DigestLabel: hex.EncodeToString(sum[:])}},
 	})
 }
 
@@ -103,6 +104,12 @@ func static(bin []byte) error {
 // pod with imagePullPolicy Never runs only the image loaded onto its node.
 func Ref(version string) (name.Reference, error) {
 	return name.NewTag("trafficlab.local/trafficlab:" + version)
+}
+
+// PauseRef is the reference of the pause image of version, the binary run as
+// `trafficlab pause`: a pod sandbox's process for a cluster that cannot pull one.
+func PauseRef(version string) (name.Reference, error) {
+	return name.NewTag("trafficlab.local/pause:" + version)
 }
 
 // WriteTarball writes img as a tarball tagged ref, for ctr images import and kind

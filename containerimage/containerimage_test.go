@@ -104,3 +104,19 @@ func TestBuildRefusesADynamicBinary(t *testing.T) {
 		t.Errorf("Build(%s): %v, want a refusal naming CGO_ENABLED=0", dynamic, err)
 	}
 }
+
+// The pause image runs the binary as `trafficlab pause`, under its own name.
+func TestPauseImage(t *testing.T) {
+	img, err := Build(staticBinary(t), "v1", "pause")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cf, err := img.ConfigFile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, _ := PauseRef("v1")
+	if got := strings.Join(cf.Config.Entrypoint, " "); got != Path+" pause" || ref.String() != "trafficlab.local/pause:v1" {
+		t.Errorf("entrypoint %q, reference %s", got, ref)
+	}
+}

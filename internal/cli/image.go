@@ -14,6 +14,7 @@ import (
 
 func newImage(stdout io.Writer) *cobra.Command {
 	var out, push, binary string
+	var pause bool
 	c := &cobra.Command{
 		Use:   "image",
 		Short: "Pack trafficlab's own binary as a container image, for the pods of a real cluster",
@@ -39,7 +40,12 @@ docker config can log in to.`,
 				}
 				binary = exe
 			}
-			img, err := containerimage.Build(binary, buildVersion())
+			var args []string
+			refOf := containerimage.Ref
+			if pause {
+				args, refOf = []string{"pause"}, containerimage.PauseRef
+			}
+			img, err := containerimage.Build(binary, buildVersion(), args...)
 			if err != nil {
 				return badUsage(c, err)
 			}
@@ -53,7 +59,7 @@ docker config can log in to.`,
 				fmt.Fprintf(stdout, "pushed %s\n", push)
 				return nil
 			}
-			ref, err := containerimage.Ref(buildVersion())
+			ref, err := refOf(buildVersion())
 			if err != nil {
 				return err
 			}
@@ -68,6 +74,7 @@ docker config can log in to.`,
 	fl.StringVarP(&out, "output", "o", "trafficlab-image.tar", "the tarball to write")
 	fl.StringVar(&push, "push", "", "push to this image reference instead, e.g. registry.example.com/trafficlab:v0.1.0")
 	fl.StringVar(&binary, "binary", "", "the binary to pack (default: this one)")
+	fl.BoolVar(&pause, "pause", false, "the pod sandbox image instead (trafficlab.local/pause), running `trafficlab pause`,\nfor a cluster that cannot pull registry.k8s.io/pause")
 	return c
 }
 
