@@ -5,9 +5,20 @@
 #
 #   build  builds what is not cached yet
 #   up     builds, then starts the control plane (etcd, kube-apiserver,
-#          kube-controller-manager, kube-scheduler) and prints the admin kubeconfig's
-#          path; nodes are not started yet
-#   down   stops everything up started and removes its state, network and all
+#          kube-controller-manager, kube-scheduler) and the nodes (NODES, 2 unless
+#          TRAFFICLAB_LOCALCLUSTER_NODES says), and prints the admin kubeconfig's
+#          path once every node is Ready
+#   down   stops the pods, the components and containerd's shims, and removes the
+#          nodes' network namespaces and cgroups, the pods' network namespaces,
+#          the mounts, the bridge and the state
+#
+# Each node is a network namespace (as kind makes a container) on the control
+# plane's bridge, its pods in 198.19.(128+i).0/24 on a bridge of the CNI bridge
+# plugin, with its own containerd (runc, the trafficlab and pause images imported,
+# as no registry is reachable), kubelet (cgroupfs under /tlc-node-i: the host's
+# cgroups are v1, with no systemd) and kube-proxy (iptables, its rules in the
+# node's namespace). They enter the node's network namespace alone (nsenter), not
+# as ip netns exec does, which mounts a sysfs of its own that hides the cgroups.
 #
 # Addresses: the control plane answers on 198.19.255.1, on a bridge of its own
 # (tlc-br0) where the nodes will join it; Services get 198.19.192.0/20. All of it is
@@ -32,6 +43,9 @@ APISERVER_IP=198.19.255.1
 SERVICE_CIDR=198.19.192.0/20
 SERVICE_IP=198.19.192.1 # the kubernetes Service's ClusterIP: the range's first
 ETCD=127.0.0.1:23790    # not etcd's own port, so as not to meet another etcd
+NODES=${TRAFFICLAB_LOCALCLUSTER_NODES:-2}
+CLUSTER_CIDR=198.19.128.0/18 # node i's pods in 198.19.(128+i).0/24
+REPO=$(cd "$(dirname "$0")/.." && pwd)
 
 log() { echo "localcluster: $*" >&2; }
 
@@ -166,11 +180,136 @@ wait_for() {
 	shift 2
 	for ((i = 0; i < secs * 4; i++)); do
 		"$@" >/dev/null 2>&1 && return 0
+		if ! kill -0 "$(cat "$STATE/pids/$what")" 2>/dev/null; then
+			log "$what exited; its log: $STATE/logs/$what.log"
+			tail -20 "$STATE/logs/$what.log" >&2 || true
+			return 1
+		fi
 		sleep 0.25
 	done
 	log "$what did not come up within ${secs}s; its log: $STATE/logs/$what.log"
 	tail -20 "$STATE/logs/$what.log" >&2 || true
 	return 1
+}
+
+# node_ip and pod_cidr are node i's address and pod range.
+node_ip() { echo "198.19.255.$((10 + $1))"; }
+pod_cidr() { echo "198.19.$((128 + $1)).0/24"; }
+
+# images makes the trafficlab and pause images from this checkout's trafficlab,
+# for every node's containerd to import.
+images() {
+	(cd "$REPO" && CGO_ENABLED=0 go build -o "$STATE/trafficlab" ./cmd/trafficlab)
+	"$STATE/trafficlab" image -o "$STATE/trafficlab-image.tar" >&2
+	"$STATE/trafficlab" image --pause -o "$STATE/pause-image.tar" >&2
+	PAUSE_IMAGE=$(tar -xOf "$STATE/pause-image.tar" manifest.json | sed -n 's/.*"RepoTags":\["\([^"]*\)".*/\1/p')
+}
+
+# node_up starts node i: a network namespace on the control plane's bridge, its
+# containerd (runc, the bridge CNI plugin), kubelet and kube-proxy.
+node_up() {
+	local i=$1 name=node-$1 ns=tlc-node-$1 ip dir cidr gw
+	ip=$(node_ip "$i")
+	cidr=$(pod_cidr "$i")
+	gw=${cidr%.0/24}.1
+	dir=$STATE/nodes/$name
+	mkdir -p "$dir/cni"
+	ip netns add "$ns"
+	ip link add "tlcv$i" type veth peer name eth0 netns "$ns"
+	ip link set "tlcv$i" master "$BRIDGE" up
+	ip -n "$ns" addr add "$ip/24" dev eth0
+	ip -n "$ns" link set lo up
+	ip -n "$ns" link set eth0 up
+	ip -n "$ns" route add default via "$APISERVER_IP"
+	ip netns exec "$ns" sysctl -qw net.ipv4.ip_forward=1
+	ip route add "$cidr" via "$ip"
+	# The kubelet's cgroup root, in every v1 hierarchy; cpuset's needs its CPUs and
+	# memory nodes before anything can join it.
+	for h in /sys/fs/cgroup/*/; do
+		[[ $(stat -fc %T "$h") == cgroupfs ]] || continue
+		mkdir -p "$h/tlc-$name"
+	done
+	cat /sys/fs/cgroup/cpuset/cpuset.cpus >"/sys/fs/cgroup/cpuset/tlc-$name/cpuset.cpus"
+	cat /sys/fs/cgroup/cpuset/cpuset.mems >"/sys/fs/cgroup/cpuset/tlc-$name/cpuset.mems"
+	cert "kubelet-$name" "/O=system:nodes/CN=system:node:$name"
+	cert "kubelet-serving-$name" "/CN=$name" "subjectAltName=IP:$ip,DNS:$name"
+	kubeconfig "kubelet-$name"
+	cat >"$dir/containerd.toml" <<TOML
+version = 3
+root = "$dir/containerd/root"
+state = "$dir/containerd/state"
+[grpc]
+  address = "$dir/containerd.sock"
+[ttrpc]
+  address = "$dir/containerd.sock.ttrpc"
+[plugins.'io.containerd.cri.v1.images'.pinned_images]
+  sandbox = "$PAUSE_IMAGE"
+[plugins.'io.containerd.cri.v1.runtime']
+  # Without CAP_SYS_RESOURCE containerd may not lower a container's OOM score.
+  restrict_oom_score_adj = true
+  [plugins.'io.containerd.cri.v1.runtime'.cni]
+    bin_dirs = ["$BIN/cni"]
+    conf_dir = "$dir/cni"
+  [plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.runc]
+    runtime_type = "io.containerd.runc.v2"
+    [plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.runc.options]
+      BinaryName = "$BIN/runc"
+TOML
+	cat >"$dir/cni/10-bridge.conflist" <<CNI
+{"cniVersion": "1.0.0", "name": "tlc", "plugins": [
+  {"type": "bridge", "bridge": "cni0", "isGateway": true, "ipMasq": false,
+   "ipam": {"type": "host-local", "ranges": [[{"subnet": "$cidr", "gateway": "$gw"}]],
+            "routes": [{"dst": "0.0.0.0/0"}], "dataDir": "$dir/cni-ipam"}},
+  {"type": "loopback"}]}
+CNI
+	# nsenter enters the node's network namespace alone: ip netns exec would also
+	# mount a sysfs of its own on /sys, hiding the cgroup mounts under it.
+	PATH=$BIN:$PATH start "containerd-$name" nsenter --net="/var/run/netns/$ns" "$BIN/containerd" --config "$dir/containerd.toml"
+	wait_for "containerd-$name" 30 "$BIN/ctr" -a "$dir/containerd.sock" version
+	"$BIN/ctr" -a "$dir/containerd.sock" -n k8s.io images import "$STATE/trafficlab-image.tar" >/dev/null
+	"$BIN/ctr" -a "$dir/containerd.sock" -n k8s.io images import "$STATE/pause-image.tar" >/dev/null
+	local d=$STATE/pki
+	cat >"$dir/kubelet.yaml" <<KUBELET
+apiVersion: kubelet.config.k8s.io/v1beta1
+kind: KubeletConfiguration
+# The host's cgroups are v1, with no systemd: cgroupfs, and each node's pods under
+# a root of their own.
+failCgroupV1: false
+cgroupDriver: cgroupfs
+cgroupRoot: /tlc-$name
+failSwapOn: false
+containerRuntimeEndpoint: unix://$dir/containerd.sock
+authentication:
+  x509: {clientCAFile: $d/ca.crt}
+  webhook: {enabled: false}
+  anonymous: {enabled: false}
+authorization: {mode: AlwaysAllow}
+tlsCertFile: $d/kubelet-serving-$name.crt
+tlsPrivateKeyFile: $d/kubelet-serving-$name.key
+resolvConf: ""
+podCIDR: $cidr
+KUBELET
+	start "kubelet-$name" nsenter --net="/var/run/netns/$ns" "$BIN/kubelet" --config "$dir/kubelet.yaml" \
+		--kubeconfig "$STATE/kubelet-$name.kubeconfig" --hostname-override "$name" --node-ip "$ip" \
+		--root-dir "$dir/kubelet" --cert-dir "$dir/kubelet-pki"
+	cat >"$dir/kube-proxy.yaml" <<PROXY
+apiVersion: kubeproxy.config.k8s.io/v1alpha1
+kind: KubeProxyConfiguration
+mode: iptables
+clusterCIDR: $CLUSTER_CIDR
+hostnameOverride: $name
+clientConnection: {kubeconfig: $STATE/kube-proxy.kubeconfig}
+# conntrack's table size is the host's, not the node's: leave it alone.
+conntrack: {maxPerCore: 0}
+PROXY
+	start "kube-proxy-$name" nsenter --net="/var/run/netns/$ns" "$BIN/kube-proxy" --config "$dir/kube-proxy.yaml"
+}
+
+# node_ready tells whether node NAME reports Ready.
+node_ready() {
+	local d=$STATE/pki
+	curl -sf --cacert "$d/ca.crt" --cert "$d/admin.crt" --key "$d/admin.key" "https://$APISERVER_IP:6443/api/v1/nodes/$1" |
+		tr -d ' \n' | grep -q '"type":"Ready","status":"True"'
 }
 
 up() {
@@ -215,10 +354,31 @@ up() {
 	wait_for kube-controller-manager 60 curl -sfk https://127.0.0.1:10257/healthz
 	wait_for kube-scheduler 60 curl -sfk https://127.0.0.1:10259/healthz
 	log "control plane up"
+	images
+	cert kube-proxy "/CN=system:kube-proxy"
+	kubeconfig kube-proxy
+	for ((i = 0; i < NODES; i++)); do
+		node_up "$i"
+	done
+	# Each node routes the other nodes' pods to them.
+	for ((i = 0; i < NODES; i++)); do
+		for ((j = 0; j < NODES; j++)); do
+			((i == j)) || ip -n "tlc-node-$i" route add "$(pod_cidr "$j")" via "$(node_ip "$j")"
+		done
+	done
+	for ((i = 0; i < NODES; i++)); do
+		wait_for "kubelet-node-$i" 120 node_ready "node-$i"
+	done
+	log "$NODES nodes Ready"
 	echo "$STATE/admin.kubeconfig"
 }
 
 down() {
+	# The pods first: every process in a node's cgroups (apps, pause), then the
+	# components, then containerd's shims, which outlive containerd.
+	local procs
+	procs=$(find /sys/fs/cgroup/pids/ -path '*/tlc-node-*' -name cgroup.procs -exec cat {} + 2>/dev/null || true)
+	[[ -z $procs ]] || kill -9 $procs 2>/dev/null || true
 	if [[ -d $STATE/pids ]]; then
 		for f in "$STATE"/pids/*; do
 			[[ -e $f ]] || continue
@@ -230,8 +390,37 @@ down() {
 			kill -9 "$(cat "$f")" 2>/dev/null || true
 		done
 	fi
+	for exe in /proc/[0-9]*/exe; do
+		[[ $(readlink "$exe" 2>/dev/null) == "$CACHE"/localcluster/*/bin/containerd-shim-runc-v2 ]] || continue
+		pid=${exe#/proc/}
+		kill -9 "${pid%/exe}" 2>/dev/null || true
+	done
+	# Mounts under the state (the kubelets' volumes, containerd's snapshots and
+	# sandboxes), deepest first.
+	{ grep -o " $STATE/[^ ]*" /proc/mounts || true; } | sort -r | while read -r m; do umount -l "$m" 2>/dev/null || true; done
+	# The pods' network namespaces (containerd names them cni-UUID), those made
+	# since this cluster's state, then the nodes'.
+	if [[ -d $STATE ]]; then
+		find /var/run/netns -maxdepth 1 -name 'cni-*' -newer "$STATE" -printf '%f\n' 2>/dev/null | while read -r ns; do
+			ip netns del "$ns" 2>/dev/null || true
+		done
+	fi
+	for ns in $(ip netns list | awk '/^tlc-node-/ {print $1}'); do
+		ip netns del "$ns"
+	done
 	ip link del "$BRIDGE" 2>/dev/null || true
+	# The nodes' cgroups, deepest first, now that nothing runs in them.
+	find /sys/fs/cgroup/*/ -maxdepth 1 -type d -name 'tlc-node-*' 2>/dev/null | while read -r root; do
+		find "$root" -depth -type d -exec rmdir {} + 2>/dev/null || true
+	done
 	rm -rf "$STATE"
+	# Killed processes linger until reaped: wait until none of the cluster's is left.
+	for ((i = 0; i < 40; i++)); do
+		leftover=$(ps -eo args= | grep -E "^($CACHE/localcluster/|/trafficlab (serve|load|pause))" || true)
+		[[ -z $leftover ]] && break
+		sleep 0.25
+	done
+	[[ -z $leftover ]] || log "still running after down: $leftover"
 	log "down"
 }
 
