@@ -118,7 +118,7 @@ func deployment(sc *scenario.Scenario, s *scenario.Service, run Run, ns string) 
 	if err != nil {
 		return nil, nil, err
 	}
-	args := []string{"serve", "--pod-json", string(spec), "--listen", fmt.Sprintf(":%d", PodPort),
+	args := []string{"serve", "--pod-json", string(spec), "--name", "$(POD_NAME)", "--listen", fmt.Sprintf(":%d", PodPort),
 		"--seed", strconv.FormatInt(sc.Spec.Seed, 10), "--service", s.Name}
 	if speaksGRPC(sc, s.Name) {
 		args = append(args, "--grpc")
@@ -129,6 +129,8 @@ func deployment(sc *scenario.Scenario, s *scenario.Service, run Run, ns string) 
 	c := corev1.Container{
 		Name: "app", Image: run.Image, ImagePullPolicy: run.PullPolicy,
 		Command: []string{containerimage.Path}, Args: args,
+		// The pod's name, which it answers in, as the kubelet expands it in args.
+		Env:       []corev1.EnvVar{{Name: "POD_NAME", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.name"}}}},
 		Ports:     []corev1.ContainerPort{{Name: "http", ContainerPort: PodPort}},
 		Resources: resources(pod),
 	}

@@ -57,7 +57,8 @@ func TestBuildMirrorsTheScenario(t *testing.T) {
 	if err := json.Unmarshal([]byte(argAfter(c.Args, "--pod-json")), &pod); err != nil || !reflect.DeepEqual(pod, sc.Spec.Services[0].Pod) {
 		t.Errorf("--pod-json does not read back as the scenario's pod: %v", err)
 	}
-	if *d.Spec.Replicas != 2 || c.Args[0] != "serve" || !slices.Contains(c.Args, "--grpc") || c.ImagePullPolicy != corev1.PullNever {
+	if *d.Spec.Replicas != 2 || c.Args[0] != "serve" || !slices.Contains(c.Args, "--grpc") || c.ImagePullPolicy != corev1.PullNever ||
+		argAfter(c.Args, "--name") != "$(POD_NAME)" || c.Env[0].Name != "POD_NAME" || c.Env[0].ValueFrom.FieldRef.FieldPath != "metadata.name" {
 		t.Errorf("deployment replicas %d, args %v", *d.Spec.Replicas, c.Args)
 	}
 	if p := c.ReadinessProbe; p == nil || p.HTTPGet.Path != "/healthz/ready" || p.PeriodSeconds != 5 || p.HTTPGet.Port.IntValue() != PodPort {
