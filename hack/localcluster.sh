@@ -288,6 +288,8 @@ tlsCertFile: $d/kubelet-serving-$name.crt
 tlsPrivateKeyFile: $d/kubelet-serving-$name.key
 resolvConf: ""
 podCIDR: $cidr
+# Each node's pods' logs under its own state, not the host's /var/log/pods.
+podLogsDir: $dir/pod-logs
 KUBELET
 	start "kubelet-$name" nsenter --net="/var/run/netns/$ns" "$BIN/kubelet" --config "$dir/kubelet.yaml" \
 		--kubeconfig "$STATE/kubelet-$name.kubeconfig" --hostname-override "$name" --node-ip "$ip" \
@@ -340,7 +342,7 @@ up() {
 		--kubelet-client-certificate "$d/apiserver-kubelet-client.crt" --kubelet-client-key "$d/apiserver-kubelet-client.key" \
 		--service-account-key-file "$d/sa.pub" --service-account-signing-key-file "$d/sa.key" \
 		--service-account-issuer https://kubernetes.default.svc.cluster.local \
-		--authorization-mode Node,RBAC
+		--authorization-mode Node,RBAC --kubelet-preferred-address-types InternalIP,Hostname
 	wait_for kube-apiserver 120 curl -sf --cacert "$d/ca.crt" --cert "$d/admin.crt" --key "$d/admin.key" \
 		"https://$APISERVER_IP:6443/readyz"
 	start kube-controller-manager "$BIN/kube-controller-manager" --kubeconfig "$STATE/controller-manager.kubeconfig" \
@@ -413,6 +415,9 @@ down() {
 	find /sys/fs/cgroup/*/ -maxdepth 1 -type d -name 'tlc-node-*' 2>/dev/null | while read -r root; do
 		find "$root" -depth -type d -exec rmdir {} + 2>/dev/null || true
 	done
+	# The kubelets' links to their containers' logs, in the host's one directory.
+	find /var/log/containers -maxdepth 1 -type l -lname "$STATE/*" -delete 2>/dev/null || true
+	rmdir /var/log/containers 2>/dev/null || true
 	rm -rf "$STATE"
 	# Killed processes linger until reaped: wait until none of the cluster's is left.
 	for ((i = 0; i < 40; i++)); do
