@@ -203,6 +203,8 @@ images() {
 	"$STATE/trafficlab" image -o "$STATE/trafficlab-image.tar" >&2
 	"$STATE/trafficlab" image --pause -o "$STATE/pause-image.tar" >&2
 	PAUSE_IMAGE=$(tar -xOf "$STATE/pause-image.tar" manifest.json | sed -n 's/.*"RepoTags":\["\([^"]*\)".*/\1/p')
+	# The image the cluster's pods run, for the tests to name.
+	tar -xOf "$STATE/trafficlab-image.tar" manifest.json | sed -n 's/.*"RepoTags":\["\([^"]*\)".*/\1/p' >"$STATE/image"
 }
 
 # node_up starts node i: a network namespace on the control plane's bridge, its

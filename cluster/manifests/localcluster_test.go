@@ -1,0 +1,154 @@
+package manifests
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"trafficlab/emulate/topo"
+)
+
+// TestOnTheLocalCluster applies a run's objects to the cluster
+// hack/localcluster.sh runs (./test.sh brings it up and gives its kubeconfig in
+// TRAFFICLAB_CLUSTER_KUBECONFIG): the serve pods become Ready without a restart,
+// the Service's ClusterIP answers from a node through the real kube-proxy, with
+// requests spread over both pods, and the client's load pod starts and waits
+// for the start time. Deleting the namespace takes every object with it.
+func TestOnTheLocalCluster(t *testing.T) {
+	kubeconfig := os.Getenv("TRAFFICLAB_CLUSTER_KUBECONFIG")
+	if kubeconfig == "" {
+		t.Skip("no local cluster: ./test.sh runs it with TRAFFICLAB_CLUSTER_KUBECONFIG set (hack/localcluster.sh up)")
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := kubernetes.NewForConfigOrDie(cfg)
+	sc := load(t, "grpc-headless-round-robin.yaml", "spec.duration=10s", "spec.clients[0].replicas=1",
+		"spec.services[0].replicas=2", "spec.services[0].pod.cpu=200m")
+	o, _, err := Build(sc, Run{ID: fmt.Sprintf("t%d", time.Now().Unix()%100000), Image: os.Getenv("TRAFFICLAB_CLUSTER_IMAGE"), PullPolicy: corev1.PullNever})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	ns := o.Namespace.Name
+	if _, err := cs.CoreV1().Namespaces().Create(ctx, o.Namespace, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	defer cs.CoreV1().Namespaces().Delete(context.Background(), ns, metav1.DeleteOptions{})
+	for _, d := range o.Deployments {
+		if _, err := cs.AppsV1().Deployments(ns).Create(ctx, d, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, s := range o.Services {
+		if _, err := cs.CoreV1().Services(ns).Create(ctx, s, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, j := range o.Jobs {
+		if _, err := cs.BatchV1().Jobs(ns).Create(ctx, j, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The serve pods Ready, none restarted; the load pod running.
+	until(ctx, t, "2 serve pods Ready and the load pod running", func() (bool, error) {
+		pods, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, err
+		}
+		ready, running := 0, 0
+		for _, p := range pods.Items {
+			for _, c := range p.Status.ContainerStatuses {
+				if c.RestartCount > 0 {
+					return false, fmt.Errorf("pod %s restarted: %+v", p.Name, c.LastTerminationState)
+				}
+				if c.Ready && p.Labels["app"] == "orders" {
+					ready++
+				}
+			}
+			if p.Labels["client"] == "checkout" && p.Status.Phase == corev1.PodRunning {
+				running++
+			}
+		}
+		return ready == 2 && running == 1, nil
+	})
+	svc, err := cs.CoreV1().Services(ns).Get(ctx, "orders", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// From node-1's network namespace, through its kube-proxy's rules: each
+	// connection made on the goroutine InNetns runs f on (an http.Transport would
+	// dial on another, outside the namespace).
+	answered := map[string]int{}
+	addr := net.JoinHostPort(svc.Spec.ClusterIP, fmt.Sprint(ServicePort))
+	if err := topo.InNetns("tlc-node-1", func() error {
+		// kube-proxy rejects connections to the ClusterIP until its rules list the
+		// endpoints: a second or so after they are ready (minSyncPeriod).
+		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+			conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
+			if err == nil {
+				conn.Close()
+				break
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("the ClusterIP never answered: %w", err)
+			}
+		}
+		for range 40 {
+			conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
+			if err != nil {
+				return err
+			}
+			conn.SetDeadline(time.Now().Add(5 * time.Second))
+			fmt.Fprint(conn, "GET / HTTP/1.1\r\nHost: orders\r\nConnection: close\r\n\r\n")
+			resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+			if err != nil {
+				conn.Close()
+				return err
+			}
+			io.Copy(io.Discard, resp.Body)
+			conn.Close()
+			answered[resp.Header.Get("X-Trafficlab-Pod")]++
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// 40 new connections, each to either pod with p = 1/2: one pod getting none
+	// has probability 2·2^-40.
+	if len(answered) != 2 {
+		t.Errorf("40 connections through the ClusterIP answered by %v, want both pods", answered)
+	}
+}
+
+// until polls cond every half second until it holds, fails, or ctx ends.
+func until(ctx context.Context, t *testing.T, what string, cond func() (bool, error)) {
+	t.Helper()
+	for {
+		ok, err := cond()
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if ok {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("%s: not within the time", what)
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+}
