@@ -74,7 +74,7 @@ docker config can log in to.`,
 	fl.StringVarP(&out, "output", "o", "trafficlab-image.tar", "the tarball to write")
 	fl.StringVar(&push, "push", "", "push to this image reference instead, e.g. registry.example.com/trafficlab:v0.1.0")
 	fl.StringVar(&binary, "binary", "", "the binary to pack (default: this one)")
-	fl.BoolVar(&pause, "pause", false, "the pod sandbox image instead (trafficlab.local/pause), running `trafficlab pause`,\nfor a cluster that cannot pull registry.k8s.io/pause")
+	fl.BoolVar(&pause, "pause", false, "the pod sandbox image instead (trafficlab.local/pause), running trafficlab pause,\nfor a cluster that cannot pull registry.k8s.io/pause")
 	return c
 }
 
