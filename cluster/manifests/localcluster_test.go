@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"trafficlab/cluster"
 	"trafficlab/emulate/topo"
 )
 
@@ -58,7 +59,14 @@ func TestOnTheLocalCluster(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// The local cluster runs no cluster DNS yet: the load pod finds the Service's
+	// name in its /etc/hosts instead.
+	orders, err := cs.CoreV1().Services(ns).Get(ctx, "orders", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, j := range o.Jobs {
+		j.Spec.Template.Spec.HostAliases = []corev1.HostAlias{{IP: orders.Spec.ClusterIP, Hostnames: []string{"orders"}}}
 		if _, err := cs.BatchV1().Jobs(ns).Create(ctx, j, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
@@ -131,6 +139,36 @@ func TestOnTheLocalCluster(t *testing.T) {
 	// has probability 2·2^-40.
 	if len(answered) != 2 {
 		t.Errorf("40 connections through the ClusterIP answered by %v, want both pods", answered)
+	}
+
+	// Released with a start time on its stdin, the load pod runs its 10 s and
+	// reports what it measured in its log.
+	pods, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "client=checkout"})
+	if err != nil || len(pods.Items) != 1 {
+		t.Fatalf("load pods %v, %v", pods, err)
+	}
+	pod := pods.Items[0].Name
+	if err := cluster.Release(ctx, cfg, cs, ns, []string{pod}, time.Now().Add(time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	until(ctx, t, "the load pod finished", func() (bool, error) {
+		p, err := cs.CoreV1().Pods(ns).Get(ctx, pod, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		if p.Status.Phase == corev1.PodFailed {
+			return false, fmt.Errorf("the load pod failed: %+v", p.Status)
+		}
+		return p.Status.Phase == corev1.PodSucceeded, nil
+	})
+	rep, err := cluster.Report(ctx, cs, ns, pod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("the load pod: %d answered, %d failed, pods %+v", rep.Requests.OK, rep.Requests.Failed, rep.Pods)
+	// 8 threads of a pinned grpc-go channel for 10 s: thousands of calls, to one pod.
+	if rep.Requests.OK < 1000 || rep.Requests.Failed != 0 || len(rep.Pods) != 1 {
+		t.Errorf("report %+v, pods %+v: want thousands of calls answered by the channel's one pod", rep.Requests, rep.Pods)
 	}
 }
 
