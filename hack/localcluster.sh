@@ -7,7 +7,8 @@
 #   up     builds, then starts the control plane (etcd, kube-apiserver,
 #          kube-controller-manager, kube-scheduler) and the nodes (NODES, 2 unless
 #          TRAFFICLAB_LOCALCLUSTER_NODES says), and prints the admin kubeconfig's
-#          path once every node is Ready
+#          path once every node is Ready; a DNS server for the pods (trafficlab
+#          clusterdns, fed from the API server) answers on the control plane's address
 #   down   stops the pods, the components and containerd's shims, and removes the
 #          nodes' network namespaces and cgroups, the pods' network namespaces,
 #          the mounts, the bridge and the state
@@ -289,6 +290,8 @@ authorization: {mode: AlwaysAllow}
 tlsCertFile: $d/kubelet-serving-$name.crt
 tlsPrivateKeyFile: $d/kubelet-serving-$name.key
 resolvConf: ""
+clusterDNS: [$APISERVER_IP]
+clusterDomain: cluster.local
 podCIDR: $cidr
 # Each node's pods' logs under its own state, not the host's /var/log/pods.
 podLogsDir: $dir/pod-logs
@@ -359,6 +362,10 @@ up() {
 	wait_for kube-scheduler 60 curl -sfk https://127.0.0.1:10259/healthz
 	log "control plane up"
 	images
+	# Cluster DNS for the pods, on the control plane's address: trafficlab's own
+	# stand-in for CoreDNS, fed from the API server's Services and EndpointSlices.
+	start clusterdns "$STATE/trafficlab" clusterdns --kubeconfig "$STATE/admin.kubeconfig" --listen "$APISERVER_IP:53"
+	wait_for clusterdns 30 bash -c "exec 3<>/dev/tcp/$APISERVER_IP/53"
 	cert kube-proxy "/CN=system:kube-proxy"
 	kubeconfig kube-proxy
 	for ((i = 0; i < NODES; i++)); do
@@ -423,7 +430,7 @@ down() {
 	rm -rf "$STATE"
 	# Killed processes linger until reaped: wait until none of the cluster's is left.
 	for ((i = 0; i < 40; i++)); do
-		leftover=$(ps -eo args= | grep -E "^($CACHE/localcluster/|/trafficlab (serve|load|pause))" || true)
+		leftover=$(ps -eo args= | grep -E "^($CACHE/localcluster/|$STATE/trafficlab |/trafficlab (serve|load|pause))" || true)
 		[[ -z $leftover ]] && break
 		sleep 0.25
 	done

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"trafficlab/cluster"
@@ -22,10 +24,12 @@ import (
 
 // TestOnTheLocalCluster applies a run's objects to the cluster
 // hack/localcluster.sh runs (./test.sh brings it up and gives its kubeconfig in
-// TRAFFICLAB_CLUSTER_KUBECONFIG): the serve pods become Ready without a restart,
+// TRAFFICLAB_CLUSTER_KUBECONFIG): the serve pods become Ready without a restart;
 // the Service's ClusterIP answers from a node through the real kube-proxy, with
-// requests spread over both pods, and the client's load pod starts and waits
-// for the start time. Deleting the namespace takes every object with it.
+// new connections spread over both pods; the cluster's DNS answers the Service's
+// name, and a headless Service's with the pods; and the load pod, released with a
+// start time, runs and reports through its log. Deleting the namespace takes
+// every object with it.
 func TestOnTheLocalCluster(t *testing.T) {
 	kubeconfig := os.Getenv("TRAFFICLAB_CLUSTER_KUBECONFIG")
 	if kubeconfig == "" {
@@ -59,14 +63,7 @@ func TestOnTheLocalCluster(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// The local cluster runs no cluster DNS yet: the load pod finds the Service's
-	// name in its /etc/hosts instead.
-	orders, err := cs.CoreV1().Services(ns).Get(ctx, "orders", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, j := range o.Jobs {
-		j.Spec.Template.Spec.HostAliases = []corev1.HostAlias{{IP: orders.Spec.ClusterIP, Hostnames: []string{"orders"}}}
 		if _, err := cs.BatchV1().Jobs(ns).Create(ctx, j, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
@@ -141,6 +138,23 @@ func TestOnTheLocalCluster(t *testing.T) {
 		t.Errorf("40 connections through the ClusterIP answered by %v, want both pods", answered)
 	}
 
+	// The cluster's DNS answers the Service's name with its ClusterIP, and a
+	// headless Service's with its ready pods.
+	headless := o.Services[0].DeepCopy()
+	headless.Name, headless.Spec.ClusterIP = "orders-headless", corev1.ClusterIPNone
+	if _, err := cs.CoreV1().Services(ns).Create(ctx, headless, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	dnsServer := net.JoinHostPort(cfgHost(t, cfg), "53")
+	resolver := &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, network, _ string) (net.Conn, error) {
+		return (&net.Dialer{}).DialContext(ctx, network, dnsServer)
+	}}
+	until(ctx, t, "DNS answers for both Services", func() (bool, error) {
+		cip, err1 := resolver.LookupHost(ctx, "orders."+ns+".svc.cluster.local.")
+		pods, err2 := resolver.LookupHost(ctx, "orders-headless."+ns+".svc.cluster.local.")
+		return err1 == nil && err2 == nil && len(cip) == 1 && cip[0] == svc.Spec.ClusterIP && len(pods) == 2, nil
+	})
+
 	// Released with a start time on its stdin, the load pod runs its 10 s and
 	// reports what it measured in its log.
 	pods, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "client=checkout"})
@@ -189,4 +203,14 @@ func until(ctx context.Context, t *testing.T, what string, cond func() (bool, er
 		case <-time.After(500 * time.Millisecond):
 		}
 	}
+}
+
+// cfgHost is the API server's address, where the local cluster's DNS answers too.
+func cfgHost(t *testing.T, cfg *rest.Config) string {
+	t.Helper()
+	u, err := url.Parse(cfg.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u.Hostname()
 }
