@@ -8,15 +8,19 @@ import (
 	"trafficlab/result"
 )
 
-// isHeadless tells whether svc has no ClusterIP.
-func isHeadless(r *result.Result, svc string) bool {
+// serviceConfig is how svc was configured, as the Result records it; the zero
+// Service when it records none (a load generator's Result).
+func serviceConfig(r *result.Result, svc string) result.Service {
 	for _, s := range r.Services {
 		if s.Name == svc {
-			return s.Headless
+			return s
 		}
 	}
-	return false
+	return result.Service{}
 }
+
+// isHeadless tells whether svc has no ClusterIP.
+func isHeadless(r *result.Result, svc string) bool { return serviceConfig(r, svc).Headless }
 
 // headlessClient is the first client of headless svc, by name, that records how
 // it resolved the name; nil when none does (only services' pods call it).
@@ -36,23 +40,17 @@ func headlessClient(r *result.Result, svc string) *result.Client {
 // Resolution records.
 func explainHeadless(r *result.Result, svc string, pods []result.Pod, lived bool, callers []caller, peak, conns, reqs int64) string {
 	n, idle := len(pods), idlePods(pods)
-	sort.Slice(callers, func(i, j int) bool { return callers[i].name < callers[j].name })
-	var held []string
-	for _, c := range callers {
-		held = append(held, fmt.Sprintf("%s opened %s (at most %d at once) for %s", c.name,
-			plural(c.opened, "connection"), c.peak, plural(c.requests, c.noun)))
-	}
 	s := fmt.Sprintf("Why the load on %s is uneven: %s is headless, so no kube-proxy balances it: its clients look its name up, "+
 		"which cluster DNS answers with the ready pods in a new random order each time, and connect to the pods they pick. %s. ",
-		svc, svc, strings.Join(held, "; "))
+		svc, svc, openedBy(callers))
 	s += holders(r, svc)
 	if lived {
-		s += fmt.Sprintf("(Pods came and went: this compares the %s serving at the end, per second since each became ready.) ", plural(int64(n), "pod"))
+		s += cameAndWent(n)
 	}
 	late := lateIdle(pods)
 	c := headlessClient(r, svc)
 	switch {
-	case (c == nil || c.Protocol != "grpc") && float64(reqs)/float64(conns) < 10:
+	case (c == nil || c.Protocol != "grpc") && !result.LongLived(reqs, conns):
 		return s + "Connections are short-lived here, so the spread comes from few connections or from pods that answer at different speeds."
 	case c == nil:
 		// Only services' pods call it, and the Result does not say how their
@@ -75,8 +73,7 @@ func explainHeadless(r *result.Result, svc string, pods []result.Pod, lived bool
 		s += ". " + roundRobinRemedy(r, svc, res)
 	case c.Protocol == "grpc":
 		s += fmt.Sprintf("A pick_first channel (%s's default) connects to the first address of its answer and sends every call there "+
-			"until that connection closes: with %s over %d pods, n·(1−1/n)^k = %.2f pods are expected to get none (here: %d). ",
-			lib, plural(peak, "channel connection"), n, ExpectedIdle(n, int(peak)), idle)
+			"until that connection closes: %s", lib, expectedIdle(peak, "channel connection", n, idle, false))
 		s += "To spread it: round_robin (connections.loadBalancing: round_robin) connects each channel to every pod of its answer"
 		if len(late) > 0 {
 			s += fmt.Sprintf("; %s came after the channels had resolved, and reaching pods added later also takes a server "+
@@ -104,8 +101,7 @@ func explainHeadless(r *result.Result, svc string, pods []result.Pod, lived bool
 		if len(late) > 0 && len(late) == idle {
 			s += fmt.Sprintf("%s came after the %s connections were open, and established ones never move. ", joinAnd(late), whose(callers))
 		} else {
-			s += fmt.Sprintf("With %s over %d pods, n·(1−1/n)^k = %.2f pods are expected to get none (here: %d). ",
-				plural(peak, "long-lived connection"), n, ExpectedIdle(n, int(peak)), idle)
+			s += expectedIdle(peak, "long-lived connection", n, idle, true)
 		}
 		s += "To spread it: open more connections than pods, recycle them (connections.maxLifetime), or balance per request."
 	}
@@ -115,13 +111,7 @@ func explainHeadless(r *result.Result, svc string, pods []result.Pod, lived bool
 // roundRobinRemedy is how round_robin channels reach the pods of svc that a
 // scale-out adds: only a lost connection makes a channel resolve again.
 func roundRobinRemedy(r *result.Result, svc string, res *result.Resolution) string {
-	age := 0.0
-	for _, s := range r.Services {
-		if s.Name == svc {
-			age = s.GRPCMaxConnectionAgeS
-		}
-	}
-	if age > 0 {
+	if age := serviceConfig(r, svc).GRPCMaxConnectionAgeS; age > 0 {
 		return fmt.Sprintf("The server ends each connection after %s (pod.grpc.maxConnectionAge), so a channel reaches new pods within "+
 			"the age (give or take 10 %%) plus %s; a shorter age reaches them sooner.", GoDuration(age), GoDuration(res.ReresolveS))
 	}

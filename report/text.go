@@ -558,12 +558,6 @@ func Explain(r *result.Result, svc string) string {
 	}
 	n := len(pods)
 	idle := idlePods(pods)
-	var held []string
-	sort.Slice(callers, func(i, j int) bool { return callers[i].name < callers[j].name })
-	for _, c := range callers {
-		held = append(held, fmt.Sprintf("%s opened %s (at most %d at once) for %s", c.name,
-			plural(c.opened, "connection"), c.peak, plural(c.requests, c.noun)))
-	}
 	mode := r.ProxyMode.String()
 	if r.IPVSScheduler != "" {
 		mode += " " + r.IPVSScheduler
@@ -573,12 +567,12 @@ func Explain(r *result.Result, svc string) string {
 		pin = "the proxy process then relays every request on that connection to the same pod"
 	}
 	s := fmt.Sprintf("Why the load on %s is uneven: kube-proxy (%s) chooses a pod once per connection, when it opens; %s. %s. ",
-		svc, mode, pin, strings.Join(held, "; "))
+		svc, mode, pin, openedBy(callers))
 	s += holders(r, svc)
 	if lived {
-		s += fmt.Sprintf("(Pods came and went: this compares the %s serving at the end, per second since each became ready.) ", plural(int64(n), "pod"))
+		s += cameAndWent(n)
 	}
-	if float64(reqs)/float64(conns) < 10 {
+	if !result.LongLived(reqs, conns) {
 		return s + "Connections are short-lived here, so the spread comes from few connections or from pods that answer at different speeds."
 	}
 	late := lateIdle(pods)
@@ -593,8 +587,7 @@ func Explain(r *result.Result, svc string) string {
 		s += fmt.Sprintf("This mode hands new connections to pods in turn (or to the least busy), so on each node k long-lived connections reach at most k pods: "+
 			"%s over %d pods leave at least %d idle (here: %d). ", plural(peak, "long-lived connection"), n, max(0, n-int(peak)), idle)
 	default:
-		s += fmt.Sprintf("With %s over %d pods, n·(1−1/n)^k = %.2f pods are expected to get none (here: %d). ",
-			plural(peak, "long-lived connection"), n, ExpectedIdle(n, int(peak)), idle)
+		s += expectedIdle(peak, "long-lived connection", n, idle, true)
 	}
 	s += saturatedPod(pods, r.Nodes)
 	more := "open more connections than pods (more threads with per-thread reuse, or a larger pool), "
@@ -626,12 +619,7 @@ func grpcCallers(r *result.Result, svc string) bool {
 // grpcRemedy is how to spread gRPC channels' calls over svc's pods: a channel
 // keeps its one connection until the server ends it.
 func grpcRemedy(r *result.Result, svc string) string {
-	age := 0.0
-	for _, s := range r.Services {
-		if s.Name == svc {
-			age = s.GRPCMaxConnectionAgeS
-		}
-	}
+	age := serviceConfig(r, svc).GRPCMaxConnectionAgeS
 	s := "A gRPC channel keeps its connection (pick_first) until the server ends it or it breaks. To spread it: "
 	if age > 0 {
 		s = fmt.Sprintf("A gRPC channel keeps its connection (pick_first); the server ends each after %s (pod.grpc.maxConnectionAge), "+
@@ -643,6 +631,36 @@ func grpcRemedy(r *result.Result, svc string) string {
 	}
 	return s + "a channel per thread (reuse: per-thread), or balance per call: round_robin in the client over a headless " +
 		"Service's pods, or a service-mesh sidecar."
+}
+
+// openedBy says what each caller opened for what, in name order: "caller opened 5
+// connections (at most 5 at once) for 473573 requests; ...".
+func openedBy(callers []caller) string {
+	sort.Slice(callers, func(i, j int) bool { return callers[i].name < callers[j].name })
+	held := make([]string, 0, len(callers))
+	for _, c := range callers {
+		held = append(held, fmt.Sprintf("%s opened %s (at most %d at once) for %s", c.name,
+			plural(c.opened, "connection"), c.peak, plural(c.requests, c.noun)))
+	}
+	return strings.Join(held, "; ")
+}
+
+// cameAndWent says that an explanation compares the n pods serving at the end.
+func cameAndWent(n int) string {
+	return fmt.Sprintf("(Pods came and went: this compares the %s serving at the end, per second since each became ready.) ", plural(int64(n), "pod"))
+}
+
+// expectedIdle sets the idle pods against what k connections (noun), each to a
+// uniformly random one of n pods, leave idle on average, as a clause: "with 3
+// long-lived connections over 5 pods, ... (here: 2). "; capitalized to open a
+// sentence.
+func expectedIdle(k int64, noun string, n, idle int, capitalized bool) string {
+	with := "with"
+	if capitalized {
+		with = "With"
+	}
+	return fmt.Sprintf("%s %s over %d pods, n·(1−1/n)^k = %.2f pods are expected to get none (here: %d). ",
+		with, plural(k, noun), n, ExpectedIdle(n, int(k)), idle)
 }
 
 // clientsOf returns the clients of svc and, summed over them, the connections they
