@@ -3,7 +3,6 @@ package emulate
 import (
 	"fmt"
 	"runtime"
-	"slices"
 	"strings"
 	"time"
 
@@ -205,27 +204,16 @@ func killsAutoscaled(sc *scenario.Scenario, t *scenario.Selector) bool {
 // grpcCallers tells whether a client speaks gRPC to the service named name: its
 // pods then answer on grpc-go's server.
 func grpcCallers(sc *scenario.Scenario, name string) bool {
-	return clientSpeaks(sc, name, func(p string) bool { return p == scenario.ProtocolGRPC })
+	return sc.SpokenTo(name, func(p string) bool { return p == scenario.ProtocolGRPC })
 }
 
 // mixedCallers tells whether a client speaks plain HTTP/2 to the service named
 // name, whose HTTP/2 connections its gRPC server would take.
 func mixedCallers(sc *scenario.Scenario, name string) bool {
-	return clientSpeaks(sc, name, func(p string) bool { return p == scenario.ProtocolHTTP2 })
+	return sc.SpokenTo(name, func(p string) bool { return p == scenario.ProtocolHTTP2 })
 }
 
 // http2Callers tells whether a client speaks HTTP/2 to the service named name.
 func http2Callers(sc *scenario.Scenario, name string) bool {
-	return clientSpeaks(sc, name, scenario.Multiplexed)
-}
-
-// clientSpeaks tells whether a client, or a service's pods calling it, speak to the
-// service named name a protocol that is.
-func clientSpeaks(sc *scenario.Scenario, name string, is func(protocol string) bool) bool {
-	if slices.ContainsFunc(sc.Spec.Clients, func(c scenario.Client) bool { return c.Target == name && is(c.Connections.Protocol) }) {
-		return true
-	}
-	return slices.ContainsFunc(sc.Spec.Services, func(s scenario.Service) bool {
-		return s.Pod.Client != nil && slices.Contains(s.Pod.Callees(), name) && is(s.Pod.Client.Connections.Protocol)
-	})
+	return sc.SpokenTo(name, scenario.Multiplexed)
 }

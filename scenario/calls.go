@@ -111,6 +111,17 @@ func (c *Call) Calls() []*Call {
 	return out
 }
 
+// SpokenTo tells whether a client of service name, or a service whose pods call it,
+// speaks a protocol that is: the engines' pods answer gRPC when one speaks grpc.
+func (sc *Scenario) SpokenTo(name string, is func(protocol string) bool) bool {
+	if slices.ContainsFunc(sc.Spec.Clients, func(c Client) bool { return c.Target == name && is(c.Connections.Protocol) }) {
+		return true
+	}
+	return slices.ContainsFunc(sc.Spec.Services, func(s Service) bool {
+		return s.Pod.Client != nil && slices.Contains(s.Pod.Callees(), name) && is(s.Pod.Client.Connections.Protocol)
+	})
+}
+
 // Callees are the Services pod p's calls name, in the order they first name them.
 func (p *Pod) Callees() []string {
 	var out []string

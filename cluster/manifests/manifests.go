@@ -120,7 +120,7 @@ func deployment(sc *scenario.Scenario, s *scenario.Service, run Run, ns string) 
 	}
 	args := []string{"serve", "--pod-json", string(spec), "--name", "$(POD_NAME)", "--listen", fmt.Sprintf(":%d", PodPort),
 		"--seed", strconv.FormatInt(sc.Spec.Seed, 10), "--service", s.Name}
-	if speaksGRPC(sc, s.Name) {
+	if sc.SpokenTo(s.Name, func(p string) bool { return p == scenario.ProtocolGRPC }) {
 		args = append(args, "--grpc")
 	}
 	for _, to := range pod.Callees() {
@@ -257,6 +257,7 @@ func job(sc *scenario.Scenario, c *scenario.Client, run Run, ns string) (*batchv
 		"--target", target(sc, c.Target), "--duration", sc.Spec.Duration.Duration.String(),
 		"--seed", strconv.FormatInt(sc.Spec.Seed, 10), "--stream"}
 	mode := batchv1.IndexedCompletion
+	placed := placementOf(c)
 	return &batchv1.Job{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
 		ObjectMeta: meta(run, ns, c.Name, nil),
@@ -274,9 +275,9 @@ func job(sc *scenario.Scenario, c *scenario.Client, run Run, ns string) (*batchv
 						Resources: c.Resources,
 						Stdin:     true, StdinOnce: true,
 					}},
-					NodeSelector:       placementOf(c).NodeSelector,
-					Affinity:           placementOf(c).Affinity,
-					Tolerations:        placementOf(c).Tolerations,
+					NodeSelector:       placed.NodeSelector,
+					Affinity:           placed.Affinity,
+					Tolerations:        placed.Tolerations,
 					EnableServiceLinks: new(bool),
 				},
 			},
@@ -290,22 +291,4 @@ func placementOf(c *scenario.Client) scenario.Placement {
 		return scenario.Placement{}
 	}
 	return *c.Placement
-}
-
-// speaksGRPC tells whether a client or a calling service speaks gRPC to service
-// name: its pods then answer gRPC.
-func speaksGRPC(sc *scenario.Scenario, name string) bool {
-	for _, c := range sc.Spec.Clients {
-		if c.Target == name && c.Connections.Protocol == scenario.ProtocolGRPC {
-			return true
-		}
-	}
-	for _, s := range sc.Spec.Services {
-		for _, to := range s.Pod.Callees() {
-			if to == name && s.Pod.Client != nil && s.Pod.Client.Connections.Protocol == scenario.ProtocolGRPC {
-				return true
-			}
-		}
-	}
-	return false
 }
