@@ -50,9 +50,7 @@ var nodeUndici = Profile{
 	},
 	Resolution: &Resolution{Pick: AddressFirst, Sources: append([]string{
 		"nodejs/undici@v7.29.0 lib/core/connect.js: net.connect({...options, host: hostname}); the dns interceptor is opt-in",
-		"nodejs/node@v20.20.2 lib/net.js lookupAndConnect: autoSelectFamily, dnsopts.all = true; internalConnectMultiple tries the next address",
-		"nodejs/node@v20.20.2 lib/dns.js lookup: cares.getaddrinfo for each call, no cache; dns.getDefaultResultOrder() verbatim",
-	}, getaddrinfoNames...)},
+	}, nodeNames.Sources...)},
 }
 
 // nodeHTTPAgent is Node.js's core http module with its globalAgent (Node 19 and
@@ -99,8 +97,5 @@ var nodeHTTPAgent = Profile{
 	CPUSources: []string{
 		"cmd/cpucost -cases node on one core of an AMD EPYC (Linux 6.18), Node.js v20.20.2's http.get on the globalAgent against a local Go server: 86.9 µs a request on a kept connection, 308 µs when the server closes each, so 221 µs a new connection (an earlier run: 86.3, 305 and 219 µs)",
 	},
-	Resolution: &Resolution{Pick: AddressFirst, Sources: append([]string{
-		"nodejs/node@v20.20.2 lib/net.js lookupAndConnect: autoSelectFamily, dnsopts.all = true; internalConnectMultiple tries the next address",
-		"nodejs/node@v20.20.2 lib/dns.js lookup: cares.getaddrinfo for each call, no cache; dns.getDefaultResultOrder() verbatim",
-	}, getaddrinfoNames...)},
+	Resolution: &nodeNames,
 }

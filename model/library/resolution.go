@@ -75,6 +75,12 @@ var (
 		"openjdk/jdk@01dfee6b6674 src/java.base/share/conf/security/java.security: the default behavior in this implementation is to cache for 30 seconds",
 		"openjdk/jdk@jdk-25.0.3 src/java.base/share/classes/java/net/InetAddress.java getAllByName: return addrs.get().clone(), the cached order",
 	}}
+	// nodeNames: Node's net module looks every name up (getaddrinfo, no cache)
+	// and tries the answer's addresses in its order.
+	nodeNames = Resolution{Pick: AddressFirst, Sources: append([]string{
+		"nodejs/node@v20.20.2 lib/net.js lookupAndConnect: autoSelectFamily, dnsopts.all = true; internalConnectMultiple tries the next address",
+		"nodejs/node@v20.20.2 lib/dns.js lookup: cares.getaddrinfo for each call, no cache; dns.getDefaultResultOrder() verbatim",
+	}, getaddrinfoNames...)}
 	// getaddrinfoNames: glibc's getaddrinfo, called for each new connection,
 	// keeps no answer and an IPv4 answer's order off-subnet (sysdeps/posix/
 	// getaddrinfo.c rfc3484_sort rule 10); the connection tries the addresses in
