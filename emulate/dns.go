@@ -73,7 +73,12 @@ func (d *clusterDNS) settle(pods []podState) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.latest = readyHeadless(d.c.sc, pods)
-	for name, addrs := range d.latest {
+	d.publish(d.latest)
+}
+
+// publish has the server answer each headless Service's name with its ready pods.
+func (d *clusterDNS) publish(ready map[string][]netip.Addr) {
+	for name, addrs := range ready {
 		d.srv.Set(clusterdns.Name(name, "default"), addrs)
 	}
 }
@@ -103,11 +108,8 @@ func (d *clusterDNS) changed(pods []podState) {
 	d.timers = append(d.timers, time.AfterFunc(time.Until(at), func() {
 		d.mu.Lock()
 		defer d.mu.Unlock()
-		if d.stopped {
-			return
-		}
-		for name, addrs := range ready {
-			d.srv.Set(clusterdns.Name(name, "default"), addrs)
+		if !d.stopped {
+			d.publish(ready)
 		}
 	}))
 }
