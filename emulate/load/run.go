@@ -275,6 +275,12 @@ type phaseRun struct {
 
 func (r *runner) newPhaseRun(i int, ph Phase) *phaseRun {
 	pr := &phaseRun{index: i, ph: ph, begun: time.Now(), over: make(chan struct{}), finished: make(chan struct{})}
+	if i == 0 {
+		// The first phase begins at the run's start, as simulate's does, however
+		// late a generator short of CPU gets here: its first arrivals are then
+		// due already, and count late or behind schedule.
+		pr.begun = r.start
+	}
 	if !ph.openLoop() {
 		pr.threads = ph.Threads
 	}
