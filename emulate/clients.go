@@ -121,7 +121,7 @@ func startClient(ctx context.Context, spawn func(*exec.Cmd) error, net *topo.Top
 // run starts the pod's load at start, reads what it streams (its intervals to tl,
 // as load i's), and waits for the process to end; ctx's end interrupts it, and it
 // reports what ran.
-func (cp *clientPod) run(ctx context.Context, start time.Time, tl *timeline, i int) error {
+func (cp *clientPod) run(ctx context.Context, start time.Time, tl *load.Timeline, i int) error {
 	if _, err := fmt.Fprintf(cp.stdin, "%d\n", start.UnixNano()); err != nil {
 		return fmt.Errorf("client pod %s: %w: %s", cp.placed.Name, err, cp.stderr)
 	}
@@ -132,7 +132,7 @@ func (cp *clientPod) run(ctx context.Context, start time.Time, tl *timeline, i i
 		defer close(measured)
 		cp.cpuUsed = cp.measure(ctx, start)
 	}()
-	rep, err := load.ReadStream(cp.stdout, tl.adder(i))
+	rep, err := load.ReadStream(cp.stdout, tl.Adder(i))
 	cp.stdout.Close()
 	<-cp.exited
 	<-measured

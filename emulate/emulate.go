@@ -175,7 +175,7 @@ type cluster struct {
 	// start is when the load began; ran how long it ran.
 	start time.Time
 	ran   time.Duration
-	tl    *timeline
+	tl    *load.Timeline
 
 	// figures is where each pod writes what its app did when it exits, when services
 	// call services (calls.go); "" without calls.
@@ -233,7 +233,7 @@ func (c *cluster) build(ctx context.Context) (err error) {
 	c.endpoints = newEndpoints(c, services)
 	c.mu.Unlock()
 	c.logf("kube-proxy (%s) programmed on every node", spec.Cluster.ProxyMode)
-	c.tl = newTimeline(len(c.layout.Clients))
+	c.tl = load.NewTimeline(len(c.layout.Clients))
 	for _, p := range c.layout.Clients {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -311,7 +311,7 @@ func (c *cluster) run(ctx context.Context) {
 				c.errs = append(c.errs, err)
 				c.mu.Unlock()
 			}
-			c.tl.ended(i)
+			c.tl.Ended(i)
 		}()
 	}
 	done := make(chan struct{})

@@ -1,19 +1,12 @@
 package emulate
 
 import (
-	"cmp"
-	"math"
-	"slices"
-	"sync"
 	"time"
-
-	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"trafficlab/emulate/cgroup"
 	"trafficlab/emulate/load"
 	"trafficlab/model/node"
 	"trafficlab/result"
-	"trafficlab/scenario"
 )
 
 // result fills the Result simulate fills, from the client pods' reports and the
@@ -30,104 +23,22 @@ func (c *cluster) result() *result.Result {
 		// adds what the pods did when services call services).
 		Services: c.sc.ServiceConfigs(),
 	}
-	all := hdr.New(1, int64(time.Hour), 3)
-	perPod := map[string]load.Pod{}
 	var reps []*load.Report
+	pods := make([]load.PodRun, 0, len(c.clients))
 	for _, cp := range c.clients {
-		rep := cp.report
-		if rep == nil {
-			continue
+		pods = append(pods, load.PodRun{Client: cp.placed.Index, Name: cp.placed.Name, Node: cp.placed.Node,
+			Limit: cp.limit, CPUUsed: cp.cpuUsed, Report: cp.report})
+		if cp.report != nil {
+			reps = append(reps, cp.report)
 		}
-		reps = append(reps, rep)
-		addRequests(&r.Requests, rep.Requests)
-		r.Errors.AddAll(rep.Errors)
-		if rep.Latency != nil {
-			all.Merge(rep.Latency)
-		}
-		for _, p := range rep.Pods {
-			sum := perPod[p.Name]
-			sum.Requests += p.Requests
-			sum.Errors += p.Errors
-			sum.Connections += p.Connections
-			perPod[p.Name] = sum
-		}
-		r.TimelineIntervalS = rep.TimelineIntervalS
 	}
-	if dur > 0 {
-		r.ThroughputRPS = result.Round(float64(r.Requests.OK)/dur, 3)
-		r.RateRPS = result.Round(float64(r.Requests.Total+r.Requests.InFlight)/dur, 3)
-	}
-	r.LatencyMS = result.LatencyOf(all)
-	r.LatencySpectrum = result.SpectrumOf(all)
-	r.Slow = slowCount(all, spec.Report.SlowThreshold.Duration)
-	if r.Requests.OK > 0 {
-		r.SlowShare = result.Round(float64(r.Slow)/float64(r.Requests.OK), 6)
-	}
-	r.Ended = mergeEnded(reps)
-	r.Pods, r.Nodes = c.podResults(perPod, dur)
-	r.Clients = c.clientResults()
-	r.Timeline = c.timelineResult(r.TimelineIntervalS)
+	sum := load.Add(reps)
+	sum.Fill(r, dur, spec.Report.SlowThreshold.Duration)
+	r.Pods, r.Nodes = c.podResults(sum.Pods, dur)
+	r.Clients = load.Clients(c.sc, pods, dur, nodeCores(c))
+	r.Timeline = c.tl.Points(reps, r.TimelineIntervalS, c.replicasAt)
 	r.ScaleEvents, r.Rollouts = c.replayedUntil(c.ran)
 	return r
-}
-
-// mergeEnded sums up the client pods' ended requests as one vegeta report of them
-// all would: sums add, extremes and the sending window span them all, and the
-// distinct errors come in the order first seen. Every client pod starts at one
-// instant (cluster.start, each load.Config.Start), so their times since the start
-// share an epoch. nil when a Report has no Ended.
-func mergeEnded(reps []*load.Report) *result.Ended {
-	all := result.NewEndedTally()
-	codes := map[string]int64{}
-	var start *int64
-	for _, rep := range reps {
-		x := rep.Ended
-		if x == nil {
-			return nil
-		}
-		if rep.Requests.Total == 0 {
-			continue // its zero extremes are no request's
-		}
-		if start == nil {
-			start = &x.StartUnixNS
-		}
-		all.Merge(&rep.EndedTally)
-		for code, k := range x.StatusCodes {
-			codes[code] += k
-		}
-	}
-	sum := all.Ended()
-	sum.StatusCodes = codes
-	if start != nil {
-		sum.StartUnixNS = *start
-	}
-	sum.Errors = load.MergeEndedErrors(reps)
-	return sum
-}
-
-func addRequests(sum *result.Requests, r result.Requests) {
-	sum.Total += r.Total
-	sum.OK += r.OK
-	sum.Failed += r.Failed
-	sum.InFlight += r.InFlight
-	sum.NotSent += r.NotSent
-	sum.Behind += r.Behind
-	sum.Retried += r.Retried
-}
-
-// slowCount is how many recorded latencies exceed threshold (0: none counted), to
-// the histogram's precision.
-func slowCount(h *hdr.Histogram, threshold time.Duration) int64 {
-	if threshold <= 0 {
-		return 0
-	}
-	var n int64
-	for _, b := range h.Distribution() {
-		if b.From > int64(threshold) {
-			n += b.Count
-		}
-	}
-	return n
 }
 
 // podResults are the service pods and the nodes, in layout order.
@@ -224,136 +135,6 @@ func nodeCores(c *cluster) map[string]float64 {
 	return out
 }
 
-// clientResults sums each client Deployment's pods. PeakOpen is the sum of its
-// pods' peaks, which may not have come at one instant.
-func (c *cluster) clientResults() []result.Client {
-	cores, dur := nodeCores(c), c.ran.Seconds()
-	var out []result.Client
-	for i := range c.sc.Spec.Clients {
-		spec := &c.sc.Spec.Clients[i]
-		rc := result.Client{Name: spec.Name, Target: spec.Target, Replicas: spec.Replicas, Threads: spec.Threads,
-			Library: spec.Library, Reuse: spec.Connections.Reuse}
-		if spec.Connections.Protocol != scenario.ProtocolHTTP1 {
-			rc.Protocol = spec.Connections.Protocol
-		}
-		rc.LoadBalancing = spec.Connections.LoadBalancing
-		if c.sc.Spec.Services[serviceIndex(c.sc, spec.Target)].Headless() {
-			rc.Resolution = scenario.ClientResolution(spec.Library)
-		}
-		if spec.Connections.MaxPerHost != nil {
-			rc.MaxPerHost = *spec.Connections.MaxPerHost
-		}
-		if spec.Connections.MaxIdlePerHost != nil {
-			rc.MaxIdle = *spec.Connections.MaxIdlePerHost
-		}
-		if spec.Connections.MaxLifetime != nil {
-			rc.MaxLifetimeS = spec.Connections.MaxLifetime.Duration.Seconds()
-		}
-		if spec.Rate != nil {
-			rc.RatePerPod = spec.Rate.PerSecond
-		}
-		var reached []string
-		used := 0.0 // core-seconds its pods' load generators spent
-		for _, cp := range c.clients {
-			rep := cp.report
-			if cp.placed.Index != i || rep == nil {
-				continue
-			}
-			rc.Sent += rep.Sent
-			rc.Due += rep.Due
-			rc.Behind += rep.Requests.Behind
-			rc.MaxLateS = max(rc.MaxLateS, rep.MaxLateS)
-			rc.Pods = append(rc.Pods, cp.cpuResult(cores[cp.placed.Node], dur))
-			used += cp.cpuUsed.Seconds()
-			rc.ConnectionsOpened += rep.Connections.Opened
-			rc.PeakOpen += rep.Connections.PeakOpen
-			rc.OpenAtEnd += rep.Connections.OpenAtEnd
-			rc.Requests += rep.Requests.Total
-			rc.Errors += rep.Requests.Failed
-			rc.RunsAborted += rep.RunsAborted
-			h := result.HeldConnections{Pod: cp.placed.Name, To: map[string]int64{}}
-			for _, p := range rep.Pods {
-				if !slices.Contains(reached, p.Name) {
-					reached = append(reached, p.Name)
-				}
-				if p.Connections > 0 {
-					h.To[p.Name] = p.Connections
-				}
-			}
-			rc.Held = append(rc.Held, h)
-		}
-		rc.PodsReached = len(reached)
-		if !result.LongLived(rc.Requests, rc.ConnectionsOpened) {
-			rc.Held = nil
-		}
-		if dur > 0 {
-			rc.CPUCores = result.Round(used/dur, 4)
-		}
-		if rc.Sent > 0 {
-			rc.CPUPerRequestMS = result.Round(used/float64(rc.Sent)*1e3, 6)
-		}
-		out = append(out, rc)
-	}
-	return out
-}
-
-// cpuResult is the CPU the pod's load generator used over the run's dur seconds,
-// against its limit or else its node's cores.
-func (cp *clientPod) cpuResult(nodeCores, dur float64) result.ClientPod {
-	p := result.ClientPod{Name: cp.placed.Name, Node: cp.placed.Node, CPULimit: cp.limit}
-	if dur <= 0 {
-		return p
-	}
-	used := cp.cpuUsed.Seconds()
-	p.CPUCores = result.Round(used/dur, 4)
-	if capacity := cmp.Or(cp.limit, nodeCores); capacity > 0 {
-		p.CPUUtilization = result.Round(used/(capacity*dur), 4)
-	}
-	return p
-}
-
-// timelineResult adds up the client pods' timelines, interval by interval, with
-// percentiles from their merged histograms.
-func (c *cluster) timelineResult(step float64) []result.Point {
-	var out []result.Point
-	for i := 0; ; i++ {
-		var pt *result.Point
-		for _, cp := range c.clients {
-			if cp.report == nil || i >= len(cp.report.Timeline) {
-				continue
-			}
-			lp := cp.report.Timeline[i]
-			if pt == nil {
-				pt = &result.Point{TS: lp.TS}
-				pt.Replicas, pt.ReadyEndpoints = c.replicasAt(time.Duration((lp.TS + step) * 1e9))
-				pt.DesiredReplicas = pt.Replicas
-			}
-			pt.Requests += lp.Requests
-			pt.Errors += lp.Errors
-			for kind, n := range lp.ErrorsByKind {
-				if pt.ErrorsByKind == nil {
-					pt.ErrorsByKind = &result.Errors{}
-				}
-				if k, ok := result.ErrorKindNamed(kind); ok { // "other" counts in the totals only
-					pt.ErrorsByKind.Add(k, n)
-				}
-			}
-			for pod, n := range lp.PodRequests {
-				if pt.PodRequests == nil {
-					pt.PodRequests = map[string]int64{}
-				}
-				pt.PodRequests[pod] += n
-			}
-		}
-		if pt == nil {
-			return out
-		}
-		p := c.tl.percentiles(int64(i))
-		pt.P50MS, pt.P90MS, pt.P99MS, pt.P999MS = p[0], p[1], p[2], p[3]
-		out = append(out, *pt)
-	}
-}
-
 // replayedUntil is the scale events, and the simulation's rollouts that began
 // before the run ended (all of them, unless it was interrupted); a rollout not done
 // by then is not done.
@@ -390,64 +171,4 @@ func (c *cluster) replicasAt(t time.Duration) (replicas, ready map[string]int) {
 		}
 	}
 	return replicas, ready
-}
-
-// timeline merges the client pods' per-interval latency histograms as their loads
-// hand them over, and keeps only each interval's percentiles once every load has
-// passed it: memory stays flat however long the run.
-type timeline struct {
-	mu   sync.Mutex
-	last []int64 // per load, the last interval it handed over; MaxInt64 once it ended
-	open map[int64]*hdr.Histogram
-	pct  map[int64][4]float64
-}
-
-func newTimeline(loads int) *timeline {
-	t := &timeline{last: make([]int64, loads), open: map[int64]*hdr.Histogram{}, pct: map[int64][4]float64{}}
-	for i := range t.last {
-		t.last[i] = -1
-	}
-	return t
-}
-
-// adder is load i's Config.OnInterval: loads hand their intervals over in order.
-func (t *timeline) adder(i int) func(sec int64, h *hdr.Histogram) {
-	return func(sec int64, h *hdr.Histogram) {
-		t.mu.Lock()
-		defer t.mu.Unlock()
-		m := t.open[sec]
-		if m == nil {
-			m = hdr.New(1, int64(time.Hour), 2)
-			t.open[sec] = m
-		}
-		m.Merge(h)
-		t.last[i] = sec
-		t.settle()
-	}
-}
-
-// ended notes that load i has ended: it hands nothing more over.
-func (t *timeline) ended(i int) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.last[i] = math.MaxInt64
-	t.settle()
-}
-
-// settle reduces the intervals every load has passed to percentiles.
-func (t *timeline) settle() {
-	upTo := slices.Min(t.last)
-	for sec, h := range t.open {
-		if sec <= upTo {
-			t.pct[sec] = [4]float64{result.MS(h.ValueAtQuantile(50)), result.MS(h.ValueAtQuantile(90)),
-				result.MS(h.ValueAtQuantile(99)), result.MS(h.ValueAtQuantile(99.9))}
-			delete(t.open, sec)
-		}
-	}
-}
-
-func (t *timeline) percentiles(sec int64) [4]float64 {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.pct[sec]
 }

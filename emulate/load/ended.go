@@ -153,3 +153,37 @@ func (x *ended) result(startUnixNS int64) *result.Ended {
 	}
 	return r
 }
+
+// MergeEnded sums up the client pods' ended requests as one vegeta report of them
+// all would: sums add, extremes and the sending window span them all, and the
+// distinct errors come in the order first seen. Every client pod starts at one
+// instant (the engine gives each its Config.Start), so their times since the start
+// share an epoch. nil when a Report has no Ended.
+func MergeEnded(reps []*Report) *result.Ended {
+	all := result.NewEndedTally()
+	codes := map[string]int64{}
+	var start *int64
+	for _, rep := range reps {
+		x := rep.Ended
+		if x == nil {
+			return nil
+		}
+		if rep.Requests.Total == 0 {
+			continue // its zero extremes are no request's
+		}
+		if start == nil {
+			start = &x.StartUnixNS
+		}
+		all.Merge(&rep.EndedTally)
+		for code, k := range x.StatusCodes {
+			codes[code] += k
+		}
+	}
+	sum := all.Ended()
+	sum.StatusCodes = codes
+	if start != nil {
+		sum.StartUnixNS = *start
+	}
+	sum.Errors = MergeEndedErrors(reps)
+	return sum
+}
