@@ -95,7 +95,7 @@ func startClient(ctx context.Context, spawn func(*exec.Cmd) error, net *topo.Top
 		return cp, fmt.Errorf("client pod %s: %w", p.Name, err)
 	}
 	ready := make(chan struct{})
-	go cp.stderr.read(errPipe, "load: ready", ready) // load --stream's line (internal/cli streamReady)
+	go cp.stderr.read(errPipe, load.ReadyPrefix, ready)
 	go func() {
 		_ = cp.cmd.Wait()
 		close(cp.exited)

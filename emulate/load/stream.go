@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
@@ -104,4 +105,23 @@ func ReadStream(r io.Reader, onInterval func(sec int64, h *hdr.Histogram)) (*Rep
 		return nil, err
 	}
 	return nil, errors.New("a client pod's stream ended without its report")
+}
+
+// ReadyPrefix begins the line `trafficlab load --stream` prints on stderr once
+// its spec is checked and it waits for its start time: its pod is ready.
+const ReadyPrefix = "load: ready"
+
+// ReadyLine is that line, naming the trafficlab version that prints it.
+func ReadyLine(version string) string {
+	return ReadyPrefix + " (trafficlab " + version + "), waiting for the start time on stdin"
+}
+
+// ReadyVersion is the version a ready line names; false for another line.
+func ReadyVersion(line string) (string, bool) {
+	rest, ok := strings.CutPrefix(line, ReadyPrefix+" (trafficlab ")
+	if !ok {
+		return "", false
+	}
+	version, _, ok := strings.Cut(rest, ")")
+	return version, ok
 }

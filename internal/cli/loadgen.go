@@ -123,7 +123,7 @@ func runLoad(c *cobra.Command, f *loadFlags, stdout, stderr io.Writer) error {
 	ctx, stop := interruptible(c.Context())
 	defer stop()
 	if f.stream {
-		fmt.Fprintln(stderr, streamReady)
+		fmt.Fprintln(stderr, load.ReadyLine(version))
 		return streamLoad(ctx, c.InOrStdin(), stdout, cfg)
 	}
 	if !f.quiet {
@@ -136,17 +136,24 @@ func runLoad(c *cobra.Command, f *loadFlags, stdout, stderr io.Writer) error {
 	return writeLoad(stdout, f.output, rep, cfg, f.scenarioName, f.service)
 }
 
-// streamReady is the line load --stream prints on stderr once its spec is checked
-// and it waits for its start time: emulate's client pod is ready.
-const streamReady = "load: ready, waiting for the start time on stdin"
-
 // streamLoad runs the load as emulate's client pod: from the start time read on
 // in, streaming what it measures on out (load.Stream), its report last, also when
 // interrupted.
 func streamLoad(ctx context.Context, in io.Reader, out io.Writer, cfg load.Config) error {
+	// A pod deleted while it waits (SIGTERM) ends at once, as a stopped run does.
+	read := make(chan error, 1)
 	var startNS int64
-	if _, err := fmt.Fscanln(in, &startNS); err != nil {
-		return badInput{fmt.Errorf("--stream: reading the start time from stdin: %w", err)}
+	go func() {
+		_, err := fmt.Fscanln(in, &startNS)
+		read <- err
+	}()
+	select {
+	case err := <-read:
+		if err != nil {
+			return badInput{fmt.Errorf("--stream: reading the start time from stdin: %w", err)}
+		}
+	case <-ctx.Done():
+		return interrupted{covered: "nothing: the load had not started"}
 	}
 	cfg.Start = time.Unix(0, startNS)
 	st := load.NewStream(out)

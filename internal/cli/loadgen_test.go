@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -207,7 +208,7 @@ func TestLoadTextNamesEveryErrorKind(t *testing.T) {
 
 // As emulate's client pod, load waits for its start time on stdin and streams the
 // run, its report last, which load.ReadStream reads back; without a start time it
-// sends nothing.
+// sends nothing, and stopped while it waits it ends.
 func TestLoadStreams(t *testing.T) {
 	srv := podsServer(t)
 	cfg, err := load.FromClient(&scenario.Client{Name: "c", Threads: 1}, srv.URL+"/", 1500*time.Millisecond, 1)
@@ -231,6 +232,14 @@ func TestLoadStreams(t *testing.T) {
 	out.Reset()
 	if err := streamLoad(context.Background(), strings.NewReader(""), &out, cfg); err == nil || out.Len() != 0 {
 		t.Errorf("no start time: error %v, %d bytes streamed; want an error and nothing", err, out.Len())
+	}
+	// Stopped while it waits (its pod deleted), it ends at once, having sent nothing.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	waiting, _ := io.Pipe()
+	err = streamLoad(ctx, waiting, &out, cfg)
+	if _, stopped := err.(interrupted); !stopped || out.Len() != 0 {
+		t.Errorf("stopped while waiting: error %v, %d bytes streamed; want it interrupted and nothing", err, out.Len())
 	}
 }
 
