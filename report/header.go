@@ -7,11 +7,13 @@ import (
 	"trafficlab/result"
 )
 
-// ranScenario is true for the engines that run a scenario in a cluster, simulate
-// and emulate: only they have a seed, a kube-proxy and pods whose nodes and CPU they
+// ranScenario is true for the engines that run a scenario in a cluster, simulate,
+// emulate and cluster: only they have a seed, a kube-proxy and pods whose nodes and CPU they
 // measured. trafficlab load knows the pods that answered it, by name; an imported
 // vegeta attack knows only its requests.
-func ranScenario(r *result.Result) bool { return r.Engine == "simulate" || r.Engine == "emulate" }
+func ranScenario(r *result.Result) bool {
+	return r.Engine == "simulate" || r.Engine == "emulate" || r.Engine == "cluster"
+}
 
 // scenarioName is the scenario r ran, or says that it ran none, as a load
 // generator's run: "no scenario (vegeta)".

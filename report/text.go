@@ -180,6 +180,7 @@ type textSection struct {
 
 // textSections are the text report's sections after the totals, in order.
 var textSections = []textSection{
+	{prose: clusterRun, explains: true},
 	{write: writeServices},
 	{write: writeClients},
 	{write: writeClientCPU, explains: true},

@@ -23,7 +23,11 @@ type Result struct {
 	PlannedDurationS float64 `json:"planned_duration_s,omitempty"`
 	// Origin is what the run was asked to run; absent when it was not recorded.
 	Origin *Origin `json:"origin,omitempty"`
-	// ProxyMode is kube-proxy's mode: iptables, nftables, ipvs or userspace.
+	// Cluster is the cluster a run of the cluster engine ran on, and what it does
+	// differently from the scenario.
+	Cluster *ClusterRun `json:"cluster,omitempty"`
+	// ProxyMode is kube-proxy's mode: iptables, nftables, ipvs or userspace. On the
+	// cluster engine, the cluster's when its kube-proxy ConfigMap says it.
 	ProxyMode kubeproxy.Mode `json:"proxy_mode"`
 	// IPVSScheduler is set in ipvs mode: rr, lc, sh, sed or nq.
 	IPVSScheduler string `json:"ipvs_scheduler,omitempty"`
@@ -292,6 +296,27 @@ type EndedError struct {
 	// Message is the error as the client wrote it, when known (a real vegeta
 	// attack's; load's and emulate's, worded as Go's http.Client would).
 	Message string `json:"message,omitempty"`
+}
+
+// ClusterRun is the cluster the cluster engine ran on, as it found it.
+type ClusterRun struct {
+	// Server is the API server's URL; Version its Kubernetes version.
+	Server  string `json:"server"`
+	Version string `json:"version"`
+	// Namespace the run's objects were in; Image the trafficlab image its pods ran.
+	Namespace string `json:"namespace"`
+	Image     string `json:"image"`
+	// ProxyMode and ProxyMinSyncPeriodS are kube-proxy's, from its ConfigMap
+	// (kube-system/kube-proxy, as kubeadm writes it); empty and absent when the
+	// cluster has no such ConfigMap.
+	ProxyMode           string   `json:"proxy_mode,omitempty"`
+	ProxyMinSyncPeriodS *float64 `json:"proxy_min_sync_period_s,omitempty"`
+	// MetricsServer says the resource metrics API (metrics.k8s.io) answered, which
+	// an HPA on CPU needs.
+	MetricsServer bool `json:"metrics_server"`
+	// Differences are what the cluster decides otherwise than the scenario says,
+	// each a sentence.
+	Differences []string `json:"differences,omitempty"`
 }
 
 // Origin is how a run was asked for, so that two runs of one file tell apart: the

@@ -30,7 +30,7 @@ const MaxResultBytes = 64 << 20
 
 // Engines are the engines whose Results this version reads; "vegeta" is a real
 // vegeta attack read from its results.
-var Engines = []string{"simulate", "emulate", "load", "vegeta"}
+var Engines = []string{"simulate", "emulate", "cluster", "load", "vegeta"}
 
 // Error is a file that is not a run, or a run that cannot be: the file, and the
 // field at fault when one is.

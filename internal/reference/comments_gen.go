@@ -69,6 +69,19 @@ var generated = Comments{
 			"Node":           "Node it ran on.",
 		},
 	},
+	"trafficlab/result.ClusterRun": {
+		Doc: "ClusterRun is the cluster the cluster engine ran on, as it found it.",
+		Fields: map[string]string{
+			"Differences":         "Differences are what the cluster decides otherwise than the scenario says,\neach a sentence.",
+			"Image":               "",
+			"MetricsServer":       "MetricsServer says the resource metrics API (metrics.k8s.io) answered, which\nan HPA on CPU needs.",
+			"Namespace":           "Namespace the run's objects were in; Image the trafficlab image its pods ran.",
+			"ProxyMinSyncPeriodS": "",
+			"ProxyMode":           "ProxyMode and ProxyMinSyncPeriodS are kube-proxy's, from its ConfigMap\n(kube-system/kube-proxy, as kubeadm writes it); empty and absent when the\ncluster has no such ConfigMap.",
+			"Server":              "Server is the API server's URL; Version its Kubernetes version.",
+			"Version":             "",
+		},
+	},
 	"trafficlab/result.Edge": {
 		Doc: "Edge is one service's calls to another: every call its pods made to it.",
 		Fields: map[string]string{
@@ -389,6 +402,7 @@ var generated = Comments{
 		Fields: map[string]string{
 			"Background":        "Background are the workloads that share nodes without serving traffic.",
 			"Clients":           "Clients are the client Deployments.",
+			"Cluster":           "Cluster is the cluster a run of the cluster engine ran on, and what it does\ndifferently from the scenario.",
 			"DurationS":         "DurationS is the time the run covered: the scenario's duration, or less when\nit was interrupted.",
 			"Edges":             "Edges are the services' calls to one another, in the order the scenario lists\nthe callers and their calls; absent when no service calls another.",
 			"Ended":             "Ended sums up every request that ended, failed ones included, as vegeta's\nreport does; nil when the engine did not keep it.",
@@ -406,7 +420,7 @@ var generated = Comments{
 			"Pending":           "Pending are pods still waiting for a node at the end.",
 			"PlannedDurationS":  "PlannedDurationS is the duration the run was to cover; set only when it was\ninterrupted.",
 			"Pods":              "Pods are every server pod that existed during the run, removed ones included.",
-			"ProxyMode":         "ProxyMode is kube-proxy's mode: iptables, nftables, ipvs or userspace.",
+			"ProxyMode":         "ProxyMode is kube-proxy's mode: iptables, nftables, ipvs or userspace. On the\ncluster engine, the cluster's when its kube-proxy ConfigMap says it.",
 			"RateRPS":           "RateRPS is requests sent per second of the run.",
 			"Requests":          "Requests counts the run's requests by outcome.",
 			"Rollouts":          "Rollouts are the Deployments' rollouts, in order.",
