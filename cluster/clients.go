@@ -1,13 +1,13 @@
-// Package cluster is the cluster engine (issue 22, in progress): a scenario run on a
-// real Kubernetes cluster. This file releases a run's load pods and reads what they
-// measured; cluster/manifests makes the objects they run in.
+// Package cluster is the cluster engine: a scenario run on a real Kubernetes
+// cluster, its Result filled as simulate's. cluster/manifests makes the objects a
+// run applies; this file releases its load pods and follows what they measure.
 package cluster
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -39,22 +39,29 @@ func Release(ctx context.Context, cfg *rest.Config, cs kubernetes.Interface, ns 
 	return nil
 }
 
-// Report reads a finished load pod's log: the JSON lines `trafficlab load --stream`
-// wrote on stdout, its report last. The log holds its stderr too (the ready line),
+// Follow follows a load pod's log from its start until the pod's load ends: the
+// JSON lines `trafficlab load --stream` writes on stdout, each interval to
+// onInterval, its report last. The log holds its stderr too (the ready line),
 // which is not JSON and is left out.
-func Report(ctx context.Context, cs kubernetes.Interface, ns, pod string) (*load.Report, error) {
-	raw, err := cs.CoreV1().Pods(ns).GetLogs(pod, &corev1.PodLogOptions{Container: "load"}).DoRaw(ctx)
+func Follow(ctx context.Context, cs kubernetes.Interface, ns, pod string, onInterval func(int64, *hdr.Histogram)) (*load.Report, error) {
+	logs, err := cs.CoreV1().Pods(ns).GetLogs(pod, &corev1.PodLogOptions{Container: "load", Follow: true}).Stream(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("the log of %s: %w", pod, err)
 	}
-	var stream bytes.Buffer
-	sc := bufio.NewScanner(bytes.NewReader(raw))
-	sc.Buffer(nil, 64<<20)
-	for sc.Scan() {
-		if line := sc.Bytes(); len(line) > 0 && line[0] == '{' {
-			stream.Write(line)
-			stream.WriteByte('\n')
+	defer logs.Close()
+	r, w := io.Pipe()
+	go func() {
+		sc := bufio.NewScanner(logs)
+		sc.Buffer(nil, 64<<20) // a report with many pods and a long timeline is one line
+		for sc.Scan() {
+			if line := sc.Bytes(); len(line) > 0 && line[0] == '{' {
+				if _, err := w.Write(append(line, '\n')); err != nil {
+					return
+				}
+			}
 		}
-	}
-	return load.ReadStream(&stream, func(int64, *hdr.Histogram) {})
+		w.CloseWithError(sc.Err())
+	}()
+	defer r.Close()
+	return load.ReadStream(r, onInterval)
 }

@@ -9,6 +9,7 @@ package manifests
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -19,6 +20,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"sigs.k8s.io/yaml"
 
 	"trafficlab/containerimage"
 	"trafficlab/scenario"
@@ -46,11 +48,16 @@ type Run struct {
 	// loaded onto the nodes, IfNotPresent for one pushed to a registry.
 	Image      string
 	PullPolicy corev1.PullPolicy
+	// InNamespace runs it in this existing namespace rather than one of its own.
+	InNamespace string
 }
 
-// Namespace is the run's namespace: tl-SCENARIO-ID, cut to a DNS label's 63
-// characters.
+// Namespace is the run's namespace: InNamespace, or else tl-SCENARIO-ID cut to a
+// DNS label's 63 characters.
 func (r Run) Namespace(sc *scenario.Scenario) string {
+	if r.InNamespace != "" {
+		return r.InNamespace
+	}
 	name := "tl-" + sc.Metadata.Name
 	return strings.TrimRight(name[:min(len(name), 63-len(r.ID)-1)], "-") + "-" + r.ID
 }
@@ -62,6 +69,7 @@ func (r Run) Labels() map[string]string {
 
 // Objects are a run's objects, in the order they are applied.
 type Objects struct {
+	// Namespace is the run's own, nil when it runs in an existing one.
 	Namespace   *corev1.Namespace
 	Deployments []*appsv1.Deployment
 	Services    []*corev1.Service
@@ -73,10 +81,13 @@ type Objects struct {
 // say what the cluster runs differently from the scenario.
 func Build(sc *scenario.Scenario, run Run) (*Objects, []string, error) {
 	ns := run.Namespace(sc)
-	o := &Objects{Namespace: &corev1.Namespace{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
-		ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: run.Labels()},
-	}}
+	o := &Objects{}
+	if run.InNamespace == "" {
+		o.Namespace = &corev1.Namespace{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
+			ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: run.Labels()},
+		}
+	}
 	var warnings []string
 	for i := range sc.Spec.Services {
 		s := &sc.Spec.Services[i]
@@ -291,4 +302,41 @@ func placementOf(c *scenario.Client) scenario.Placement {
 		return scenario.Placement{}
 	}
 	return *c.Placement
+}
+
+// WriteYAML writes the objects as one multi-document YAML stream, in the order
+// they are applied: what `kubectl apply -f` takes. The Jobs' pods wait for a
+// start time on stdin (kubectl attach), as the engine sends it.
+func (o *Objects) WriteYAML(w io.Writer) error {
+	var all []any
+	if o.Namespace != nil {
+		all = append(all, o.Namespace)
+	}
+	for _, d := range o.Deployments {
+		all = append(all, d)
+	}
+	for _, s := range o.Services {
+		all = append(all, s)
+	}
+	for _, h := range o.HPAs {
+		all = append(all, h)
+	}
+	for _, j := range o.Jobs {
+		all = append(all, j)
+	}
+	for i, obj := range all {
+		out, err := yaml.Marshal(obj)
+		if err != nil {
+			return err
+		}
+		if i > 0 {
+			if _, err := io.WriteString(w, "---\n"); err != nil {
+				return err
+			}
+		}
+		if _, err := w.Write(out); err != nil {
+			return err
+		}
+	}
+	return nil
 }

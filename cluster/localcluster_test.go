@@ -1,0 +1,316 @@
+package cluster_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"trafficlab/cluster"
+	"trafficlab/cluster/manifests"
+	"trafficlab/emulate/topo"
+	"trafficlab/examples"
+	"trafficlab/result"
+	"trafficlab/scenario"
+)
+
+// TestOnTheLocalCluster applies a run's objects to the cluster
+// hack/localcluster.sh runs (./test.sh brings it up and gives its kubeconfig in
+// TRAFFICLAB_CLUSTER_KUBECONFIG): the serve pods become Ready without a restart;
+// the Service's ClusterIP answers from a node through the real kube-proxy, with
+// new connections spread over both pods; the cluster's DNS answers the Service's
+// name, and a headless Service's with the pods; and the load pod, released with a
+// start time, runs and reports through its log. Deleting the namespace takes
+// every object with it.
+func TestOnTheLocalCluster(t *testing.T) {
+	cfg, cs := localCluster(t)
+	sc := load(t, "grpc-headless-round-robin.yaml", "spec.duration=10s", "spec.clients[0].replicas=1",
+		"spec.services[0].replicas=2", "spec.services[0].pod.cpu=200m")
+	o, _, err := manifests.Build(sc, manifests.Run{ID: fmt.Sprintf("t%d", time.Now().Unix()%100000), Image: os.Getenv("TRAFFICLAB_CLUSTER_IMAGE"), PullPolicy: corev1.PullNever})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	ns := o.Namespace.Name
+	if _, err := cs.CoreV1().Namespaces().Create(ctx, o.Namespace, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	defer cs.CoreV1().Namespaces().Delete(context.Background(), ns, metav1.DeleteOptions{})
+	for _, d := range o.Deployments {
+		if _, err := cs.AppsV1().Deployments(ns).Create(ctx, d, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, s := range o.Services {
+		if _, err := cs.CoreV1().Services(ns).Create(ctx, s, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, j := range o.Jobs {
+		if _, err := cs.BatchV1().Jobs(ns).Create(ctx, j, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The serve pods Ready, none restarted; the load pod running.
+	until(ctx, t, "2 serve pods Ready and the load pod running", func() (bool, error) {
+		pods, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, err
+		}
+		ready, running := 0, 0
+		for _, p := range pods.Items {
+			for _, c := range p.Status.ContainerStatuses {
+				if c.RestartCount > 0 {
+					return false, fmt.Errorf("pod %s restarted: %+v", p.Name, c.LastTerminationState)
+				}
+				if c.Ready && p.Labels["app"] == "orders" {
+					ready++
+				}
+			}
+			if p.Labels["client"] == "checkout" && p.Status.Phase == corev1.PodRunning {
+				running++
+			}
+		}
+		return ready == 2 && running == 1, nil
+	})
+	svc, err := cs.CoreV1().Services(ns).Get(ctx, "orders", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// From node-1's network namespace, through its kube-proxy's rules: each
+	// connection made on the goroutine InNetns runs f on (an http.Transport would
+	// dial on another, outside the namespace).
+	answered := map[string]int{}
+	addr := net.JoinHostPort(svc.Spec.ClusterIP, fmt.Sprint(manifests.ServicePort))
+	if err := topo.InNetns("tlc-node-1", func() error {
+		// kube-proxy rejects connections to the ClusterIP until its rules list the
+		// endpoints: a second or so after they are ready (minSyncPeriod).
+		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+			conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
+			if err == nil {
+				conn.Close()
+				break
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("the ClusterIP never answered: %w", err)
+			}
+		}
+		for range 40 {
+			conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
+			if err != nil {
+				return err
+			}
+			conn.SetDeadline(time.Now().Add(5 * time.Second))
+			fmt.Fprint(conn, "GET / HTTP/1.1\r\nHost: orders\r\nConnection: close\r\n\r\n")
+			resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+			if err != nil {
+				conn.Close()
+				return err
+			}
+			io.Copy(io.Discard, resp.Body)
+			conn.Close()
+			answered[resp.Header.Get("X-Trafficlab-Pod")]++
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// 40 new connections, each to either pod with p = 1/2: one pod getting none
+	// has probability 2·2^-40.
+	if len(answered) != 2 {
+		t.Errorf("40 connections through the ClusterIP answered by %v, want both pods", answered)
+	}
+
+	// The cluster's DNS answers the Service's name with its ClusterIP, and a
+	// headless Service's with its ready pods.
+	headless := o.Services[0].DeepCopy()
+	headless.Name, headless.Spec.ClusterIP = "orders-headless", corev1.ClusterIPNone
+	if _, err := cs.CoreV1().Services(ns).Create(ctx, headless, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	dnsServer := net.JoinHostPort(cfgHost(t, cfg), "53")
+	resolver := &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, network, _ string) (net.Conn, error) {
+		return (&net.Dialer{}).DialContext(ctx, network, dnsServer)
+	}}
+	until(ctx, t, "DNS answers for both Services", func() (bool, error) {
+		cip, err1 := resolver.LookupHost(ctx, "orders."+ns+".svc.cluster.local.")
+		pods, err2 := resolver.LookupHost(ctx, "orders-headless."+ns+".svc.cluster.local.")
+		return err1 == nil && err2 == nil && len(cip) == 1 && cip[0] == svc.Spec.ClusterIP && len(pods) == 2, nil
+	})
+
+	// Released with a start time on its stdin, the load pod runs its 10 s and
+	// streams what it measured in its log.
+	pods, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "client=checkout"})
+	if err != nil || len(pods.Items) != 1 {
+		t.Fatalf("load pods %v, %v", pods, err)
+	}
+	pod := pods.Items[0].Name
+	if err := cluster.Release(ctx, cfg, cs, ns, []string{pod}, time.Now().Add(time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	intervals := 0
+	rep, err := cluster.Follow(ctx, cs, ns, pod, func(int64, *hdr.Histogram) { intervals++ })
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("the load pod: %d answered, %d failed, pods %+v, %d intervals", rep.Requests.OK, rep.Requests.Failed, rep.Pods, intervals)
+	// 8 threads of a pinned grpc-go channel for 10 s: thousands of calls, to one
+	// pod, a timeline interval each second.
+	if rep.Requests.OK < 1000 || rep.Requests.Failed != 0 || len(rep.Pods) != 1 || intervals < 9 {
+		t.Errorf("report %+v, pods %+v, %d intervals: want thousands of calls answered by the channel's one pod, 10 intervals", rep.Requests, rep.Pods, intervals)
+	}
+}
+
+// localCluster is the local cluster's client, or skips the test without one.
+func localCluster(t *testing.T) (*rest.Config, *kubernetes.Clientset) {
+	t.Helper()
+	kubeconfig := os.Getenv("TRAFFICLAB_CLUSTER_KUBECONFIG")
+	if kubeconfig == "" {
+		t.Skip("no local cluster: ./test.sh runs it with TRAFFICLAB_CLUSTER_KUBECONFIG set (hack/localcluster.sh up)")
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg, kubernetes.NewForConfigOrDie(cfg)
+}
+
+// load is an example scenario with overrides, its defaults filled in.
+func load(t *testing.T, file string, sets ...string) *scenario.Scenario {
+	t.Helper()
+	data, err := examples.Get(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, _, diags := scenario.Load(file, data, sets)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	return sc
+}
+
+// until polls cond every half second until it holds, fails, or ctx ends.
+func until(ctx context.Context, t *testing.T, what string, cond func() (bool, error)) {
+	t.Helper()
+	for {
+		ok, err := cond()
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if ok {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("%s: not within the time", what)
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+}
+
+// cfgHost is the API server's address, where the local cluster's DNS answers too.
+func cfgHost(t *testing.T, cfg *rest.Config) string {
+	t.Helper()
+	u, err := url.Parse(cfg.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u.Hostname()
+}
+
+// TestEngineOnTheLocalCluster runs scenarios with the cluster engine, on the
+// local cluster's real kube-proxy: a new connection per request spreads over
+// every pod (Pearson's chi-square against an even spread, p = 0.001), one reused
+// connection stays on one pod, and pods of another trafficlab version are
+// refused. After each run its namespace goes away.
+func TestEngineOnTheLocalCluster(t *testing.T) {
+	cfg, cs := localCluster(t)
+	image := os.Getenv("TRAFFICLAB_CLUSTER_IMAGE")
+	version := image[strings.LastIndex(image, ":")+1:] // trafficlab.local/trafficlab:VERSION
+	for _, tc := range []struct {
+		name, file string
+		version    string
+		check      func(t *testing.T, r *result.Result)
+	}{
+		{"a new connection per request spreads", "r1-curl-loop.yaml", version, func(t *testing.T, r *result.Result) {
+			var counts []int64
+			var total int64
+			for _, p := range r.Pods {
+				counts = append(counts, p.Requests)
+				total += p.Requests
+			}
+			// 4 degrees of freedom: 18.467 at p = 0.001 (standard tables).
+			if x := chiSquare(counts, total); len(counts) != 5 || total < 200 || x > 18.467 {
+				t.Errorf("requests by pod %v (χ² %.1f): want 5 pods, 200 requests or more, spread evenly (χ² ≤ 18.467)", counts, x)
+			}
+			if c := r.Clients[0]; c.ConnectionsOpened != c.Requests {
+				t.Errorf("%d connections for %d requests: want one each", c.ConnectionsOpened, c.Requests)
+			}
+		}},
+		{"one reused connection stays on one pod", "r1-reused-client-1-thread.yaml", version, func(t *testing.T, r *result.Result) {
+			var answered []string
+			for _, p := range r.Pods {
+				if p.Requests > 0 {
+					answered = append(answered, p.Name)
+				}
+			}
+			if len(answered) != 1 || r.Clients[0].ConnectionsOpened != 1 || r.Requests.OK < 1000 {
+				t.Errorf("answered by %v over %d connections, %d answered: want one pod, one connection, thousands", answered, r.Clients[0].ConnectionsOpened, r.Requests.OK)
+			}
+		}},
+		{"pods of another version are refused", "r1-reused-client-1-thread.yaml", "v0.0.0-other", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sc := load(t, tc.file, "spec.duration=10s")
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+			defer cancel()
+			var log strings.Builder
+			r, err := cluster.Run(ctx, sc, cluster.Options{Config: cfg, Image: image, PullPolicy: corev1.PullNever,
+				Version: tc.version, ReadyTimeout: time.Minute, Log: &log})
+			t.Log(log.String())
+			switch {
+			case tc.check == nil:
+				if err == nil || !strings.Contains(err.Error(), "runs trafficlab "+version+", this is v0.0.0-other") {
+					t.Errorf("error %v: want the pods' version refused", err)
+				}
+			case err != nil:
+				t.Fatal(err)
+			default:
+				if r.Engine != "cluster" || r.Requests.Failed != 0 || len(r.Timeline) < 9 || r.Cluster == nil || r.Cluster.Version == "" {
+					t.Errorf("engine %q, %+v, %d timeline points, cluster %+v: want the cluster's, none failed, 10 points", r.Engine, r.Requests, len(r.Timeline), r.Cluster)
+				}
+				tc.check(t, r)
+			}
+			// The namespace goes: its objects with it.
+			until(ctx, t, "the run's namespace gone", func() (bool, error) {
+				list, err := cs.CoreV1().Namespaces().List(ctx, metav1.ListOptions{LabelSelector: manifests.ManagedByLabel + "=" + manifests.ManagedBy})
+				return err == nil && len(list.Items) == 0, err
+			})
+		})
+	}
+}
+
+// chiSquare is Pearson's statistic of counts against an even spread of total.
+func chiSquare(counts []int64, total int64) float64 {
+	e := float64(total) / float64(len(counts))
+	x := 0.0
+	for _, c := range counts {
+		x += (float64(c) - e) * (float64(c) - e) / e
+	}
+	return x
+}

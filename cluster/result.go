@@ -1,0 +1,121 @@
+package cluster
+
+import (
+	"cmp"
+	"context"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"trafficlab/model/kubeproxy"
+
+	"trafficlab/emulate/load"
+	"trafficlab/result"
+)
+
+// result fills the Result simulate fills from what the load pods reported, what
+// the watch saw the cluster do and the CPU its kubelets read. Counts per pod come
+// from the clients' side: the answers each pod gave, named by its
+// X-Trafficlab-Pod header.
+func (e *engine) result(pods []*loadPod, ran time.Duration, cpu *cpuMeter) *result.Result {
+	spec := &e.sc.Spec
+	dur := ran.Seconds()
+	r := &result.Result{
+		Engine: "cluster", Scenario: e.sc.Metadata.Name, Seed: spec.Seed, DurationS: dur,
+		Cluster: e.found, ProxyMode: spec.Cluster.ProxyMode, TimelineIntervalS: 1,
+		SlowThresholdMS: float64(spec.Report.SlowThreshold.Duration) / 1e6,
+		Services:        e.sc.ServiceConfigs(),
+	}
+	if m := kubeproxy.Parse(e.found.ProxyMode); m.Known() {
+		r.ProxyMode = m
+	}
+	var reps []*load.Report
+	runs := make([]load.PodRun, 0, len(pods))
+	for _, p := range pods {
+		if p.run.Report != nil {
+			reps = append(reps, p.run.Report)
+		}
+		if cores, ok := cpu.pod(p.pod); ok {
+			p.run.CPUUsed = time.Duration(cores * float64(ran))
+		}
+		runs = append(runs, p.run)
+	}
+	sum := load.Add(reps)
+	sum.Fill(r, dur, spec.Report.SlowThreshold.Duration)
+	cores := e.nodeCores()
+	r.Pods, r.Nodes = e.podResults(sum.Pods, runs, dur, cores, cpu)
+	r.Clients = load.Clients(e.sc, runs, dur, cores)
+	r.Timeline = e.tl.Points(reps, r.TimelineIntervalS, e.watch.replicasAt)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	reasons, err := rescales(ctx, e.cs, e.ns)
+	if err != nil {
+		reasons = nil // the events are gone or unreadable: scale events keep no reason
+	}
+	r.ScaleEvents = e.watch.scaleEvents(reasons)
+	return r
+}
+
+// podResults are the service pods, in the order the watch first saw them, and
+// the nodes the run's pods were on.
+func (e *engine) podResults(counted map[string]load.Pod, runs []load.PodRun, dur float64, cores map[string]float64, cpu *cpuMeter) ([]result.Pod, []result.Node) {
+	w := e.watch
+	w.mu.Lock()
+	lives := append([]*podLife(nil), w.pods...)
+	w.mu.Unlock()
+	var pods []result.Pod
+	running := map[string]int{}
+	for _, l := range lives {
+		c := counted[l.name]
+		rp := result.Pod{Name: l.name, Service: l.service, Node: l.node, StartS: w.since(l.created),
+			Requests: c.Requests, Connections: c.Connections, QoSClass: l.qos}
+		if !l.ready.IsZero() {
+			rp.ReadyS = seconds(w.since(l.ready))
+		}
+		if !l.deleting.IsZero() {
+			rp.DeletedS = seconds(w.since(l.deleting))
+		}
+		if !l.gone.IsZero() {
+			rp.EndS = seconds(w.since(l.gone))
+		} else {
+			running[l.node]++ // as simulate counts them: those running at the end
+		}
+		if used, ok := cpu.pod(l.name); ok {
+			rp.CPUCores = result.Round(used, 4)
+			if capacity := cmp.Or(l.limitCPU, cores[l.node]); capacity > 0 {
+				rp.CPUUtilization = result.Round(used/capacity, 4)
+			}
+		}
+		pods = append(pods, rp)
+	}
+	clientUsed := map[string]float64{}
+	for _, p := range runs {
+		if dur > 0 {
+			clientUsed[p.Node] += p.CPUUsed.Seconds() / dur
+		}
+	}
+	var nodes []result.Node
+	for _, n := range w.nodes() {
+		rn := result.Node{Name: n, CPU: cores[n], Pods: running[n], ClientCPUCores: result.Round(clientUsed[n], 4)}
+		if used, ok := cpu.node(n); ok && cores[n] > 0 {
+			rn.CPUUtilization = result.Round(used/cores[n], 4)
+		}
+		nodes = append(nodes, rn)
+	}
+	return pods, nodes
+}
+
+func seconds(s float64) *float64 { return &s }
+
+// nodeCores is the allocatable CPU of each node the run's pods were on, in cores.
+func (e *engine) nodeCores() map[string]float64 {
+	out := map[string]float64{}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for _, name := range e.watch.nodes() {
+		if n, err := e.cs.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{}); err == nil {
+			out[name] = n.Status.Allocatable.Cpu().AsApproximateFloat64()
+		}
+	}
+	return out
+}
