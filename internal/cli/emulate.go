@@ -152,11 +152,12 @@ func (f *emulateFlags) origin(c *cobra.Command, args []string) *result.Origin {
 	return o
 }
 
-// end writes what an emulate run measured and says how it ended. A run that a
-// signal stopped (ctx done) is marked interrupted, over the real time it covered
-// of the planned duration, and exits 130 even when it also failed (its errors are
-// still shown); one stopped before its load started has no result.
-func (f *emulateFlags) end(ctx context.Context, c *cobra.Command, stdout io.Writer, src source, r *result.Result, err error,
+// end writes what a run on real machines (emulate, cluster) measured and says how
+// it ended. A run that a signal stopped (ctx done) is marked interrupted, over the
+// real time it covered of the planned duration, and exits 130 even when it also
+// failed (its errors are still shown); one stopped before its load started has no
+// result.
+func (f *runFlags) end(ctx context.Context, c *cobra.Command, stdout io.Writer, src source, r *result.Result, err error,
 	planned time.Duration, render func(io.Writer, *result.Result) error) error {
 	// A signal during the teardown, after the whole run, cut nothing short.
 	stopped := ctx.Err() != nil && (r == nil || r.DurationS < planned.Seconds())

@@ -91,3 +91,18 @@ func (p *progress) done() {
 		fmt.Fprint(p.w, "\r\033[K")
 	}
 }
+
+// log is a writer for lines said while the bar may be drawn: each write clears
+// the bar's line first, and the next update draws it again below.
+func (p *progress) log() io.Writer { return progressLog{p} }
+
+type progressLog struct{ p *progress }
+
+func (l progressLog) Write(b []byte) (int, error) {
+	l.p.mu.Lock()
+	defer l.p.mu.Unlock()
+	if !l.p.drawn.IsZero() {
+		fmt.Fprint(l.p.w, "\r\033[K")
+	}
+	return l.p.w.Write(b)
+}

@@ -119,7 +119,7 @@ requests, with what latency, and why.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return badUsage(c, err)
 	})
-	root.AddCommand(newSimulate(stdout, stderr), newEmulate(stdout, stderr), newSweep(stdout, stderr), newValidate(stderr), newReport(stdout), newCompare(stdout),
+	root.AddCommand(newSimulate(stdout, stderr), newEmulate(stdout, stderr), newCluster(stdout, stderr), newSweep(stdout, stderr), newValidate(stderr), newReport(stdout), newCompare(stdout),
 		newVersion(stdout), newExamples(stdout), newLibraries(stdout), newServe(stdout, stderr), newLoad(stdout, stderr))
 	root.AddCommand(newSchema(stdout), newImage(stdout), newPause(), newClusterDNS())
 	// A wrong number of arguments is bad input too.
