@@ -3,6 +3,7 @@ package cluster_test
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -291,8 +292,11 @@ func TestEngineOnTheLocalCluster(t *testing.T) {
 			case err != nil:
 				t.Fatal(err)
 			default:
-				if r.Engine != "cluster" || r.Requests.Failed != 0 || len(r.Timeline) < 9 || r.Cluster == nil || r.Cluster.Version == "" {
-					t.Errorf("engine %q, %+v, %d timeline points, cluster %+v: want the cluster's, none failed, 10 points", r.Engine, r.Requests, len(r.Timeline), r.Cluster)
+				// The local cluster's kube-proxy is as the scenario says: iptables,
+				// minSyncPeriod 1s, published in its ConfigMap as kubeadm does.
+				if r.Engine != "cluster" || r.Requests.Failed != 0 || len(r.Timeline) < 9 || r.Cluster == nil || r.Cluster.Version == "" ||
+					r.Cluster.ProxyMode != "iptables" || r.Cluster.ProxyMinSyncPeriodS == nil || *r.Cluster.ProxyMinSyncPeriodS != 1 || len(r.Cluster.Differences) != 0 {
+					t.Errorf("engine %q, %+v, %d timeline points, cluster %+v: want the cluster's, none failed, 10 points, kube-proxy as the scenario says", r.Engine, r.Requests, len(r.Timeline), r.Cluster)
 				}
 				tc.check(t, r)
 			}
@@ -303,6 +307,39 @@ func TestEngineOnTheLocalCluster(t *testing.T) {
 			})
 		})
 	}
+}
+
+// Stopped 3 s into its load, a run stops its load pods, which report what ran:
+// the Result covers those seconds, and the namespace goes.
+func TestEngineStoppedOnTheLocalCluster(t *testing.T) {
+	cfg, cs := localCluster(t)
+	image := os.Getenv("TRAFFICLAB_CLUSTER_IMAGE")
+	sc := load(t, "r1-reused-client-1-thread.yaml", "spec.duration=60s", "spec.services[0].replicas=2")
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	stop, stopRun := context.WithCancel(ctx)
+	defer stopRun()
+	var log strings.Builder
+	r, err := cluster.Run(stop, sc, cluster.Options{Config: cfg, Image: image, PullPolicy: corev1.PullNever,
+		Version: image[strings.LastIndex(image, ":")+1:], ReadyTimeout: time.Minute, Log: &log,
+		Progress: func(done, _ time.Duration) {
+			if done >= 3*time.Second {
+				stopRun()
+			}
+		}})
+	t.Log(log.String())
+	if !errors.Is(err, context.Canceled) || r == nil {
+		t.Fatalf("result %v, error %v: want what ran, and the run's context's end", r != nil, err)
+	}
+	// Progress comes every second: the stop comes 3 to 4 s in, and the pods end a
+	// moment after their deletion.
+	if r.DurationS < 3 || r.DurationS > 10 || r.Requests.OK < 100 || len(r.Timeline) < 3 {
+		t.Errorf("covered %.1f s, %d answered, %d timeline points: want the 3 s or so that ran, answered", r.DurationS, r.Requests.OK, len(r.Timeline))
+	}
+	until(ctx, t, "the run's namespace gone", func() (bool, error) {
+		list, err := cs.CoreV1().Namespaces().List(ctx, metav1.ListOptions{LabelSelector: manifests.ManagedByLabel + "=" + manifests.ManagedBy})
+		return err == nil && len(list.Items) == 0, err
+	})
 }
 
 // chiSquare is Pearson's statistic of counts against an even spread of total.

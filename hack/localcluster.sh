@@ -299,17 +299,30 @@ KUBELET
 	start "kubelet-$name" nsenter --net="/var/run/netns/$ns" "$BIN/kubelet" --config "$dir/kubelet.yaml" \
 		--kubeconfig "$STATE/kubelet-$name.kubeconfig" --hostname-override "$name" --node-ip "$ip" \
 		--root-dir "$dir/kubelet" --cert-dir "$dir/kubelet-pki"
-	cat >"$dir/kube-proxy.yaml" <<PROXY
+	start "kube-proxy-$name" nsenter --net="/var/run/netns/$ns" "$BIN/kube-proxy" --config "$STATE/kube-proxy.conf" \
+		--hostname-override "$name"
+}
+
+# kube_proxy_config writes the nodes' kube-proxy configuration and publishes it
+# as kubeadm does, in the ConfigMap kube-system/kube-proxy (key config.conf),
+# where trafficlab cluster reads the mode and minSyncPeriod.
+kube_proxy_config() {
+	cat >"$STATE/kube-proxy.conf" <<PROXY
 apiVersion: kubeproxy.config.k8s.io/v1alpha1
 kind: KubeProxyConfiguration
 mode: iptables
+iptables: {minSyncPeriod: 1s}
 clusterCIDR: $CLUSTER_CIDR
-hostnameOverride: $name
 clientConnection: {kubeconfig: $STATE/kube-proxy.kubeconfig}
 # conntrack's table size is the host's, not the node's: leave it alone.
 conntrack: {maxPerCore: 0}
 PROXY
-	start "kube-proxy-$name" nsenter --net="/var/run/netns/$ns" "$BIN/kube-proxy" --config "$dir/kube-proxy.yaml"
+	local d=$STATE/pki conf
+	# The file as one JSON string: it has no quotes or backslashes to escape.
+	conf=$(awk '{printf "%s\\n", $0}' "$STATE/kube-proxy.conf")
+	curl -sf --cacert "$d/ca.crt" --cert "$d/admin.crt" --key "$d/admin.key" -H 'Content-Type: application/json' \
+		-d "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"kube-proxy\",\"namespace\":\"kube-system\"},\"data\":{\"config.conf\":\"$conf\"}}" \
+		"https://$APISERVER_IP:6443/api/v1/namespaces/kube-system/configmaps" >/dev/null
 }
 
 # node_ready tells whether node NAME reports Ready.
@@ -368,6 +381,7 @@ up() {
 	wait_for clusterdns 30 bash -c "exec 3<>/dev/tcp/$APISERVER_IP/53"
 	cert kube-proxy "/CN=system:kube-proxy"
 	kubeconfig kube-proxy
+	kube_proxy_config
 	for ((i = 0; i < NODES; i++)); do
 		node_up "$i"
 	done
