@@ -41,9 +41,10 @@ func (e *engine) result(pods []*loadPod, ran time.Duration, cpu *cpuMeter) *resu
 		runs = append(runs, p.run)
 	}
 	sum := load.Add(reps)
-	sum.Fill(r, dur, spec.Report.SlowThreshold.Duration)
+	sum.Fill(r, dur)
 	cores := e.nodeCores()
 	r.Pods, r.Nodes = e.podResults(sum.Pods, runs, dur, cores, cpu)
+	load.SlowShares(r.Pods, r.Nodes, sum.Pods)
 	r.Clients = load.Clients(e.sc, runs, dur, cores)
 	r.Timeline = e.tl.Points(reps, r.TimelineIntervalS, e.watch.replicasAt)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

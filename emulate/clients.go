@@ -46,8 +46,8 @@ type clientPod struct {
 // startClient starts client pod p on its node, its load waiting for a start time:
 // a namespace, a control group with the CPU limit the kubelet would set from
 // clients[].resources, and `trafficlab load` sending to target as the client spec
-// says, resolving a named target at dns. The process checks the spec as load.FromClient does before it waits.
-func startClient(ctx context.Context, spawn func(*exec.Cmd) error, net *topo.Topology, exe string, p placement.PlacedPod, client *scenario.Client, target, dns string, duration time.Duration, seed int64) (cp *clientPod, err error) {
+// says, resolving a named target at dns, counting answers over slow as slow. The process checks the spec as load.FromClient does before it waits.
+func startClient(ctx context.Context, spawn func(*exec.Cmd) error, net *topo.Topology, exe string, p placement.PlacedPod, client *scenario.Client, target, dns string, duration, slow time.Duration, seed int64) (cp *clientPod, err error) {
 	cp = &clientPod{placed: p, duration: duration, stderr: &tail{}, exited: make(chan struct{})}
 	if cp.net, err = net.AddPod(p.Name, p.Node); err != nil {
 		return nil, err
@@ -72,6 +72,9 @@ func startClient(ctx context.Context, spawn func(*exec.Cmd) error, net *topo.Top
 		"--target", target, "--duration", duration.String(), "--seed", strconv.FormatInt(seed, 10), "--stream"}
 	if dns != "" {
 		args = append(args, "--dns", dns)
+	}
+	if slow > 0 {
+		args = append(args, "--slow-threshold", slow.String())
 	}
 	cp.cmd = exec.Command("ip", args...)
 	cp.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // as a service pod's (startServer)

@@ -248,7 +248,7 @@ func (c *cluster) build(ctx context.Context) (err error) {
 		if _, err := load.FromClient(client, target, spec.Duration.Duration, spec.Seed); err != nil {
 			return &scenario.FieldError{Path: fmt.Sprintf("spec.clients[%d]", p.Index), Err: err}
 		}
-		cp, err := startClient(ctx, c.spawner.start, c.net, c.opt.Exe, p, client, target, dns, spec.Duration.Duration, spec.Seed)
+		cp, err := startClient(ctx, c.spawner.start, c.net, c.opt.Exe, p, client, target, dns, spec.Duration.Duration, spec.Report.SlowThreshold.Duration, spec.Seed)
 		if err != nil {
 			return err
 		}

@@ -33,8 +33,9 @@ func (c *cluster) result() *result.Result {
 		}
 	}
 	sum := load.Add(reps)
-	sum.Fill(r, dur, spec.Report.SlowThreshold.Duration)
+	sum.Fill(r, dur)
 	r.Pods, r.Nodes = c.podResults(sum.Pods, dur)
+	load.SlowShares(r.Pods, r.Nodes, sum.Pods)
 	r.Clients = load.Clients(c.sc, pods, dur, nodeCores(c))
 	r.Timeline = c.tl.Points(reps, r.TimelineIntervalS, c.replicasAt)
 	r.ScaleEvents, r.Rollouts = c.replayedUntil(c.ran)

@@ -267,6 +267,9 @@ func job(sc *scenario.Scenario, c *scenario.Client, run Run, ns string) (*batchv
 	args := []string{"load", "--client-json", string(spec), "--name", c.Name + "-$(JOB_COMPLETION_INDEX)",
 		"--target", target(sc, c.Target), "--duration", sc.Spec.Duration.Duration.String(),
 		"--seed", strconv.FormatInt(sc.Spec.Seed, 10), "--stream"}
+	if slow := sc.Spec.Report.SlowThreshold.Duration; slow > 0 {
+		args = append(args, "--slow-threshold", slow.String())
+	}
 	mode := batchv1.IndexedCompletion
 	placed := placementOf(c)
 	return &batchv1.Job{

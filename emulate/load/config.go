@@ -93,6 +93,9 @@ type Config struct {
 	// successful latencies (ns) once the interval is final, in order, so that the
 	// loads of several client pods can be merged into one timeline. It must not keep h.
 	OnInterval func(sec int64, h *hdr.Histogram)
+	// SlowThreshold, when above 0, counts the answers slower than it in the
+	// report, per interval and per pod: the scenario's report.slowThreshold.
+	SlowThreshold time.Duration
 	// Dial, if set, opens every connection instead of a net.Dialer: the emulator
 	// dials from inside the client pod's network namespace with it.
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error)

@@ -618,3 +618,39 @@ func TestConfigErrors(t *testing.T) {
 		})
 	}
 }
+
+// With a slow threshold, every answer slower than it is counted in the report, by
+// pod and by interval alike: pod web-1 answers after 50 ms, over a 25 ms threshold,
+// so each of its answers is slow; without a threshold none is counted.
+func TestSlowCounts(t *testing.T) {
+	srv := newPods(t, 2, false, func(w http.ResponseWriter, r *http.Request) bool {
+		if r.Context().Value(podKey{}) == "web-1" {
+			time.Sleep(50 * time.Millisecond)
+		}
+		return false
+	})
+	for _, threshold := range []time.Duration{25 * time.Millisecond, 0} {
+		c := cfg(srv.URL, 2, 1500*time.Millisecond, scenario.ReuseNone)
+		c.SlowThreshold = threshold
+		rep := run(t, c)
+		var byPod, byInterval, slowPod int64
+		for _, p := range rep.Pods {
+			byPod += p.Slow
+			if p.Name == "web-1" {
+				slowPod = p.Requests - p.Errors
+				if p.Slow != slowPod && threshold > 0 {
+					t.Errorf("web-1: %d slow of %d answers; want every one", p.Slow, slowPod)
+				}
+			}
+		}
+		for _, pt := range rep.Timeline {
+			byInterval += pt.Slow
+		}
+		switch {
+		case threshold == 0 && (rep.Slow != 0 || byPod != 0 || byInterval != 0):
+			t.Errorf("no threshold: %d slow, %d by pod, %d by interval; want none counted", rep.Slow, byPod, byInterval)
+		case threshold > 0 && (rep.Slow < slowPod || slowPod == 0 || byPod != rep.Slow || byInterval != rep.Slow):
+			t.Errorf("%d slow, %d by pod, %d by interval, web-1 answered %d: want web-1's at least, the same count each way", rep.Slow, byPod, byInterval, slowPod)
+		}
+	}
+}

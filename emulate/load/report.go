@@ -49,6 +49,8 @@ type Report struct {
 	// Pods are the pods that answered, by name, from the X-Trafficlab-Pod header.
 	Pods        []Pod `json:"pods"`
 	PodsReached int   `json:"pods_reached"`
+	// Slow counts the answers over Config.SlowThreshold; 0 without one.
+	Slow int64 `json:"slow,omitempty"`
 	// NoPodHeader counts answers without the header (a server that is not a pod).
 	NoPodHeader int64 `json:"no_pod_header"`
 	RunsAborted int64 `json:"runs_aborted,omitempty"`
@@ -107,12 +109,16 @@ type Pod struct {
 	Requests    int64  `json:"requests"`
 	Errors      int64  `json:"errors"`
 	Connections int64  `json:"connections"`
+	// Slow counts its answers over Config.SlowThreshold.
+	Slow int64 `json:"slow,omitempty"`
 }
 
 // Point is one timeline interval, by the time requests finished in it.
 type Point struct {
-	TS           float64          `json:"t_s"`
-	Requests     int64            `json:"requests"`
+	TS       float64 `json:"t_s"`
+	Requests int64   `json:"requests"`
+	// Slow counts the interval's answers over Config.SlowThreshold.
+	Slow         int64            `json:"slow,omitempty"`
 	Errors       int64            `json:"errors"`
 	ErrorsByKind map[string]int64 `json:"errors_by_kind,omitempty"`
 	// Percentiles of the interval's successful requests (2 significant digits).
@@ -143,6 +149,7 @@ func (r *runner) report(elapsed time.Duration, reason string) *Report {
 			counts[k] += n
 		}
 		rep.Requests.Retried += sh.retried
+		rep.Slow += sh.slow
 		rep.NoPodHeader += sh.noPod
 		rep.Latency.Merge(sh.total)
 		all.merge(&sh.ended)
@@ -158,6 +165,7 @@ func (r *runner) report(elapsed time.Duration, reason string) *Report {
 			}
 			pods[name].requests += pc.requests
 			pods[name].errors += pc.errors
+			pods[name].slow += pc.slow
 		}
 		sh.mu.Unlock()
 	}
@@ -191,7 +199,7 @@ func (r *runner) report(elapsed time.Duration, reason string) *Report {
 	}
 	t.mu.Lock()
 	for name, pc := range pods {
-		rep.Pods = append(rep.Pods, Pod{Name: name, Requests: pc.requests, Errors: pc.errors, Connections: t.podConns[name]})
+		rep.Pods = append(rep.Pods, Pod{Name: name, Requests: pc.requests, Errors: pc.errors, Connections: t.podConns[name], Slow: pc.slow})
 	}
 	t.mu.Unlock()
 	slices.SortFunc(rep.Pods, func(a, b Pod) int { return podOrder(a.Name, b.Name) })

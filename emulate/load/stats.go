@@ -52,6 +52,7 @@ type shard struct {
 	total   *hdr.Histogram
 	counts  [nKinds]int64
 	retried int64
+	slow    int64
 	noPod   int64
 	other   map[string]int64
 	pods    map[string]*podCount
@@ -61,12 +62,13 @@ type shard struct {
 	_       [64]byte // keeps neighbouring shards' locks off one cache line
 }
 
-type podCount struct{ requests, errors int64 }
+type podCount struct{ requests, errors, slow int64 }
 
 // window is one timeline interval of one shard; sec < 0 when empty.
 type window struct {
 	sec      int64
 	requests int64
+	slow     int64
 	errs     [nKinds]int64
 	hist     *hdr.Histogram
 	pods     map[string]int64
@@ -75,6 +77,7 @@ type window struct {
 // agg is one timeline interval summed over the shards that reported it.
 type agg struct {
 	requests int64
+	slow     int64
 	errs     [nKinds]int64
 	hist     *hdr.Histogram
 	pods     map[string]int64
@@ -163,10 +166,16 @@ func (s *stats) record(sh *shard, o *outcome) {
 	}
 	w := sh.window(sec)
 	w.requests++
+	// Slow answers are counted exactly, per interval and per pod, as simulate's.
+	slow := o.kind == kindOK && s.cfg.SlowThreshold > 0 && o.latency > s.cfg.SlowThreshold
 	if o.kind == kindOK {
 		v := clampLatency(o.latency)
 		_ = sh.total.RecordValue(v)
 		_ = w.hist.RecordValue(v)
+		if slow {
+			sh.slow++
+			w.slow++
+		}
 	} else {
 		w.errs[o.kind]++
 	}
@@ -183,6 +192,9 @@ func (s *stats) record(sh *shard, o *outcome) {
 		pc.requests++
 		if o.kind != kindOK {
 			pc.errors++
+		}
+		if slow {
+			pc.slow++
 		}
 		w.pods[o.pod]++
 	}
@@ -201,7 +213,7 @@ func (sh *shard) window(sec int64) *window {
 		sh.spill = append(sh.spill, *w)
 		w.hist, w.pods = hdr.New(1, histMax, 2), map[string]int64{}
 	}
-	w.sec, w.requests, w.errs = sec, 0, [nKinds]int64{}
+	w.sec, w.requests, w.slow, w.errs = sec, 0, 0, [nKinds]int64{}
 	return w
 }
 
@@ -248,6 +260,7 @@ func (s *stats) take(w *window) {
 	if w.sec < s.collected {
 		p := &s.points[w.sec]
 		p.Requests += w.requests
+		p.Slow += w.slow
 		for k, n := range w.errs {
 			p.Errors += n
 			if n > 0 {
@@ -265,6 +278,7 @@ func (s *stats) take(w *window) {
 		s.open[w.sec] = a
 	}
 	a.requests += w.requests
+	a.slow += w.slow
 	for k, n := range w.errs {
 		a.errs[k] += n
 	}
@@ -280,6 +294,7 @@ func (s *stats) point(sec int64, a *agg) Point {
 		return p
 	}
 	p.Requests = a.requests
+	p.Slow = a.slow
 	for k, n := range a.errs {
 		if n > 0 {
 			p.Errors += n

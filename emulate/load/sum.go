@@ -15,6 +15,8 @@ type Sum struct {
 	Requests result.Requests
 	Errors   result.Errors
 	Latency  *hdr.Histogram
+	// Slow counts the answers over the slow threshold the loads were given.
+	Slow int64
 	// Pods are the serving pods by name: the answers, errors and connections the
 	// load pods counted for each.
 	Pods map[string]Pod
@@ -29,6 +31,7 @@ func Add(reps []*Report) Sum {
 	s := Sum{Latency: hdr.New(1, int64(time.Hour), 3), Pods: map[string]Pod{}, IntervalS: 1}
 	for _, rep := range reps {
 		addRequests(&s.Requests, rep.Requests)
+		s.Slow += rep.Slow
 		s.Errors.AddAll(rep.Errors)
 		if rep.Latency != nil {
 			s.Latency.Merge(rep.Latency)
@@ -38,6 +41,7 @@ func Add(reps []*Report) Sum {
 			sum.Requests += p.Requests
 			sum.Errors += p.Errors
 			sum.Connections += p.Connections
+			sum.Slow += p.Slow
 			s.Pods[p.Name] = sum
 		}
 		s.IntervalS = rep.TimelineIntervalS
@@ -47,9 +51,9 @@ func Add(reps []*Report) Sum {
 }
 
 // Fill sets r's request figures from s over the run's dur seconds: the counts,
-// the throughput and rate, the latency and its spectrum, the slow requests over
-// slowThreshold (none counted when 0), and the ended requests.
-func (s *Sum) Fill(r *result.Result, dur float64, slowThreshold time.Duration) {
+// the throughput and rate, the latency and its spectrum, the slow requests, and
+// the ended requests.
+func (s *Sum) Fill(r *result.Result, dur float64) {
 	r.Requests = s.Requests
 	r.Errors.AddAll(s.Errors)
 	r.TimelineIntervalS = s.IntervalS
@@ -59,7 +63,7 @@ func (s *Sum) Fill(r *result.Result, dur float64, slowThreshold time.Duration) {
 	}
 	r.LatencyMS = result.LatencyOf(s.Latency)
 	r.LatencySpectrum = result.SpectrumOf(s.Latency)
-	r.Slow = slowCount(s.Latency, slowThreshold)
+	r.Slow = s.Slow
 	if r.Requests.OK > 0 {
 		r.SlowShare = result.Round(float64(r.Slow)/float64(r.Requests.OK), 6)
 	}
@@ -76,17 +80,27 @@ func addRequests(sum *result.Requests, r result.Requests) {
 	sum.Retried += r.Retried
 }
 
-// slowCount is how many recorded latencies exceed threshold (0: none counted), to
-// the histogram's precision.
-func slowCount(h *hdr.Histogram, threshold time.Duration) int64 {
-	if threshold <= 0 {
-		return 0
+// SlowShares sets the pods' Slow and SlowShare from what the loads counted for
+// each (counted, by pod name), and the nodes' from their pods': a share of the
+// successful answers.
+func SlowShares(pods []result.Pod, nodes []result.Node, counted map[string]Pod) {
+	slow, ok := map[string]int64{}, map[string]int64{}
+	for i := range pods {
+		p := &pods[i]
+		c := counted[p.Name]
+		served := c.Requests - c.Errors
+		p.Slow = c.Slow
+		if served > 0 {
+			p.SlowShare = result.Round(float64(c.Slow)/float64(served), 6)
+		}
+		slow[p.Node] += c.Slow
+		ok[p.Node] += served
 	}
-	var n int64
-	for _, b := range h.Distribution() {
-		if b.From > int64(threshold) {
-			n += b.Count
+	for i := range nodes {
+		n := &nodes[i]
+		n.Slow = slow[n.Name]
+		if ok[n.Name] > 0 {
+			n.SlowShare = result.Round(float64(n.Slow)/float64(ok[n.Name]), 6)
 		}
 	}
-	return n
 }

@@ -93,6 +93,7 @@ func (t *Timeline) Points(reps []*Report, step float64, replicasAt func(time.Dur
 			}
 			pt.Requests += lp.Requests
 			pt.Errors += lp.Errors
+			pt.Slow += lp.Slow
 			for kind, n := range lp.ErrorsByKind {
 				if pt.ErrorsByKind == nil {
 					pt.ErrorsByKind = &result.Errors{}

@@ -36,6 +36,7 @@ type loadFlags struct {
 	maxInFlight              int
 	maxRequests              int64
 	seed                     int64
+	slowThreshold            time.Duration
 	httpClient, output       string
 	quiet                    bool
 	// Emulate's: the client spec as JSON, the pod's name, and a stream of what
@@ -186,6 +187,7 @@ func (f *loadFlags) register(c *cobra.Command) {
 	fl.IntVar(&f.maxInFlight, "max-in-flight", 0, "open loop: most requests in flight; arrivals beyond are not sent (0 = unbounded)")
 	fl.Int64Var(&f.maxRequests, "max-requests", 0, fmt.Sprintf("stop after sending this many requests (0 = %d)", load.DefaultMaxRequests))
 	fl.Int64Var(&f.seed, "seed", 0, "random seed of arrivals and think times (default: the scenario's)")
+	fl.DurationVar(&f.slowThreshold, "slow-threshold", 0, "count the answers slower than this, per pod and per interval, in the JSON (as a\nscenario's report.slowThreshold; emulate and cluster pass it); 0 counts none")
 	fl.StringVar(&f.scenario, "scenario", "", "take the client spec from this scenario file")
 	fl.StringVar(&f.client, "client", "", "with --scenario: the client's name (default: its only client)")
 	fl.StringArrayVar(&f.sets, "set", nil, "with --scenario: override a scenario value, --set spec.clients[0].threads=8 (repeatable)")
@@ -261,6 +263,7 @@ func (f *loadFlags) config(c *cobra.Command, stderr io.Writer) (load.Config, err
 	}
 	cfg.MaxRequests = f.maxRequests
 	cfg.DNS = f.dns
+	cfg.SlowThreshold = f.slowThreshold
 	if f.name != "" {
 		cfg.Name = f.name
 	}
