@@ -3,8 +3,11 @@ package cluster
 import (
 	"context"
 	"encoding/json"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
+	"trafficlab/result"
 
 	"k8s.io/client-go/kubernetes"
 )
@@ -14,16 +17,19 @@ import (
 // second while the load runs. The kubelet refreshes a container's figures every
 // few seconds (cAdvisor's housekeeping) and stamps each with its time, so a pod's
 // cores are its usage between its first and last reading over the time between
-// them, not over the run's wall time.
+// them, not over the run's wall time. Every throttleEvery readings, and at the
+// end, it also reads the app containers' CFS counters from the kubelet's cAdvisor
+// metrics (/metrics/cadvisor), for the pods' throttling.
 type cpuMeter struct {
-	cs     kubernetes.Interface
-	ns     string
-	w      *watcher
-	mu     sync.Mutex
-	pods   map[string]*usage // by pod name
-	nodes  map[string]*usage
-	stopCh chan struct{}
-	done   chan struct{}
+	cs       kubernetes.Interface
+	ns       string
+	w        *watcher
+	mu       sync.Mutex
+	pods     map[string]*usage // by pod name
+	nodes    map[string]*usage
+	throttle map[string]*cfs // the app container's, by pod name
+	stopCh   chan struct{}
+	done     chan struct{}
 }
 
 // usage is a cumulative CPU counter's first and last readings.
@@ -51,7 +57,7 @@ func (u *usage) read(ns uint64, at time.Time) {
 }
 
 func newCPUMeter(cs kubernetes.Interface, ns string, w *watcher) *cpuMeter {
-	return &cpuMeter{cs: cs, ns: ns, w: w, pods: map[string]*usage{}, nodes: map[string]*usage{},
+	return &cpuMeter{cs: cs, ns: ns, w: w, pods: map[string]*usage{}, nodes: map[string]*usage{}, throttle: map[string]*cfs{},
 		stopCh: make(chan struct{}), done: make(chan struct{})}
 }
 
@@ -66,12 +72,12 @@ func (m *cpuMeter) start(at time.Time) {
 		}
 		tick := time.NewTicker(time.Second)
 		defer tick.Stop()
-		for {
-			m.readAll()
+		for i := 0; ; i++ {
+			m.readAll(i%throttleEvery == 0)
 			select {
 			case <-tick.C:
 			case <-m.stopCh:
-				m.readAll()
+				m.readAll(true)
 				return
 			}
 		}
@@ -102,10 +108,18 @@ type cpuStats struct {
 	UsageCoreNanoSeconds *uint64   `json:"usageCoreNanoSeconds"`
 }
 
-// readAll reads the summary of every node the run's pods are on. A node that
-// does not answer is read again next time.
-func (m *cpuMeter) readAll() {
+// throttleEvery is how many readings apart the cAdvisor metrics are read: they
+// are a node's every container, and the kubelet refreshes them every 10 s or so.
+const throttleEvery = 5
+
+// readAll reads the summary of every node the run's pods are on, and with
+// throttling their cAdvisor metrics. A node that does not answer is read again
+// next time.
+func (m *cpuMeter) readAll(throttling bool) {
 	for _, node := range m.w.nodes() {
+		if throttling {
+			m.readCFS(node)
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		raw, err := m.cs.CoreV1().RESTClient().Get().Resource("nodes").Name(node).SubResource("proxy").Suffix("stats/summary").DoRaw(ctx)
 		cancel()
@@ -148,4 +162,84 @@ func (m *cpuMeter) node(name string) (float64, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.nodes[name].cores()
+}
+
+// cfs is a container's CFS bandwidth counters, first and last read.
+type cfs struct {
+	first, last [3]float64 // periods, throttled periods, throttled seconds
+	read        int
+}
+
+// cfsMetrics are the cAdvisor counters cfs holds, in its order.
+var cfsMetrics = [3]string{"container_cpu_cfs_periods_total", "container_cpu_cfs_throttled_periods_total", "container_cpu_cfs_throttled_seconds_total"}
+
+// readCFS reads node's cAdvisor metrics for the run's app containers' counters.
+func (m *cpuMeter) readCFS(node string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	raw, err := m.cs.CoreV1().RESTClient().Get().Resource("nodes").Name(node).SubResource("proxy").Suffix("metrics/cadvisor").DoRaw(ctx)
+	if err != nil {
+		return
+	}
+	read := map[string]*[3]float64{}
+	for _, line := range strings.Split(string(raw), "\n") {
+		for k, name := range cfsMetrics {
+			rest, ok := strings.CutPrefix(line, name+"{")
+			if !ok {
+				continue
+			}
+			labels, value, ok := strings.Cut(rest, "} ")
+			if !ok || label(labels, "namespace") != m.ns || label(labels, "container") != "app" {
+				continue
+			}
+			v, err := strconv.ParseFloat(strings.Fields(value)[0], 64)
+			if err != nil {
+				continue
+			}
+			pod := label(labels, "pod")
+			if read[pod] == nil {
+				read[pod] = &[3]float64{}
+			}
+			read[pod][k] = v
+		}
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for pod, v := range read {
+		c := m.throttle[pod]
+		if c == nil {
+			c = &cfs{first: *v}
+			m.throttle[pod] = c
+		}
+		c.last = *v
+		c.read++
+	}
+}
+
+// label is a Prometheus label's value in labels (name="value",...); "" if absent.
+func label(labels, name string) string {
+	_, rest, ok := strings.Cut(","+labels, ","+name+"=\"")
+	if !ok {
+		return ""
+	}
+	value, _, _ := strings.Cut(rest, "\"")
+	return value
+}
+
+// throttling is pod's app container's CFS counters over the run: from its first
+// reading, or its start when the run created it (created), to its last; nil
+// without a reading.
+func (m *cpuMeter) throttling(pod string, created bool) *result.Throttling {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	c := m.throttle[pod]
+	if c == nil {
+		return nil
+	}
+	first := c.first
+	if created {
+		first = [3]float64{}
+	}
+	return &result.Throttling{Periods: int64(c.last[0] - first[0]), ThrottledPeriods: int64(c.last[1] - first[1]),
+		ThrottledS: result.Round(c.last[2]-first[2], 6)}
 }

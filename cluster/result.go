@@ -81,6 +81,9 @@ func (e *engine) podResults(counted map[string]load.Pod, runs []load.PodRun, dur
 		} else {
 			running[l.node]++ // as simulate counts them: those running at the end
 		}
+		if l.limitCPU > 0 { // CFS bandwidth counts only under a limit
+			rp.Throttling = cpu.throttling(l.name, l.created.After(w.start))
+		}
 		if used, ok := cpu.pod(l.name); ok {
 			rp.CPUCores = result.Round(used, 4)
 			if capacity := cmp.Or(l.limitCPU, cores[l.node]); capacity > 0 {
