@@ -311,7 +311,7 @@ func kinds(e result.Errors) []string {
 // writeAttribution says which pod's removal caused which failed requests, by which
 // scale event, by what mechanism, and what avoids it; and which errors no pod caused.
 func writeAttribution(b *strings.Builder, r *result.Result) {
-	if !tracesPods(r) {
+	if !seesInsidePods(r) {
 		if removedAny(r) && r.Errors.Total() > 0 || len(duringFaults(r)) > 0 {
 			writeUntraced(b, r)
 		}

@@ -128,6 +128,16 @@ func writeSlowPods(b *strings.Builder, r *result.Result) {
 		of = fmt.Sprintf(" (%d of %d)", slowPodsShown, len(pods))
 		pods = pods[:slowPodsShown]
 	}
+	if !seesInsidePods(r) {
+		fmt.Fprintf(b, "Pods with the most slow requests%s (the %s engine measures from the clients' side, not where a request waited in its pod):\n", of, r.Engine)
+		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintf(tw, "POD\tNODE\tSLOW\tSLOW %%\t\n")
+		for _, p := range pods {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", p.Name, p.Node, count(p.Slow), pct(p.SlowShare))
+		}
+		tw.Flush()
+		return
+	}
 	fmt.Fprintf(b, "Pods with the most slow requests%s; waits are means per request answered, in ms:\n", of)
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "POD\tNODE\tSLOW\tSLOW %%\tQUEUE\tCPU\tTHROTTLED\tDISK\tDEPENDENCY\tNETWORK\t\n")

@@ -7,11 +7,12 @@ import (
 	"trafficlab/result"
 )
 
-// tracesPods says whether r's engine traces each failed request to the pod whose
-// removal caused it, as simulate does. The engines that run for real (emulate,
-// cluster) see a failure from the client's side only: a refused connection does
-// not say which pod the rules sent it to.
-func tracesPods(r *result.Result) bool { return r.Engine == "simulate" }
+// seesInsidePods says whether r's engine follows each request inside the pods, as
+// simulate does: which pod's removal failed it, where it waited. The engines that
+// run for real (emulate, cluster) measure from the clients' side: a refused
+// connection does not say which pod the rules sent it to, nor an answer where it
+// waited.
+func seesInsidePods(r *result.Result) bool { return r.Engine == "simulate" }
 
 // removalWindow is when a removed pod was going: from its deletion to a second
 // after it ended (or the run's end), the time kube-proxy's rules may still send

@@ -57,3 +57,23 @@ func TestUntracedErrorsAreTimedNotBlamed(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) { checkText(t, tc.r, tc.want, tc.lack) })
 	}
 }
+
+// Slow pods are listed with what the engine measured: simulate's waits inside the
+// pod, or for an engine that measures from the clients' side, the counts alone.
+func TestSlowPodsShowOnlyWhatWasMeasured(t *testing.T) {
+	src, err := examples.Get("r2-rapid-scaling.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim := simulateSource(t, "r2-rapid-scaling.yaml", src)
+	withSlow := func(engine string) *result.Result {
+		r := *sim
+		r.Engine = engine
+		r.Pods = append([]result.Pod(nil), sim.Pods...)
+		r.Slow, r.Pods[0].Slow, r.Pods[0].SlowShare = 10, 10, 0.01
+		return &r
+	}
+	checkText(t, withSlow("simulate"), []string{"waits are means per request answered", "QUEUE"}, []string{"measures from the clients' side"})
+	checkText(t, withSlow("cluster"), []string{"Pods with the most slow requests (the cluster engine measures from the clients' side, not where a request waited in its pod)"},
+		[]string{"waits are means", "QUEUE"})
+}
