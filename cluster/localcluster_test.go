@@ -342,6 +342,96 @@ func TestEngineStoppedOnTheLocalCluster(t *testing.T) {
 	})
 }
 
+// hpaLocal's one pod, limited to 200m and asked for 0.3 cores in the first
+// phase, runs at 100 % of its request: the HPA (15 s syncs, metrics-server's 15 s
+// readings) scales it out towards 3; the second phase's 5 requests/s need 1 pod,
+// and with no stabilization window it scales in at the next sync.
+const hpaLocal = `apiVersion: trafficlab/v1alpha1
+kind: Scenario
+metadata: {name: hpa-local}
+spec:
+  duration: 90s
+  seed: 1
+  cluster: {proxyMode: iptables}
+  services:
+  - name: api
+    replicas: 1
+    pod:
+      cpu: 200m
+      serviceTime: {distribution: constant, value: 2ms}
+    autoscaler:
+      minReplicas: 1
+      maxReplicas: 3
+      metrics:
+      - type: Resource
+        resource: {name: cpu, target: {type: Utilization, averageUtilization: 50}}
+      behavior:
+        scaleDown: {stabilizationWindowSeconds: 0}
+  clients:
+  - name: frontend
+    target: api
+    library: go-net-http
+    phases:
+    - {rate: 150/s, duration: 50s}
+    - {rate: 5/s, duration: 40s}
+`
+
+// The cluster's own HPA scales the Deployment out under load and in after it,
+// reading CPU through the local cluster's metrics-server: the Result has the
+// scale events with the HPA's reason and the pods each created or deleted, and
+// the timeline's replicas follow them.
+func TestEngineScalesOnTheLocalCluster(t *testing.T) {
+	cfg, _ := localCluster(t)
+	image := os.Getenv("TRAFFICLAB_CLUSTER_IMAGE")
+	sc, _, diags := scenario.Load("hpa-local.yaml", []byte(hpaLocal), nil)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	var log strings.Builder
+	r, err := cluster.Run(ctx, sc, cluster.Options{Config: cfg, Image: image, PullPolicy: corev1.PullNever,
+		Version: image[strings.LastIndex(image, ":")+1:], ReadyTimeout: time.Minute, Log: &log})
+	t.Log(log.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Cluster.MetricsServer {
+		t.Errorf("cluster %+v: want the metrics API found", r.Cluster)
+	}
+	var out, in *result.ScaleEvent
+	for i, ev := range r.ScaleEvents {
+		t.Logf("scale event at %.1f s: %d → %d (%s), created %v, deleted %v", ev.TS, ev.From, ev.To, ev.Reason, ev.Created, ev.Deleted)
+		if ev.To > ev.From && out == nil {
+			out = &r.ScaleEvents[i]
+		}
+		if ev.To < ev.From && ev.TS >= 50 && in == nil {
+			in = &r.ScaleEvents[i]
+		}
+	}
+	switch {
+	case out == nil || in == nil:
+		t.Fatalf("scale events %+v: want one out, and one in after the load drops at 50 s", r.ScaleEvents)
+	case !strings.Contains(out.Reason, "cpu") || len(out.Created) != out.To-out.From:
+		t.Errorf("scale-out %+v: want the HPA's cpu reason and the pods it created", *out)
+	case len(in.Deleted) != in.From-in.To:
+		t.Errorf("scale-in %+v: want the pods it deleted", *in)
+	}
+	// Its pods run under a 200m limit: their CFS counters come from the kubelets.
+	for _, p := range r.Pods {
+		if th := p.Throttling; p.Requests > 1000 && (th == nil || th.Periods == 0) {
+			t.Errorf("pod %s answered %d under its limit, throttling %+v: want its CFS periods", p.Name, p.Requests, th)
+		}
+	}
+	most := 0
+	for _, p := range r.Timeline {
+		most = max(most, p.Replicas["api"])
+	}
+	if last := r.Timeline[len(r.Timeline)-1].Replicas["api"]; most < 2 || last != 1 {
+		t.Errorf("replicas at most %d, at the end %d: want the scale-out and the scale-in in the timeline", most, last)
+	}
+}
+
 // chiSquare is Pearson's statistic of counts against an even spread of total.
 func chiSquare(counts []int64, total int64) float64 {
 	e := float64(total) / float64(len(counts))

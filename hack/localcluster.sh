@@ -7,8 +7,9 @@
 #   up     builds, then starts the control plane (etcd, kube-apiserver,
 #          kube-controller-manager, kube-scheduler) and the nodes (NODES, 2 unless
 #          TRAFFICLAB_LOCALCLUSTER_NODES says), and prints the admin kubeconfig's
-#          path once every node is Ready; a DNS server for the pods (trafficlab
-#          clusterdns, fed from the API server) answers on the control plane's address
+#          path once every node is Ready and metrics-server reads them; a DNS
+#          server for the pods (trafficlab clusterdns, fed from the API server) and
+#          metrics-server answer on the control plane's address
 #   down   stops the pods, the components and containerd's shims, and removes the
 #          nodes' network namespaces and cgroups, the pods' network namespaces,
 #          the mounts, the bridge and the state
@@ -133,6 +134,10 @@ pki() {
 	cert apiserver-kubelet-client "/O=system:masters/CN=kube-apiserver-kubelet-client"
 	cert controller-manager "/CN=system:kube-controller-manager"
 	cert scheduler "/CN=system:kube-scheduler"
+	# The aggregation layer, for metrics-server: the API server proxies to it as
+	# front-proxy-client, and metrics-server serves on the control plane's address.
+	cert front-proxy-client "/CN=front-proxy-client"
+	cert metrics-server "/CN=metrics-server" "subjectAltName=IP:$APISERVER_IP,DNS:metrics-server.kube-system.svc"
 }
 
 # cert NAME SUBJECT [EXTENSION] signs a key and certificate with the cluster's CA.
@@ -296,11 +301,50 @@ podCIDR: $cidr
 # Each node's pods' logs under its own state, not the host's /var/log/pods.
 podLogsDir: $dir/pod-logs
 KUBELET
+	# --containerd is cAdvisor's flag: where it finds the node's containers for its
+	# per-container metrics (/metrics/cadvisor), by default the one host socket.
 	start "kubelet-$name" nsenter --net="/var/run/netns/$ns" "$BIN/kubelet" --config "$dir/kubelet.yaml" \
 		--kubeconfig "$STATE/kubelet-$name.kubeconfig" --hostname-override "$name" --node-ip "$ip" \
-		--root-dir "$dir/kubelet" --cert-dir "$dir/kubelet-pki"
+		--root-dir "$dir/kubelet" --cert-dir "$dir/kubelet-pki" --containerd "$dir/containerd.sock"
 	start "kube-proxy-$name" nsenter --net="/var/run/netns/$ns" "$BIN/kube-proxy" --config "$STATE/kube-proxy.conf" \
 		--hostname-override "$name"
+}
+
+# api METHOD PATH JSON sends an object to the API server as the admin.
+api() {
+	local d=$STATE/pki
+	curl -sf -X "$1" --cacert "$d/ca.crt" --cert "$d/admin.crt" --key "$d/admin.key" -H 'Content-Type: application/json' \
+		-d "$3" "https://$APISERVER_IP:6443$2" >/dev/null
+}
+
+# metrics_server starts metrics-server on the control plane's address and
+# registers it as the resource metrics API (metrics.k8s.io), as its manifest does
+# in a cluster: an APIService in front of the Service kube-system/metrics-server,
+# whose one endpoint is this process (the API server dials endpoints directly:
+# --enable-aggregator-routing). It scrapes each kubelet every 15 s, as the
+# scenario's HPA settings default to.
+metrics_server() {
+	local d=$STATE/pki
+	start metrics-server "$BIN/metrics-server" --kubeconfig "$STATE/admin.kubeconfig" \
+		--authentication-kubeconfig "$STATE/admin.kubeconfig" --authorization-kubeconfig "$STATE/admin.kubeconfig" \
+		--bind-address "$APISERVER_IP" --secure-port 4443 \
+		--tls-cert-file "$d/metrics-server.crt" --tls-private-key-file "$d/metrics-server.key" \
+		--kubelet-preferred-address-types InternalIP --kubelet-certificate-authority "$d/ca.crt" \
+		--kubelet-client-certificate "$d/admin.crt" --kubelet-client-key "$d/admin.key" --metric-resolution 15s
+	api POST /api/v1/namespaces/kube-system/services \
+		'{"apiVersion":"v1","kind":"Service","metadata":{"name":"metrics-server","namespace":"kube-system"},"spec":{"ports":[{"name":"https","port":443,"targetPort":4443}]}}'
+	api POST /api/v1/namespaces/kube-system/endpoints \
+		"{\"apiVersion\":\"v1\",\"kind\":\"Endpoints\",\"metadata\":{\"name\":\"metrics-server\",\"namespace\":\"kube-system\"},\"subsets\":[{\"addresses\":[{\"ip\":\"$APISERVER_IP\"}],\"ports\":[{\"name\":\"https\",\"port\":4443}]}]}"
+	api POST /apis/apiregistration.k8s.io/v1/apiservices \
+		"{\"apiVersion\":\"apiregistration.k8s.io/v1\",\"kind\":\"APIService\",\"metadata\":{\"name\":\"v1beta1.metrics.k8s.io\"},\"spec\":{\"service\":{\"namespace\":\"kube-system\",\"name\":\"metrics-server\",\"port\":443},\"group\":\"metrics.k8s.io\",\"version\":\"v1beta1\",\"caBundle\":\"$(base64 -w0 "$d/ca.crt")\",\"groupPriorityMinimum\":100,\"versionPriority\":100}}"
+}
+
+# metrics_ready tells whether the resource metrics API lists every node.
+metrics_ready() {
+	local d=$STATE/pki n
+	n=$(curl -sf --cacert "$d/ca.crt" --cert "$d/admin.crt" --key "$d/admin.key" \
+		"https://$APISERVER_IP:6443/apis/metrics.k8s.io/v1beta1/nodes" | tr -d ' \n' | grep -o '"name":"node-[0-9]*"' | wc -l)
+	((n == NODES))
 }
 
 # kube_proxy_config writes the nodes' kube-proxy configuration and publishes it
@@ -317,12 +361,11 @@ clientConnection: {kubeconfig: $STATE/kube-proxy.kubeconfig}
 # conntrack's table size is the host's, not the node's: leave it alone.
 conntrack: {maxPerCore: 0}
 PROXY
-	local d=$STATE/pki conf
+	local conf
 	# The file as one JSON string: it has no quotes or backslashes to escape.
 	conf=$(awk '{printf "%s\\n", $0}' "$STATE/kube-proxy.conf")
-	curl -sf --cacert "$d/ca.crt" --cert "$d/admin.crt" --key "$d/admin.key" -H 'Content-Type: application/json' \
-		-d "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"kube-proxy\",\"namespace\":\"kube-system\"},\"data\":{\"config.conf\":\"$conf\"}}" \
-		"https://$APISERVER_IP:6443/api/v1/namespaces/kube-system/configmaps" >/dev/null
+	api POST /api/v1/namespaces/kube-system/configmaps \
+		"{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"kube-proxy\",\"namespace\":\"kube-system\"},\"data\":{\"config.conf\":\"$conf\"}}"
 }
 
 # node_ready tells whether node NAME reports Ready.
@@ -360,7 +403,12 @@ up() {
 		--kubelet-client-certificate "$d/apiserver-kubelet-client.crt" --kubelet-client-key "$d/apiserver-kubelet-client.key" \
 		--service-account-key-file "$d/sa.pub" --service-account-signing-key-file "$d/sa.key" \
 		--service-account-issuer https://kubernetes.default.svc.cluster.local \
-		--authorization-mode Node,RBAC --kubelet-preferred-address-types InternalIP,Hostname
+		--authorization-mode Node,RBAC --kubelet-preferred-address-types InternalIP,Hostname \
+		--requestheader-client-ca-file "$d/ca.crt" --requestheader-allowed-names front-proxy-client \
+		--requestheader-username-headers X-Remote-User --requestheader-group-headers X-Remote-Group \
+		--requestheader-extra-headers-prefix X-Remote-Extra- \
+		--proxy-client-cert-file "$d/front-proxy-client.crt" --proxy-client-key-file "$d/front-proxy-client.key" \
+		--enable-aggregator-routing
 	wait_for kube-apiserver 120 curl -sf --cacert "$d/ca.crt" --cert "$d/admin.crt" --key "$d/admin.key" \
 		"https://$APISERVER_IP:6443/readyz"
 	start kube-controller-manager "$BIN/kube-controller-manager" --kubeconfig "$STATE/controller-manager.kubeconfig" \
@@ -395,6 +443,9 @@ up() {
 		wait_for "kubelet-node-$i" 120 node_ready "node-$i"
 	done
 	log "$NODES nodes Ready"
+	metrics_server
+	wait_for metrics-server 90 metrics_ready
+	log "metrics-server reads every node"
 	echo "$STATE/admin.kubeconfig"
 }
 
