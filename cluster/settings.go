@@ -101,6 +101,9 @@ func kubeProxyConfig(ctx context.Context, cs kubernetes.Interface) (*proxyConfig
 		NFTables struct {
 			MinSyncPeriod *metav1.Duration `json:"minSyncPeriod"`
 		} `json:"nftables"`
+		IPVS struct {
+			MinSyncPeriod *metav1.Duration `json:"minSyncPeriod"`
+		} `json:"ipvs"`
 	}
 	if err := yaml.Unmarshal([]byte(cm.Data["config.conf"]), &c); err != nil {
 		return nil, fmt.Errorf("kube-system/kube-proxy's config.conf: %w", err)
@@ -109,11 +112,9 @@ func kubeProxyConfig(ctx context.Context, cs kubernetes.Interface) (*proxyConfig
 	if out.mode == "" {
 		out.mode = "iptables"
 	}
-	sync := c.IPTables.MinSyncPeriod
-	if out.mode == "nftables" {
-		sync = c.NFTables.MinSyncPeriod
-	}
-	if sync != nil {
+	// The configuration has a section per mode, each with its own minSyncPeriod.
+	sections := map[string]*metav1.Duration{"iptables": c.IPTables.MinSyncPeriod, "nftables": c.NFTables.MinSyncPeriod, "ipvs": c.IPVS.MinSyncPeriod}
+	if sync := sections[out.mode]; sync != nil {
 		out.minSync = &sync.Duration
 	}
 	return out, nil

@@ -300,16 +300,19 @@ type EndedError struct {
 
 // ClusterRun is the cluster the cluster engine ran on, as it found it.
 type ClusterRun struct {
-	// Server is the API server's URL; Version its Kubernetes version.
-	Server  string `json:"server"`
+	// Server is the API server's URL.
+	Server string `json:"server"`
+	// Version is the API server's Kubernetes version, as it reports it: v1.36.3.
 	Version string `json:"version"`
-	// Namespace the run's objects were in; Image the trafficlab image its pods ran.
+	// Namespace is the namespace the run's objects were in.
 	Namespace string `json:"namespace"`
-	Image     string `json:"image"`
-	// ProxyMode and ProxyMinSyncPeriodS are kube-proxy's, from its ConfigMap
-	// (kube-system/kube-proxy, as kubeadm writes it); empty and absent when the
-	// cluster has no such ConfigMap.
-	ProxyMode           string   `json:"proxy_mode,omitempty"`
+	// Image is the trafficlab image the run's pods ran.
+	Image string `json:"image"`
+	// ProxyMode is kube-proxy's mode from its ConfigMap (kube-system/kube-proxy, as
+	// kubeadm writes it); empty when the cluster has no such ConfigMap.
+	ProxyMode string `json:"proxy_mode,omitempty"`
+	// ProxyMinSyncPeriodS is the minSyncPeriod of that mode's section of the
+	// ConfigMap, in seconds; absent when the ConfigMap does not set it.
 	ProxyMinSyncPeriodS *float64 `json:"proxy_min_sync_period_s,omitempty"`
 	// MetricsServer says the resource metrics API (metrics.k8s.io) answered, which
 	// an HPA on CPU needs.
