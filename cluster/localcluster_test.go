@@ -25,8 +25,10 @@ import (
 	"trafficlab/cluster/manifests"
 	"trafficlab/emulate/topo"
 	"trafficlab/examples"
+	"trafficlab/report"
 	"trafficlab/result"
 	"trafficlab/scenario"
+	"trafficlab/simulate"
 )
 
 // TestOnTheLocalCluster applies a run's objects to the cluster
@@ -342,23 +344,31 @@ func TestEngineStoppedOnTheLocalCluster(t *testing.T) {
 	})
 }
 
-// hpaLocal's one pod, limited to 200m and asked for 0.3 cores in the first
+// hpaLocal's one pod, limited to 100m and asked for 0.15 cores in the first
 // phase, runs at 100 % of its request: the HPA (15 s syncs, metrics-server's 15 s
-// readings) scales it out towards 3; the second phase's 5 requests/s need 1 pod,
-// and with no stabilization window it scales in at the next sync.
+// readings) scales it out towards 3. The second phase's 45 requests/s need 1 pod,
+// and with no stabilization window it scales in at the next sync. Each request
+// opens a connection of its own, so kube-proxy picks a pod for each: a pod whose
+// app exits while the nodes' rules still list it refuses the connections they send
+// it. Without a readiness probe the kubelet calls a new pod ready once its
+// container starts, a moment before trafficlab serve listens, so the scale-out's
+// new pods may refuse a few connections too, which simulate (ready when the app
+// listens) does not predict; they come outside the removals. (A probe here would
+// fail under the first phase's overload, and the HPA would set the unready pods'
+// CPU aside.)
 const hpaLocal = `apiVersion: trafficlab/v1alpha1
 kind: Scenario
 metadata: {name: hpa-local}
 spec:
-  duration: 90s
+  duration: 120s
   seed: 1
   cluster: {proxyMode: iptables}
   services:
   - name: api
     replicas: 1
     pod:
-      cpu: 200m
-      serviceTime: {distribution: constant, value: 2ms}
+      cpu: 100m
+      serviceTime: {distribution: constant, value: 1ms}
     autoscaler:
       minReplicas: 1
       maxReplicas: 3
@@ -371,53 +381,100 @@ spec:
   - name: frontend
     target: api
     library: go-net-http
+    connections: {reuse: none}
     phases:
-    - {rate: 150/s, duration: 50s}
-    - {rate: 5/s, duration: 40s}
+    - {rate: 150/s, duration: 40s}
+    - {rate: 45/s, duration: 80s}
 `
 
 // The cluster's own HPA scales the Deployment out under load and in after it,
 // reading CPU through the local cluster's metrics-server: the Result has the
-// scale events with the HPA's reason and the pods each created or deleted, and
-// the timeline's replicas follow them.
+// scale events with the HPA's reason and the pods each created or deleted, the
+// timeline's replicas follow them, and the limited pods have their throttling.
+// Simulate predicts that the scale-in's pods, exiting on SIGTERM, refuse the
+// connections the nodes' rules still send them (its default endpoint propagation
+// is 200 to 500 ms), and that a preStop sleep longer than that prevents it: with
+// the sleep, no failure comes while pods are being removed. Without it, the local
+// cluster's kube-proxy drops a deleted pod from its rules within milliseconds, most
+// often before the kubelet's SIGTERM reaches the app: in the runs made while
+// writing this test, from none to 9 refusals came while pods were removed, against
+// simulate's 8 to 16. Which comes first varies, so the count is logged, not
+// checked. The HPA's scale-in came 20 to 60 s after the load fell (its new pods'
+// first readings), hence the second phase's 80 s.
 func TestEngineScalesOnTheLocalCluster(t *testing.T) {
 	cfg, _ := localCluster(t)
 	image := os.Getenv("TRAFFICLAB_CLUSTER_IMAGE")
-	sc, _, diags := scenario.Load("hpa-local.yaml", []byte(hpaLocal), nil)
-	if diags.HasErrors() {
-		t.Fatal(diags)
+	for _, tc := range []struct {
+		name     string
+		sets     []string
+		failures bool
+	}{
+		{"exit on SIGTERM", nil, true},
+		{"a preStop sleep first", []string{"spec.services[0].pod.lifecycle={preStop: {sleep: {seconds: 5}}}"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sc, _, diags := scenario.Load("hpa-local.yaml", []byte(hpaLocal), tc.sets)
+			if diags.HasErrors() {
+				t.Fatal(diags)
+			}
+			predicted := simulated(t, sc)
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+			defer cancel()
+			var log strings.Builder
+			r, err := cluster.Run(ctx, sc, cluster.Options{Config: cfg, Image: image, PullPolicy: corev1.PullNever,
+				Version: image[strings.LastIndex(image, ":")+1:], ReadyTimeout: time.Minute, Log: &log})
+			t.Log(log.String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !r.Cluster.MetricsServer {
+				t.Errorf("cluster %+v: want the metrics API found", r.Cluster)
+			}
+			checkScaling(t, r)
+			// Simulate blames the scale-in's pods for its refusals; the cluster's
+			// refusals come while they are being removed, which is what the report
+			// says of an engine that cannot trace them.
+			var blamed int64
+			for _, p := range predicted.Pods {
+				blamed += p.Errors.Total()
+			}
+			var text strings.Builder
+			if err := report.Text(&text, r); err != nil {
+				t.Fatal(err)
+			}
+			came := strings.Contains(strings.Join(strings.Fields(text.String()), " "), "- came while pods were being removed")
+			t.Logf("simulate blames %d failures on removed pods; the cluster's %d failures (%+v) came while pods were removed: %v", blamed, r.Requests.Failed, r.Errors, came)
+			if (blamed > 0) != tc.failures || came && !tc.failures {
+				t.Errorf("simulate blamed %d failures on removed pods, the cluster's report says failures came while they were removed: %v; want simulate's %v, and none in the cluster with a preStop sleep:\n%s",
+					blamed, came, tc.failures, text.String())
+			}
+		})
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	var log strings.Builder
-	r, err := cluster.Run(ctx, sc, cluster.Options{Config: cfg, Image: image, PullPolicy: corev1.PullNever,
-		Version: image[strings.LastIndex(image, ":")+1:], ReadyTimeout: time.Minute, Log: &log})
-	t.Log(log.String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !r.Cluster.MetricsServer {
-		t.Errorf("cluster %+v: want the metrics API found", r.Cluster)
-	}
+}
+
+// checkScaling checks that r scaled out, then in after the load fell at 40 s,
+// with the HPA's reasons, the pods each event made or removed, a timeline that
+// follows, and the throttling of the pods' 100m limit.
+func checkScaling(t *testing.T, r *result.Result) {
+	t.Helper()
 	var out, in *result.ScaleEvent
 	for i, ev := range r.ScaleEvents {
 		t.Logf("scale event at %.1f s: %d → %d (%s), created %v, deleted %v", ev.TS, ev.From, ev.To, ev.Reason, ev.Created, ev.Deleted)
 		if ev.To > ev.From && out == nil {
 			out = &r.ScaleEvents[i]
 		}
-		if ev.To < ev.From && ev.TS >= 50 && in == nil {
+		if ev.To < ev.From && ev.TS >= 40 && in == nil {
 			in = &r.ScaleEvents[i]
 		}
 	}
 	switch {
 	case out == nil || in == nil:
-		t.Fatalf("scale events %+v: want one out, and one in after the load drops at 50 s", r.ScaleEvents)
+		t.Fatalf("scale events %+v: want one out, and one in after the load falls at 40 s", r.ScaleEvents)
 	case !strings.Contains(out.Reason, "cpu") || len(out.Created) != out.To-out.From:
 		t.Errorf("scale-out %+v: want the HPA's cpu reason and the pods it created", *out)
 	case len(in.Deleted) != in.From-in.To:
 		t.Errorf("scale-in %+v: want the pods it deleted", *in)
 	}
-	// Its pods run under a 200m limit: their CFS counters come from the kubelets.
 	for _, p := range r.Pods {
 		if th := p.Throttling; p.Requests > 1000 && (th == nil || th.Periods == 0) {
 			t.Errorf("pod %s answered %d under its limit, throttling %+v: want its CFS periods", p.Name, p.Requests, th)
@@ -427,9 +484,20 @@ func TestEngineScalesOnTheLocalCluster(t *testing.T) {
 	for _, p := range r.Timeline {
 		most = max(most, p.Replicas["api"])
 	}
-	if last := r.Timeline[len(r.Timeline)-1].Replicas["api"]; most < 2 || last != 1 {
+	if last := r.Timeline[len(r.Timeline)-1].Replicas["api"]; most < 2 || last >= most {
 		t.Errorf("replicas at most %d, at the end %d: want the scale-out and the scale-in in the timeline", most, last)
 	}
+}
+
+// simulated is simulate's Result for sc.
+func simulated(t *testing.T, sc *scenario.Scenario) *result.Result {
+	t.Helper()
+	e, err := simulate.New(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Run(nil)
+	return e.Result()
 }
 
 // chiSquare is Pearson's statistic of counts against an even spread of total.
