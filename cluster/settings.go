@@ -19,10 +19,11 @@ import (
 )
 
 // Inspect reads what the cluster decides that the scenario also says: kube-proxy's
-// mode and minSyncPeriod from its ConfigMap, the HPA controller's flags from
-// kube-controller-manager's pod and metrics-server's resolution from its
-// Deployment (where the cluster shows them, as kubeadm's does), and whether the
-// resource metrics API answers. Each difference from sc is a sentence.
+// mode and minSyncPeriod from its ConfigMap, where the run's pods fit on its nodes
+// (Fit), the HPA controller's flags from kube-controller-manager's pod and
+// metrics-server's resolution from its Deployment (where the cluster shows them,
+// as kubeadm's does), and whether the resource metrics API answers. Each
+// difference from sc is a sentence.
 func Inspect(ctx context.Context, cs kubernetes.Interface, cfg *rest.Config, sc *scenario.Scenario) (*result.ClusterRun, error) {
 	v, err := cs.Discovery().ServerVersion()
 	if err != nil {
@@ -52,6 +53,16 @@ func Inspect(ctx context.Context, cs kubernetes.Interface, cfg *rest.Config, sc 
 				differ("kube-proxy's minSyncPeriod is %v, the scenario says %v", *proxy.minSync, spec.Cluster.MinSyncPeriod.Duration)
 			}
 		}
+	}
+
+	nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	switch {
+	case apierrors.IsForbidden(err):
+		differ("the cluster's nodes are not visible (listing nodes is forbidden): whether the pods fit them is not checked")
+	case err != nil:
+		return nil, err
+	default:
+		found.Differences = append(found.Differences, Fit(nodes.Items, sc)...)
 	}
 
 	if _, err := cs.Discovery().ServerResourcesForGroupVersion("metrics.k8s.io/v1beta1"); err == nil {

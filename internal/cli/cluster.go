@@ -52,7 +52,9 @@ in the result (cluster.differences): kube-proxy's mode and minSyncPeriod from it
 ConfigMap, kube-controller-manager's HPA flags and metrics-server's resolution where
 the cluster shows them, a missing metrics API. Pods are placed by the cluster's
 scheduler: a scenario's nodeSelector, affinity and tolerations go into the pods as
-they are, and trafficlab never changes a node.
+they are, and trafficlab never changes a node; before the run, the scheduler every
+engine shares places the run's pods on the cluster's nodes (their labels, taints and
+allocatable CPU, taken as empty), and each pod that fits none is said.
 
 The pods run trafficlab's own image, which must be of this version (trafficlab
 image makes it; the run refuses pods of another). By default the image is
@@ -62,7 +64,8 @@ The namespace is deleted at the end, on an error and on Ctrl-C (the load pods ar
 stopped first and report what ran). --cleanup deletes what a killed run left, by
 label. It needs, in its namespace: create and delete on namespaces, deployments,
 services, horizontalpodautoscalers and jobs; get, list and watch on pods, deployments
-and events; pods/log and pods/attach; and get on nodes/proxy for the CPU figures.`,
+and events; pods/log and pods/attach; list on nodes, and get on nodes/proxy for the
+CPU figures.`,
 		Example: `  trafficlab image -o trafficlab-image.tar && ctr -n k8s.io images import trafficlab-image.tar
   trafficlab cluster examples/r1-curl-loop.yaml --duration 20s
   trafficlab cluster examples/r1-curl-loop.yaml --context staging -o json > cluster.json
