@@ -413,6 +413,7 @@ func TestEngineScalesOnTheLocalCluster(t *testing.T) {
 		{"a preStop sleep first", []string{"spec.services[0].pod.lifecycle={preStop: {sleep: {seconds: 5}}}"}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel() // two namespaces, each HPA its own: about 2 minutes, not 4
 			sc, _, diags := scenario.Load("hpa-local.yaml", []byte(hpaLocal), tc.sets)
 			if diags.HasErrors() {
 				t.Fatal(diags)
