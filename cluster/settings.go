@@ -19,7 +19,8 @@ import (
 )
 
 // Inspect reads what the cluster decides that the scenario also says: kube-proxy's
-// mode and minSyncPeriod from its ConfigMap, where the run's pods fit on its nodes
+// mode and minSyncPeriod from its ConfigMap, the clients' library CPU that the
+// load pods do not spend, where the run's pods fit on its nodes
 // (Fit), the HPA controller's flags from kube-controller-manager's pod and
 // metrics-server's resolution from its Deployment (where the cluster shows them,
 // as kubeadm's does), and whether the resource metrics API answers. Each
@@ -54,6 +55,8 @@ func Inspect(ctx context.Context, cs kubernetes.Interface, cfg *rest.Config, sc 
 			}
 		}
 	}
+
+	found.Differences = append(found.Differences, loadGenerators(sc)...)
 
 	nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 	switch {
@@ -213,6 +216,39 @@ func flags(cs []corev1.Container) map[string]string {
 		if name, value, ok := strings.Cut(a, "="); ok && strings.HasPrefix(name, "--") {
 			out[name] = value
 		}
+	}
+	return out
+}
+
+// loadGenerators says, for each client whose scenario gives its library CPU of its
+// own (clients[].work, from `trafficlab libraries`), that the cluster's load pods
+// do not spend it: they run trafficlab's own load generator, which pools and
+// connects as the library does but costs what it costs. The work a request runs
+// before it is sent counts in simulate's latency, so a client such as curl-loop
+// answers faster here than simulate predicts.
+func loadGenerators(sc *scenario.Scenario) []string {
+	var out []string
+	for i := range sc.Spec.Clients {
+		c := &sc.Spec.Clients[i]
+		var parts []string
+		if w := c.Work.PerRequest; w != nil && w.Duration > 0 {
+			parts = append(parts, fmt.Sprintf("%v a request before it is sent", w.Duration))
+		}
+		if w := c.Work.PerConnection; w != nil && w.Duration > 0 {
+			parts = append(parts, fmt.Sprintf("%v a connection", w.Duration))
+		}
+		if w := c.Work.Steady; w != nil && !w.IsZero() {
+			parts = append(parts, fmt.Sprintf("%s cores throughout", w))
+		}
+		if len(parts) == 0 {
+			continue
+		}
+		library := "its library"
+		if c.Library != "" {
+			library = c.Library
+		}
+		out = append(out, fmt.Sprintf("client %s: its pods run trafficlab's own load generator, which pools and connects as %s does but does not spend the scenario's CPU for it (%s)",
+			c.Name, library, strings.Join(parts, ", ")))
 	}
 	return out
 }

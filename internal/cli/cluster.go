@@ -50,7 +50,9 @@ scale_events, with the HPA's reason from its events. CPU figures are the kubelet
 What the cluster decides otherwise than the scenario is said before the run and kept
 in the result (cluster.differences): kube-proxy's mode and minSyncPeriod from its
 ConfigMap, kube-controller-manager's HPA flags and metrics-server's resolution where
-the cluster shows them, a missing metrics API. Pods are placed by the cluster's
+the cluster shows them, a missing metrics API, and each client library's own CPU
+(clients[].work) that the load pods do not spend: they run trafficlab's load
+generator, which pools and connects as the library does. Pods are placed by the cluster's
 scheduler: a scenario's nodeSelector, affinity and tolerations go into the pods as
 they are, and trafficlab never changes a node; before the run, the scheduler every
 engine shares places the run's pods on the cluster's nodes (their labels, taints and
