@@ -95,6 +95,26 @@ func TestOnTheLocalCluster(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Both pods in the Service's EndpointSlice, ready; node-1's kube-proxy has them
+	// in its rules after its watch and its next sync, at most minSyncPeriod (1 s)
+	// after the last: 2 s later. Sampling before, with one pod in the rules, would
+	// send every connection to it.
+	until(ctx, t, "the EndpointSlice to list both pods ready", func() (bool, error) {
+		slices, err := cs.DiscoveryV1().EndpointSlices(ns).List(ctx, metav1.ListOptions{LabelSelector: "kubernetes.io/service-name=orders"})
+		if err != nil {
+			return false, err
+		}
+		ready := 0
+		for _, sl := range slices.Items {
+			for _, ep := range sl.Endpoints {
+				if ep.Conditions.Ready != nil && *ep.Conditions.Ready {
+					ready++
+				}
+			}
+		}
+		return ready == 2, nil
+	})
+	time.Sleep(2 * time.Second)
 	// From node-1's network namespace, through its kube-proxy's rules: each
 	// connection made on the goroutine InNetns runs f on (an http.Transport would
 	// dial on another, outside the namespace).
@@ -102,7 +122,7 @@ func TestOnTheLocalCluster(t *testing.T) {
 	addr := net.JoinHostPort(svc.Spec.ClusterIP, fmt.Sprint(manifests.ServicePort))
 	if err := topo.InNetns("tlc-node-1", func() error {
 		// kube-proxy rejects connections to the ClusterIP until its rules list the
-		// endpoints: a second or so after they are ready (minSyncPeriod).
+		// endpoints.
 		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
 			conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
 			if err == nil {
