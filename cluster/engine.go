@@ -350,18 +350,16 @@ func (e *engine) load(ctx context.Context, pods []*loadPod) (*result.Result, err
 	go func() { wg.Wait(); close(done) }()
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
-	stopped := false
+	stopped, stop := false, ctx.Done()
 	for waiting := true; waiting; {
 		select {
 		case <-done:
 			waiting = false
-		case <-ctx.Done():
-			if !stopped {
-				stopped = true
-				fmt.Fprintf(e.o.Log, "cluster: stopping the load pods: they report what ran\n")
-				for _, p := range pods {
-					_ = e.cs.CoreV1().Pods(e.ns).Delete(context.Background(), p.pod, metav1.DeleteOptions{})
-				}
+		case <-stop:
+			stopped, stop = true, nil // a closed channel would be ready again at once
+			fmt.Fprintf(e.o.Log, "cluster: stopping the load pods: they report what ran\n")
+			for _, p := range pods {
+				_ = e.cs.CoreV1().Pods(e.ns).Delete(context.Background(), p.pod, metav1.DeleteOptions{})
 			}
 		case <-tick.C:
 			if e.o.Progress != nil {
