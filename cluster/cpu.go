@@ -7,9 +7,10 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"trafficlab/result"
 
 	"k8s.io/client-go/kubernetes"
+
+	"trafficlab/result"
 )
 
 // cpuMeter reads the CPU the run's pods and their nodes use from each node's
@@ -120,9 +121,7 @@ func (m *cpuMeter) readAll(throttling bool) {
 		if throttling {
 			m.readCFS(node)
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		raw, err := m.cs.CoreV1().RESTClient().Get().Resource("nodes").Name(node).SubResource("proxy").Suffix("stats/summary").DoRaw(ctx)
-		cancel()
+		raw, err := m.fromNode(node, "stats/summary", 2*time.Second)
 		var s summary
 		if err != nil || json.Unmarshal(raw, &s) != nil {
 			continue
@@ -138,6 +137,14 @@ func (m *cpuMeter) readAll(throttling bool) {
 		}
 		m.mu.Unlock()
 	}
+}
+
+// fromNode GETs path from node's kubelet through the API server's node proxy,
+// waiting at most timeout.
+func (m *cpuMeter) fromNode(node, path string, timeout time.Duration) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	return m.cs.CoreV1().RESTClient().Get().Resource("nodes").Name(node).SubResource("proxy").Suffix(path).DoRaw(ctx)
 }
 
 func (m *cpuMeter) usage(in map[string]*usage, name string) *usage {
@@ -175,9 +182,7 @@ var cfsMetrics = [3]string{"container_cpu_cfs_periods_total", "container_cpu_cfs
 
 // readCFS reads node's cAdvisor metrics for the run's app containers' counters.
 func (m *cpuMeter) readCFS(node string) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	raw, err := m.cs.CoreV1().RESTClient().Get().Resource("nodes").Name(node).SubResource("proxy").Suffix("metrics/cadvisor").DoRaw(ctx)
+	raw, err := m.fromNode(node, "metrics/cadvisor", 5*time.Second)
 	if err != nil {
 		return
 	}

@@ -66,11 +66,12 @@ func Run(ctx context.Context, sc *scenario.Scenario, o Options) (*result.Result,
 	if err != nil {
 		return nil, err
 	}
-	found.Namespace, found.Image = run.Namespace(sc), o.Image
+	ns := run.Namespace(sc)
+	found.Namespace, found.Image = ns, o.Image
 	for _, w := range append(warnings, found.Differences...) {
 		fmt.Fprintf(o.Log, "cluster: %s\n", w)
 	}
-	e := &engine{sc: sc, o: o, cs: cs, run: run, ns: run.Namespace(sc), found: found}
+	e := &engine{sc: sc, o: o, cs: cs, run: run, ns: ns, found: found}
 	defer e.delete(objs)
 	if err := e.apply(ctx, objs); err != nil {
 		return nil, err
@@ -107,7 +108,6 @@ type engine struct {
 	ns    string
 	found *result.ClusterRun
 	watch *watcher
-	tl    *load.Timeline
 }
 
 // NewID is a run's ID: five lower-case letters and digits.
@@ -177,7 +177,11 @@ func (e *engine) waitServing(ctx context.Context) error {
 				return false, err
 			}
 			if !available(d) {
-				return false, e.podTrouble("app=" + s.Name)
+				pods, err := e.pods(ctx, "app="+s.Name)
+				if err != nil {
+					return false, err
+				}
+				return false, podTrouble(pods)
 			}
 		}
 		return true, nil
@@ -193,14 +197,19 @@ func available(d *appsv1.Deployment) bool {
 	return d.Status.ObservedGeneration >= d.Generation && d.Status.ReadyReplicas == want && d.Status.UpdatedReplicas == want
 }
 
-// podTrouble is an error when a pod matching selector cannot run: its image is
-// missing, it crashed or it failed.
-func (e *engine) podTrouble(selector string) error {
-	pods, err := e.cs.CoreV1().Pods(e.ns).List(context.Background(), metav1.ListOptions{LabelSelector: selector})
+// pods are the run's pods matching selector.
+func (e *engine) pods(ctx context.Context, selector string) ([]corev1.Pod, error) {
+	list, err := e.cs.CoreV1().Pods(e.ns).List(ctx, metav1.ListOptions{LabelSelector: selector})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	for _, p := range pods.Items {
+	return list.Items, nil
+}
+
+// podTrouble is an error when one of pods cannot run: its image is missing, it
+// crashed or it failed.
+func podTrouble(pods []corev1.Pod) error {
+	for _, p := range pods {
 		if p.Status.Phase == corev1.PodFailed {
 			return fmt.Errorf("pod %s failed: %s %s", p.Name, p.Status.Reason, p.Status.Message)
 		}
@@ -232,15 +241,15 @@ func (e *engine) waitLoads(ctx context.Context) ([]*loadPod, error) {
 		pods = pods[:0]
 		for i := range e.sc.Spec.Clients {
 			c := &e.sc.Spec.Clients[i]
-			list, err := e.cs.CoreV1().Pods(e.ns).List(ctx, metav1.ListOptions{LabelSelector: "client=" + c.Name})
+			list, err := e.pods(ctx, "client="+c.Name)
 			if err != nil {
 				return false, err
 			}
-			if err := e.podTrouble("client=" + c.Name); err != nil {
+			if err := podTrouble(list); err != nil {
 				return false, err
 			}
 			for idx := range c.Replicas {
-				p := jobPod(list.Items, idx)
+				p := jobPod(list, idx)
 				if p == nil || p.Status.Phase != corev1.PodRunning {
 					return false, nil
 				}
@@ -271,12 +280,9 @@ func jobPod(pods []corev1.Pod, idx int) *corev1.Pod {
 	return nil
 }
 
-// cpuLimit is a load pod's CPU limit in cores, 0 without one.
+// cpuLimit is a pod's CPU limit in cores (its one container's), 0 without one.
 func cpuLimit(p *corev1.Pod) float64 {
-	if q, ok := p.Spec.Containers[0].Resources.Limits[corev1.ResourceCPU]; ok {
-		return q.AsApproximateFloat64()
-	}
-	return 0
+	return p.Spec.Containers[0].Resources.Limits.Cpu().AsApproximateFloat64()
 }
 
 // readyLine looks in a load pod's log for the line `trafficlab load --stream`
@@ -335,8 +341,7 @@ func (e *engine) load(ctx context.Context, pods []*loadPod) (*result.Result, err
 	// The streams outlive ctx: stopped pods still report.
 	follow, cancelFollow := context.WithTimeout(context.Background(), total+e.o.ReadyTimeout)
 	defer cancelFollow()
-	e.tl = load.NewTimeline(len(pods))
-	tl := e.tl
+	tl := load.NewTimeline(len(pods))
 	var wg sync.WaitGroup
 	for i, p := range pods {
 		wg.Add(1)
@@ -378,7 +383,7 @@ func (e *engine) load(ctx context.Context, pods []*loadPod) (*result.Result, err
 			errs = append(errs, fmt.Errorf("load pod %s: %w", p.pod, p.stream))
 		}
 	}
-	r := e.result(pods, ran, cpu)
+	r := e.result(pods, ran, cpu, tl)
 	if stopped {
 		errs = append(errs, ctx.Err())
 	}

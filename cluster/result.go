@@ -7,17 +7,17 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"trafficlab/model/kubeproxy"
-
 	"trafficlab/emulate/load"
+	"trafficlab/model/kubeproxy"
 	"trafficlab/result"
 )
 
 // result fills the Result simulate fills from what the load pods reported, what
-// the watch saw the cluster do and the CPU its kubelets read. Counts per pod come
+// the watch saw the cluster do, the CPU its kubelets read and the timeline tl the
+// load pods' intervals went into. Counts per pod come
 // from the clients' side: the answers each pod gave, named by its
 // X-Trafficlab-Pod header.
-func (e *engine) result(pods []*loadPod, ran time.Duration, cpu *cpuMeter) *result.Result {
+func (e *engine) result(pods []*loadPod, ran time.Duration, cpu *cpuMeter, tl *load.Timeline) *result.Result {
 	spec := &e.sc.Spec
 	dur := ran.Seconds()
 	r := &result.Result{
@@ -46,7 +46,7 @@ func (e *engine) result(pods []*loadPod, ran time.Duration, cpu *cpuMeter) *resu
 	r.Pods, r.Nodes = e.podResults(sum.Pods, runs, dur, cores, cpu)
 	load.SlowShares(r.Pods, r.Nodes, sum.Pods)
 	r.Clients = load.Clients(e.sc, runs, dur, cores)
-	r.Timeline = e.tl.Points(reps, r.TimelineIntervalS, e.watch.replicasAt)
+	r.Timeline = tl.Points(reps, r.TimelineIntervalS, e.watch.replicasAt)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	reasons, err := rescales(ctx, e.cs, e.ns)
@@ -61,12 +61,9 @@ func (e *engine) result(pods []*loadPod, ran time.Duration, cpu *cpuMeter) *resu
 // the nodes the run's pods were on.
 func (e *engine) podResults(counted map[string]load.Pod, runs []load.PodRun, dur float64, cores map[string]float64, cpu *cpuMeter) ([]result.Pod, []result.Node) {
 	w := e.watch
-	w.mu.Lock()
-	lives := append([]*podLife(nil), w.pods...)
-	w.mu.Unlock()
 	var pods []result.Pod
 	running := map[string]int{}
-	for _, l := range lives {
+	for _, l := range w.lives() {
 		c := counted[l.name]
 		rp := result.Pod{Name: l.name, Service: l.service, Node: l.node, StartS: w.since(l.created),
 			Requests: c.Requests, Connections: c.Connections, QoSClass: l.qos}

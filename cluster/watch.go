@@ -43,7 +43,7 @@ type watcher struct {
 type podLife struct {
 	name, service, node            string
 	created, ready, deleting, gone time.Time
-	requestsCPU, limitCPU          float64
+	limitCPU                       float64
 	qos                            string
 }
 
@@ -96,6 +96,14 @@ func (w *watcher) nodes() []string {
 	return slices.Sorted(maps.Keys(w.nodeSet))
 }
 
+// lives are the service pods' lives so far, in the order the watch first saw
+// them.
+func (w *watcher) lives() []*podLife {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Clone(w.pods)
+}
+
 // startAt sets the load's start, the time every figure counts from.
 func (w *watcher) startAt(t time.Time) {
 	w.mu.Lock()
@@ -123,11 +131,7 @@ func (w *watcher) pod(obj any, deleted bool) {
 	}
 	l := w.byUID[string(p.UID)]
 	if l == nil {
-		l = &podLife{name: p.Name, service: p.Labels["app"], created: now, qos: string(p.Status.QOSClass)}
-		if c := p.Spec.Containers; len(c) > 0 {
-			l.requestsCPU = c[0].Resources.Requests.Cpu().AsApproximateFloat64()
-			l.limitCPU = c[0].Resources.Limits.Cpu().AsApproximateFloat64()
-		}
+		l = &podLife{name: p.Name, service: p.Labels["app"], created: now, qos: string(p.Status.QOSClass), limitCPU: cpuLimit(p)}
 		w.byUID[string(p.UID)] = l
 		w.pods = append(w.pods, l)
 	}
