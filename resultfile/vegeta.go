@@ -1,6 +1,8 @@
 package resultfile
 
 import (
+	"bytes"
+	"encoding/gob"
 	"errors"
 	"fmt"
 	"io"
@@ -14,14 +16,14 @@ import (
 	"trafficlab/result"
 )
 
-// readVegeta reads a vegeta attack's results, in whichever encoding vegeta's
-// DecoderFor recognises, into a Result of engine "vegeta" holding what vegeta
+// readVegeta reads a vegeta attack's results, in whichever of its encodings
+// vegetaDecoder recognises, into a Result of engine "vegeta" holding what vegeta
 // knows and nothing else: counts by outcome, latencies, the window, bytes, codes
 // and errors. It has no pods, clients, nodes or timeline: vegeta measures none of
 // them, and a table of them would print zeros as if measured. Memory grows with
 // the distinct errors, as vegeta report's does, not with the requests.
 func readVegeta(rd io.Reader, bounds []time.Duration) (*result.Result, error) {
-	dec := vegeta.DecoderFor(rd)
+	dec := vegetaDecoder(rd)
 	if dec == nil {
 		return nil, errors.New("neither a trafficlab result (-o json) nor vegeta's results (gob, JSON or CSV)")
 	}
@@ -43,6 +45,49 @@ func readVegeta(rd io.Reader, bounds []time.Duration) (*result.Result, error) {
 		}
 	}
 	return s.result(), nil
+}
+
+// vegetaDecoder recognises vegeta's encodings in the order its DecoderFor tries
+// them (lib/results.go): gob, JSON, then CSV, each by decoding the first result.
+// What a try read is replayed to the next try and to the decoder chosen.
+func vegetaDecoder(rd io.Reader) vegeta.Decoder {
+	var read bytes.Buffer
+	for _, open := range []vegeta.DecoderFactory{gobDecoder, vegeta.NewJSONDecoder, vegeta.NewCSVDecoder} {
+		try := io.MultiReader(bytes.NewReader(read.Bytes()), io.TeeReader(rd, &read))
+		if open(try).Decode(&vegeta.Result{}) == nil {
+			return open(io.MultiReader(&read, rd))
+		}
+	}
+	return nil
+}
+
+// vegetaGob is the part of vegeta's Result that trafficlab reads, as its gob
+// encoder writes it. Gob skips the fields it lacks (Body, Method, URL, Headers),
+// and skipping Headers is the point: decoding a map, encoding/gob makes it as
+// large as the count the stream claims (decode.go, decodeMap), so a 2.5 KB file
+// claiming millions of headers took 6 GB, where skipping reads entries only as
+// far as the bytes go.
+type vegetaGob struct {
+	Attack            string
+	Seq               uint64
+	Code              uint16
+	Timestamp         time.Time
+	Latency           time.Duration
+	BytesOut, BytesIn uint64
+	Error             string
+}
+
+func gobDecoder(rd io.Reader) vegeta.Decoder {
+	dec := gob.NewDecoder(rd)
+	return func(v *vegeta.Result) error {
+		var g vegetaGob
+		if err := dec.Decode(&g); err != nil {
+			return err
+		}
+		*v = vegeta.Result{Attack: g.Attack, Seq: g.Seq, Code: g.Code, Timestamp: g.Timestamp, Latency: g.Latency,
+			BytesOut: g.BytesOut, BytesIn: g.BytesIn, Error: g.Error}
+		return nil
+	}
 }
 
 // vegetaSum adds vegeta results up as vegeta's Metrics.Add does (lib/metrics.go),

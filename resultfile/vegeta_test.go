@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -158,6 +159,72 @@ func TestVegetaResultsThatCannotBe(t *testing.T) {
 			t.Errorf("%s: err = %v", e.name, err)
 		}
 	}
+}
+
+// TestVegetaGobClaimingHugeHeaders: a gob stream whose one result claims 2²⁴
+// headers and holds one is refused with little memory, as vegeta's own decoder
+// did not: encoding/gob sizes a map by the count claimed, about a GB here.
+func TestVegetaGobClaimingHugeHeaders(t *testing.T) {
+	rs := attack()[:1]
+	rs[0].Headers = http.Header{"A": {"b"}}
+	stream := encoded(t, encodings[0].enc, rs)
+	// The map is its count, 1, then key "A" and value ["b"], each string its
+	// length first; 2²⁴ as a gob uint is its byte count negated, then big-endian.
+	huge := withinGobMessage(t, stream, []byte("\x01\x01A\x01\x01b"), []byte("\xfc\x01\x00\x00\x00\x01A\x01\x01b"))
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := Decode("huge.gob", bytes.NewReader(huge))
+	runtime.ReadMemStats(&after)
+	if err == nil || !strings.HasPrefix(err.Error(), "huge.gob: ") {
+		t.Errorf("err = %v, want it refused", err)
+	}
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 64<<20 {
+		t.Errorf("reading it allocated %d MB", grew>>20)
+	}
+}
+
+// withinGobMessage replaces old by new in the one message of a gob stream that
+// holds it, and rewrites that message's length: a stream is messages, each a
+// gob uint length and that many bytes (encoding/gob doc.go).
+func withinGobMessage(t *testing.T, stream, old, new []byte) []byte {
+	var out []byte
+	replaced := false
+	for rest := stream; len(rest) > 0; {
+		n, size := gobUint(rest)
+		msg := rest[size : size+n]
+		rest = rest[size+n:]
+		if bytes.Contains(msg, old) {
+			msg = bytes.Replace(msg, old, new, 1)
+			replaced = true
+		}
+		out = append(appendGobUint(out, len(msg)), msg...)
+	}
+	if !replaced {
+		t.Fatalf("%q is in no message of the stream", old)
+	}
+	return out
+}
+
+func gobUint(b []byte) (n, size int) {
+	if b[0] < 0x80 {
+		return int(b[0]), 1
+	}
+	size = 1 + int(-int8(b[0]))
+	for _, c := range b[1:size] {
+		n = n<<8 | int(c)
+	}
+	return n, size
+}
+
+func appendGobUint(b []byte, n int) []byte {
+	if n < 0x80 {
+		return append(b, byte(n))
+	}
+	var be []byte
+	for ; n > 0; n >>= 8 {
+		be = append([]byte{byte(n)}, be...)
+	}
+	return append(append(b, byte(-int8(len(be)))), be...)
 }
 
 // TestVegetaLatenciesAreExactAtTheirEnds: a single request of exactly 1.5 ms is
