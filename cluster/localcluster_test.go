@@ -316,12 +316,14 @@ func TestEngineOnTheLocalCluster(t *testing.T) {
 			default:
 				// The local cluster's kube-proxy is as the scenario says (iptables,
 				// minSyncPeriod 1s, published in its ConfigMap as kubeadm does), and
-				// the pods fit its nodes: the one difference is the clients' library
-				// CPU, which trafficlab's load generator does not spend.
+				// the pods fit its nodes: the differences are the clients' library
+				// CPU, which trafficlab's load generator does not spend, and the
+				// scenario's 100 µs of network latency, which is not added.
 				if r.Engine != "cluster" || r.Requests.Failed != 0 || len(r.Timeline) < 9 || r.Cluster == nil || r.Cluster.Version == "" ||
 					r.Cluster.ProxyMode != "iptables" || r.Cluster.ProxyMinSyncPeriodS == nil || *r.Cluster.ProxyMinSyncPeriodS != 1 ||
-					len(r.Cluster.Differences) != 1 || !strings.Contains(r.Cluster.Differences[0], "its pods run trafficlab's own load generator") {
-					t.Errorf("engine %q, %+v, %d timeline points, cluster %+v: want the cluster's, none failed, 10 points, kube-proxy as the scenario says, the library's CPU the one difference", r.Engine, r.Requests, len(r.Timeline), r.Cluster)
+					len(r.Cluster.Differences) != 2 || !strings.Contains(r.Cluster.Differences[0], "its pods run trafficlab's own load generator") ||
+					!strings.Contains(r.Cluster.Differences[1], "the cluster's own network carries the traffic, without the scenario's latency 100µs") {
+					t.Errorf("engine %q, %+v, %d timeline points, cluster %+v: want the cluster's, none failed, 10 points, kube-proxy as the scenario says, the library's CPU and the network's latency the differences", r.Engine, r.Requests, len(r.Timeline), r.Cluster)
 				}
 				tc.check(t, r)
 			}

@@ -20,7 +20,7 @@ import (
 
 // Inspect reads what the cluster decides that the scenario also says: kube-proxy's
 // mode and minSyncPeriod from its ConfigMap, the clients' library CPU that the
-// load pods do not spend, where the run's pods fit on its nodes
+// load pods do not spend, the inputs the engine does not carry out, where the run's pods fit on its nodes
 // (Fit), the HPA controller's flags from kube-controller-manager's pod and
 // metrics-server's resolution from its Deployment (where the cluster shows them,
 // as kubeadm's does), and whether the resource metrics API answers. Each
@@ -57,6 +57,7 @@ func Inspect(ctx context.Context, cs kubernetes.Interface, cfg *rest.Config, sc 
 	}
 
 	found.Differences = append(found.Differences, loadGenerators(sc)...)
+	found.Differences = append(found.Differences, unplayed(sc)...)
 
 	nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 	switch {

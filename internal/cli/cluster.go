@@ -52,7 +52,10 @@ in the result (cluster.differences): kube-proxy's mode and minSyncPeriod from it
 ConfigMap, kube-controller-manager's HPA flags and metrics-server's resolution where
 the cluster shows them, a missing metrics API, and each client library's own CPU
 (clients[].work) that the load pods do not spend: they run trafficlab's load
-generator, which pools and connects as the library does. Pods are placed by the cluster's
+generator, which pools and connects as the library does. So is each input the engine
+does not carry out: the cluster's own network carries the traffic (no latency, jitter,
+bandwidth or loss is added), and no fault is injected, no background workload run, no
+sidecar proxy put beside a pod, no rollout started. Pods are placed by the cluster's
 scheduler: a scenario's nodeSelector, affinity and tolerations go into the pods as
 they are, and trafficlab never changes a node; before the run, the scheduler every
 engine shares places the run's pods on the cluster's nodes (their labels, taints and
