@@ -1,4 +1,4 @@
-// Command fidelity runs emulate/fidelity's scenarios in both engines and prints how
+// Command fidelity runs fidelity's scenarios in both engines and prints how
 // far simulate is from emulate: `make fidelity`. It needs root, as emulate does.
 package main
 
@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"trafficlab/emulate"
-	"trafficlab/emulate/fidelity"
+	"trafficlab/fidelity"
 )
 
 func main() {
