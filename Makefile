@@ -1,7 +1,8 @@
 # trafficlab: `make test` is what CI runs; `make bench` prints simulated requests per
 # wall second and peak memory for the reference scenarios on one core, then a 20-point
 # sweep's wall time run by run and on every core. `make fidelity` (root) runs a fixed set
-# of scenarios in simulate and emulate and prints how far apart they are.
+# of scenarios in simulate and emulate, then those a cluster can run on the local cluster
+# (hack/localcluster.sh, brought up and taken down), and prints how far apart they are.
 # `make examples-doc` rewrites the figures in examples/README.md from runs of the examples.
 GO ?= go
 
@@ -46,7 +47,7 @@ bench:
 	$(GO) test -run '^$$' -bench Sweep -benchtime 1x ./sweep/ | grep -E "^Benchmark"
 
 fidelity: build
-	$(GO) run ./cmd/fidelity -markdown
+	$(GO) run ./cmd/fidelity -markdown -cluster
 
 examples-doc:
 	$(GO) run ./cmd/exampledoc -w

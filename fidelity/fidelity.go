@@ -1,12 +1,14 @@
-// Package fidelity measures how far simulate is from emulate: a fixed set of
-// scenarios (R1's rows and R1 inside the cluster, a frontend calling webapp1; R2's
-// scale-in under iptables and userspace, and its relay's CPU; R4's loss case;
-// gRPC channels behind a ClusterIP and over a headless Service)
-// runs in both engines with the same seeds, and a table sets the two side by side.
+// Package fidelity measures how far simulate is from emulate and from a real
+// cluster: a fixed set of scenarios (R1's rows and R1 inside the cluster, a
+// frontend calling webapp1; R2's scale-in under iptables and userspace, and its
+// relay's CPU; R4's loss case; gRPC channels behind a ClusterIP and over a
+// headless Service) runs in every engine with the same seeds, those a cluster can
+// run in the cluster engine too, and a table sets them side by side.
 // `make fidelity` prints it; the README keeps a copy.
 package fidelity
 
 import (
+	"cmp"
 	"context"
 	"embed"
 	"fmt"
@@ -17,6 +19,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"trafficlab/cluster"
 	"trafficlab/emulate"
 	"trafficlab/examples"
 	"trafficlab/result"
@@ -34,7 +37,19 @@ type Case struct {
 	// Duration, when set, replaces the run's duration for this case: for rare
 	// events that a short run catches in some seeds and not others.
 	Duration time.Duration
+	// NotOnCluster says why the cluster engine does not run this case; "" runs it.
+	NotOnCluster string
 }
+
+// Why some cases do not run on a cluster.
+const (
+	// noUserspace: kube-proxy's userspace mode was removed in v1.26, and no
+	// cluster of a supported version has it.
+	noUserspace = "kube-proxy has had no userspace mode since v1.26"
+	// noLoss: the cluster's own network carries the traffic, and the cluster
+	// engine adds no loss to it.
+	noLoss = "the cluster engine adds no packet loss to the cluster's network"
+)
 
 // The R1 examples' inputs that this machine cannot run as they are, overridden in
 // both engines, so that both run the same scenario:
@@ -91,19 +106,19 @@ var Cases = []Case{
 	{Name: "R1 in the cluster: a frontend's calls, 200m pods", File: "r1-in-cluster.yaml",
 		Sets: []string{noLatency, "spec.services[0].pod.cpu=200m", "spec.services[1].pod.cpu=200m"}},
 	{Name: "R2 scale-in, iptables", File: "r2-scale-in.yaml"},
-	{Name: "R2 scale-in, userspace", File: "r2-scale-in.yaml", Sets: []string{"spec.cluster.proxyMode=userspace"}},
+	{Name: "R2 scale-in, userspace", File: "r2-scale-in.yaml", Sets: []string{"spec.cluster.proxyMode=userspace"}, NotOnCluster: noUserspace},
 	// Issue 20's R2 check: the userspace relay's CPU per connection against none,
 	// where the client's and the relay's CPU, not the pods', set the pace.
 	{Name: "R2 relay CPU, iptables", File: "r2-relay.yaml"},
-	{Name: "R2 relay CPU, userspace", File: "r2-relay.yaml", Sets: []string{"spec.cluster.proxyMode=userspace"}},
+	{Name: "R2 relay CPU, userspace", File: "r2-relay.yaml", Sets: []string{"spec.cluster.proxyMode=userspace"}, NotOnCluster: noUserspace},
 	// Issue 20's R5 check: an open loop whose CPU limit cannot carry its rate falls
 	// behind and sends the share its CPU affords.
 	{Name: "R5 client CPU-bound, 60m limit", File: "r5-client-cpu.yaml"},
 	// One retransmission timeout stalls every stream of R4's one HTTP/2 connection
 	// for 200 ms or more, some 50 requests at 200/s; in 10 s (2,000 requests) that
 	// alone decides the p99, and simulate had one in 2 of 10 seeds. 30 s runs.
-	{Name: "R4 3% loss, HTTP/1.1", File: "r4-loss.yaml", Sets: []string{"spec.clients[0].connections.protocol=http1"}, Duration: 30 * time.Second},
-	{Name: "R4 3% loss, HTTP/2", File: "r4-loss.yaml", Sets: []string{"spec.clients[0].connections.protocol=http2"}, Duration: 30 * time.Second},
+	{Name: "R4 3% loss, HTTP/1.1", File: "r4-loss.yaml", Sets: []string{"spec.clients[0].connections.protocol=http1"}, Duration: 30 * time.Second, NotOnCluster: noLoss},
+	{Name: "R4 3% loss, HTTP/2", File: "r4-loss.yaml", Sets: []string{"spec.clients[0].connections.protocol=http2"}, Duration: 30 * time.Second, NotOnCluster: noLoss},
 	// Issue 21: grpc-go channels, grpc-go servers. pick_first behind a ClusterIP
 	// pins each channel to one pod; a server's maxConnectionAge makes the channels
 	// reconnect through kube-proxy; round_robin over a headless Service, resolved
@@ -115,10 +130,11 @@ var Cases = []Case{
 		Sets: append([]string{"spec.services[0].clusterIP=None", "spec.clients[0].connections.loadBalancing=round_robin"}, grpcWork...)},
 }
 
-// Row is one case's runs, one per seed in each engine.
+// Row is one case's runs, one per seed in each engine; Cluster is empty where
+// the cluster engine did not run it.
 type Row struct {
-	Case     Case
-	Sim, Emu []*result.Result
+	Case              Case
+	Sim, Emu, Cluster []*result.Result
 }
 
 // Load reads a case's scenario with its overrides, the seed and the duration.
@@ -173,26 +189,94 @@ func Run(ctx context.Context, cases []Case, seeds []int64, duration time.Duratio
 	return rows, nil
 }
 
-// Table writes the rows side by side: simulate, emulate, and emulate's difference
-// relative to simulate, each a mean over the seeds. The share error is the largest
-// gap between the two engines' pod shares, pods ranked by share (which pod is the
-// busy one is chance); idle pods are those that served nothing.
+// RunCluster runs, with every seed, each case of rows that a cluster can run in
+// the cluster engine with opt, filling the rows' Cluster runs.
+func RunCluster(ctx context.Context, rows []Row, seeds []int64, duration time.Duration, opt cluster.Options, log io.Writer) error {
+	for i := range rows {
+		c := rows[i].Case
+		if c.NotOnCluster != "" {
+			continue
+		}
+		for _, seed := range seeds {
+			sc, err := Load(c, seed, cmp.Or(c.Duration, duration))
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(log, "fidelity: %s, seed %d: on the cluster for %v\n", c.Name, seed, sc.Spec.Duration.Duration)
+			r, err := cluster.Run(ctx, sc, opt)
+			if err != nil {
+				return fmt.Errorf("%s, seed %d, on the cluster: %w", c.Name, seed, err)
+			}
+			rows[i].Cluster = append(rows[i].Cluster, r)
+		}
+	}
+	return nil
+}
+
+// Table writes the rows side by side: simulate, emulate, the cluster where any
+// row ran on one, and each one's difference relative to simulate, each a mean
+// over the seeds. The share error is the largest gap between an engine's pod
+// shares and simulate's, pods ranked by share (which pod is the busy one is
+// chance); idle pods are those that served nothing. A row the cluster did not
+// run has "–" in its column.
 func Table(w io.Writer, rows []Row, markdown bool) error {
-	head := []string{"scenario", "share error", "idle pods sim / emu", "throughput sim / emu", "p50 sim / emu", "p99 sim / emu", "errors sim / emu", "client CPU a request sim / emu"}
+	onCluster := slices.ContainsFunc(rows, func(r Row) bool { return len(r.Cluster) > 0 })
+	engines := "sim / emu"
+	if onCluster {
+		engines += " / cluster"
+	}
+	head := []string{"scenario", "share error", "idle pods " + engines, "throughput " + engines, "p50 " + engines, "p99 " + engines, "errors " + engines, "client CPU a request " + engines}
+	if onCluster {
+		head[1] = "share error emu / cluster"
+	}
 	var lines [][]string
 	for _, r := range rows {
+		// each writes f's means, the cluster's only where some row has one.
+		each := func(f func(*result.Result) float64, format string, relative bool) string {
+			sim := mean(r.Sim, f)
+			cells := []string{fmt.Sprintf(format, sim)}
+			for i, rs := range [][]*result.Result{r.Emu, r.Cluster} {
+				switch {
+				case i == 1 && !onCluster:
+				case len(rs) == 0:
+					cells = append(cells, "–")
+				case relative:
+					cells = append(cells, fmt.Sprintf(format+" (%s)", mean(rs, f), difference(sim, mean(rs, f))))
+				default:
+					cells = append(cells, fmt.Sprintf(format, mean(rs, f)))
+				}
+			}
+			return strings.Join(cells, " / ")
+		}
+		share := fmt.Sprintf("%.1f", 100*shareError(r.Sim, r.Emu))
+		if onCluster {
+			if len(r.Cluster) == 0 {
+				share += " / –"
+			} else {
+				share += fmt.Sprintf(" / %.1f", 100*shareError(r.Sim, r.Cluster))
+			}
+		}
 		lines = append(lines, []string{
 			r.Case.Name,
-			fmt.Sprintf("%.1f pts", 100*shareError(r.Sim, r.Emu)),
-			fmt.Sprintf("%.2g / %.2g", mean(r.Sim, idle), mean(r.Emu, idle)),
-			pair(mean(r.Sim, throughput), mean(r.Emu, throughput), "%.0f/s"),
-			pair(mean(r.Sim, p50), mean(r.Emu, p50), "%.3gms"),
-			pair(mean(r.Sim, p99), mean(r.Emu, p99), "%.3gms"),
-			fmt.Sprintf("%.0f / %.0f", mean(r.Sim, errorCount), mean(r.Emu, errorCount)),
-			pair(mean(r.Sim, clientCPUPerRequest), mean(r.Emu, clientCPUPerRequest), "%.3gµs"),
+			share + " pts",
+			each(idle, "%.2g", false),
+			each(throughput, "%.0f/s", true),
+			each(p50, "%.3gms", true),
+			each(p99, "%.3gms", true),
+			each(errorCount, "%.0f", false),
+			each(clientCPUPerRequest, "%.3gµs", true),
 		})
 	}
 	return writeTable(w, head, lines, markdown)
+}
+
+// NotOnCluster lists the rows the cluster engine did not run, each with why.
+func NotOnCluster(w io.Writer, rows []Row) {
+	for _, r := range rows {
+		if r.Case.NotOnCluster != "" {
+			fmt.Fprintf(w, "- %s: not on the cluster, as %s.\n", r.Case.Name, r.Case.NotOnCluster)
+		}
+	}
 }
 
 // writeTable writes a table in Markdown or aligned for a terminal.
@@ -237,13 +321,14 @@ var Checks = []Check{
 		Figure: sentShare, Format: "%.0f%%", Reported: "45 % (about 1.35 M of 3 M)"},
 }
 
-// CheckTable writes each check whose cases ran: its figure in each engine and the
-// field report's.
+// CheckTable writes each check whose cases ran: its figure in each engine ("–"
+// where the cluster did not run its cases) and the field report's.
 func CheckTable(w io.Writer, rows []Row, markdown bool) error {
 	byName := map[string]Row{}
 	for _, r := range rows {
 		byName[r.Case.Name] = r
 	}
+	onCluster := slices.ContainsFunc(rows, func(r Row) bool { return len(r.Cluster) > 0 })
 	var lines [][]string
 	for _, c := range Checks {
 		row, ok := byName[c.Row]
@@ -252,29 +337,40 @@ func CheckTable(w io.Writer, rows []Row, markdown bool) error {
 			continue
 		}
 		figure := func(rs, overs []*result.Result) string {
+			if len(rs) == 0 || c.Over != "" && len(overs) == 0 {
+				return "–"
+			}
 			v := mean(rs, c.Figure)
 			if c.Over != "" {
 				v /= mean(overs, c.Figure)
 			}
 			return fmt.Sprintf(c.Format, v)
 		}
-		lines = append(lines, []string{c.Name, figure(row.Sim, over.Sim), figure(row.Emu, over.Emu), c.Reported})
+		line := []string{c.Name, figure(row.Sim, over.Sim), figure(row.Emu, over.Emu)}
+		if onCluster {
+			line = append(line, figure(row.Cluster, over.Cluster))
+		}
+		lines = append(lines, append(line, c.Reported))
 	}
 	if len(lines) == 0 {
 		return nil
 	}
-	return writeTable(w, []string{"check", "simulate", "emulate", "field report"}, lines, markdown)
+	head := []string{"check", "simulate", "emulate", "field report"}
+	if onCluster {
+		head = []string{"check", "simulate", "emulate", "cluster", "field report"}
+	}
+	return writeTable(w, head, lines, markdown)
 }
 
-// pair writes two values and the second's difference relative to the first.
-func pair(sim, emu float64, format string) string {
-	diff := "="
-	if sim != 0 {
-		diff = fmt.Sprintf("%+.0f%%", 100*(emu-sim)/sim)
-	} else if emu != 0 {
-		diff = "from 0"
+// difference is x's relative to sim's.
+func difference(sim, x float64) string {
+	switch {
+	case sim != 0:
+		return fmt.Sprintf("%+.0f%%", 100*(x-sim)/sim)
+	case x != 0:
+		return "from 0"
 	}
-	return fmt.Sprintf(format+" / "+format+" (%s)", sim, emu, diff)
+	return "="
 }
 
 func throughput(r *result.Result) float64 { return r.ThroughputRPS }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"trafficlab/cluster/manifests"
 	"trafficlab/emulate"
 	"trafficlab/result"
 )
@@ -53,6 +54,23 @@ func TestEveryCaseRunsAsWritten(t *testing.T) {
 	}
 }
 
+// Every case the cluster runs makes its objects; every case it does not run
+// says why.
+func TestEveryClusterCaseBuilds(t *testing.T) {
+	for _, c := range Cases {
+		if c.NotOnCluster != "" {
+			continue
+		}
+		sc, err := Load(c, 2, 5*time.Second)
+		if err != nil {
+			t.Fatalf("%s: %v", c.Name, err)
+		}
+		if _, _, err := manifests.Build(sc, manifests.Run{ID: "test", Image: "trafficlab.local/trafficlab:v1"}); err != nil {
+			t.Errorf("%s: %v", c.Name, err)
+		}
+	}
+}
+
 func TestTableShowsRelativeDifferences(t *testing.T) {
 	sim := &result.Result{ThroughputRPS: 100, LatencyMS: result.Latency{P50: 1, P99: 2}}
 	emu := &result.Result{ThroughputRPS: 90, LatencyMS: result.Latency{P50: 1.5, P99: 2}}
@@ -61,6 +79,35 @@ func TestTableShowsRelativeDifferences(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"| x | 0.0 pts | 0 / 0 | 100/s / 90/s (-10%) | 1ms / 1.5ms (+50%) | 2ms / 2ms (+0%) | 0 / 0 |"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, b.String())
+		}
+	}
+}
+
+// With a row run on the cluster, every column has a third value, its difference
+// relative to simulate's, and a row the cluster did not run has "–" there.
+func TestTableWithTheCluster(t *testing.T) {
+	sim := &result.Result{ThroughputRPS: 100, LatencyMS: result.Latency{P50: 1, P99: 2}}
+	emu := &result.Result{ThroughputRPS: 90, LatencyMS: result.Latency{P50: 1.5, P99: 2}}
+	clu := &result.Result{ThroughputRPS: 120, LatencyMS: result.Latency{P50: 0.5, P99: 4}}
+	clu.Errors.Add(result.ErrorConnectionRefused, 3)
+	one := []*result.Result{sim}
+	rows := []Row{
+		{Case: Case{Name: "x"}, Sim: one, Emu: []*result.Result{emu}, Cluster: []*result.Result{clu}},
+		{Case: Case{Name: "y", NotOnCluster: "no reason"}, Sim: one, Emu: []*result.Result{emu}},
+	}
+	var b strings.Builder
+	if err := Table(&b, rows, true); err != nil {
+		t.Fatal(err)
+	}
+	NotOnCluster(&b, rows)
+	for _, want := range []string{
+		"| scenario | share error emu / cluster | idle pods sim / emu / cluster | throughput sim / emu / cluster |",
+		"| x | 0.0 / 0.0 pts | 0 / 0 / 0 | 100/s / 90/s (-10%) / 120/s (+20%) | 1ms / 1.5ms (+50%) / 0.5ms (-50%) | 2ms / 2ms (+0%) / 4ms (+100%) | 0 / 0 / 3 |",
+		"| y | 0.0 / – pts | 0 / 0 / – | 100/s / 90/s (-10%) / – |",
+		"- y: not on the cluster, as no reason.",
+	} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, b.String())
 		}

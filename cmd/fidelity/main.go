@@ -1,5 +1,6 @@
-// Command fidelity runs fidelity's scenarios in both engines and prints how
-// far simulate is from emulate: `make fidelity`. It needs root, as emulate does.
+// Command fidelity runs fidelity's scenarios in simulate and emulate and, with
+// -cluster, in the cluster engine, and prints how far the others are from
+// simulate: `make fidelity`. It needs root, as emulate and the local cluster do.
 package main
 
 import (
@@ -7,12 +8,17 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"os/signal"
 	"regexp"
 	"strings"
 	"syscall"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"trafficlab/cluster"
 	"trafficlab/emulate"
 	"trafficlab/fidelity"
 )
@@ -23,6 +29,9 @@ func main() {
 	run := flag.String("run", "", "only the scenarios whose name matches this regular expression")
 	markdown := flag.Bool("markdown", false, "print the table in Markdown, for the README")
 	exe := flag.String("exe", "", "the trafficlab binary the pods run (default: bin/trafficlab)")
+	onCluster := flag.Bool("cluster", false, "run the cases a cluster can run in the cluster engine too, after emulate: on the local cluster, which hack/localcluster.sh brings up and takes down, or on -kubeconfig's")
+	kubeconfig := flag.String("kubeconfig", "", "with -cluster, a running cluster's kubeconfig, instead of the local cluster")
+	image := flag.String("image", "", "with -kubeconfig, the trafficlab image its pods run (default: the local cluster's)")
 	flag.Parse()
 	match, err := regexp.Compile(*run)
 	if err != nil {
@@ -45,10 +54,17 @@ func main() {
 	defer stop()
 	start := time.Now()
 	rows, err := fidelity.Run(ctx, cases, list, *duration, emulate.Options{Exe: *exe}, os.Stderr)
+	if err == nil && *onCluster {
+		err = runOnCluster(ctx, rows, list, *duration, *kubeconfig, *image)
+	}
 	if len(rows) > 0 {
 		fmt.Printf("%d scenarios × %d seeds in each engine, %v a run%s, in %v\n\n", len(rows), len(list), *duration, own(rows), time.Since(start).Round(time.Second))
 		if terr := fidelity.Table(os.Stdout, rows, *markdown); terr != nil {
 			fail(terr)
+		}
+		if *onCluster {
+			fmt.Println()
+			fidelity.NotOnCluster(os.Stdout, rows)
 		}
 		fmt.Println()
 		if terr := fidelity.CheckTable(os.Stdout, rows, *markdown); terr != nil {
@@ -58,6 +74,50 @@ func main() {
 	if err != nil {
 		fail(err)
 	}
+}
+
+// localState is where hack/localcluster.sh keeps the local cluster: the name of
+// the image its nodes hold is in the file image.
+const localState = "/var/lib/trafficlab-localcluster"
+
+// runOnCluster runs rows' cases on the cluster of kubeconfig, or on the local
+// cluster, which it brings up first and takes down after, also when ctx ends.
+func runOnCluster(ctx context.Context, rows []fidelity.Row, seeds []int64, duration time.Duration, kubeconfig, image string) error {
+	if kubeconfig == "" {
+		up := exec.CommandContext(ctx, "hack/localcluster.sh", "up")
+		up.Stderr = os.Stderr
+		out, err := up.Output()
+		defer func() {
+			down := exec.Command("hack/localcluster.sh", "down")
+			down.Stdout, down.Stderr = os.Stderr, os.Stderr
+			if err := down.Run(); err != nil {
+				fmt.Fprintln(os.Stderr, "fidelity: hack/localcluster.sh down:", err)
+			}
+		}()
+		if err != nil {
+			return fmt.Errorf("hack/localcluster.sh up: %w", err)
+		}
+		kubeconfig = strings.TrimSpace(string(out))
+	}
+	if image == "" {
+		ref, err := os.ReadFile(localState + "/image")
+		if err != nil {
+			return fmt.Errorf("the local cluster's image: %w (give -image)", err)
+		}
+		image = strings.TrimSpace(string(ref))
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		return err
+	}
+	// The engine refuses pods of another version than it is told: the image's
+	// tag, trafficlab.local/trafficlab:VERSION, as trafficlab image names it.
+	opt := cluster.Options{Config: cfg, Image: image, PullPolicy: corev1.PullNever, Version: image[strings.LastIndex(image, ":")+1:],
+		ReadyTimeout: time.Minute, Log: os.Stderr}
+	if !strings.HasPrefix(image, "trafficlab.local/") {
+		opt.PullPolicy = corev1.PullIfNotPresent
+	}
+	return fidelity.RunCluster(ctx, rows, seeds, duration, opt, os.Stderr)
 }
 
 // own names the cases whose runs have a length of their own.
