@@ -335,6 +335,10 @@ func (e *engine) load(ctx context.Context, pods []*loadPod) (*result.Result, err
 		return nil, err
 	}
 	e.watch.startAt(start)
+	rolling, stopRolling := context.WithCancel(ctx)
+	rolled := make(chan struct{})
+	go func() { defer close(rolled); e.rollOut(rolling, start) }()
+	defer func() { stopRolling(); <-rolled }()
 	cpu := newCPUMeter(e.cs, e.ns, e.watch)
 	cpu.start(start)
 	fmt.Fprintf(e.o.Log, "cluster: %d load pods released for %v\n", len(pods), total)
@@ -376,6 +380,8 @@ func (e *engine) load(ctx context.Context, pods []*loadPod) (*result.Result, err
 	if stopped {
 		ran = min(max(time.Since(start), 0), total)
 	}
+	stopRolling()
+	<-rolled
 	cpu.stop()
 	var errs []error
 	for _, p := range pods {

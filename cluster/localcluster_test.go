@@ -227,6 +227,14 @@ func load(t *testing.T, file string, sets ...string) *scenario.Scenario {
 	return sc
 }
 
+// localOptions run on the local cluster, with the image it holds (its tag is
+// its version: trafficlab.local/trafficlab:VERSION), telling log what they do.
+func localOptions(cfg *rest.Config, log io.Writer) cluster.Options {
+	image := os.Getenv("TRAFFICLAB_CLUSTER_IMAGE")
+	return cluster.Options{Config: cfg, Image: image, PullPolicy: corev1.PullNever,
+		Version: image[strings.LastIndex(image, ":")+1:], ReadyTimeout: time.Minute, Log: log}
+}
+
 // until polls cond every half second until it holds, fails, or ctx ends.
 func until(ctx context.Context, t *testing.T, what string, cond func() (bool, error)) {
 	t.Helper()
@@ -303,8 +311,9 @@ func TestEngineOnTheLocalCluster(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 			defer cancel()
 			var log strings.Builder
-			r, err := cluster.Run(ctx, sc, cluster.Options{Config: cfg, Image: image, PullPolicy: corev1.PullNever,
-				Version: tc.version, ReadyTimeout: time.Minute, Log: &log})
+			opt := localOptions(cfg, &log)
+			opt.Version = tc.version
+			r, err := cluster.Run(ctx, sc, opt)
 			t.Log(log.String())
 			switch {
 			case tc.check == nil:
@@ -340,20 +349,19 @@ func TestEngineOnTheLocalCluster(t *testing.T) {
 // the Result covers those seconds, and the namespace goes.
 func TestEngineStoppedOnTheLocalCluster(t *testing.T) {
 	cfg, cs := localCluster(t)
-	image := os.Getenv("TRAFFICLAB_CLUSTER_IMAGE")
 	sc := load(t, "r1-reused-client-1-thread.yaml", "spec.duration=60s", "spec.services[0].replicas=2")
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	stop, stopRun := context.WithCancel(ctx)
 	defer stopRun()
 	var log strings.Builder
-	r, err := cluster.Run(stop, sc, cluster.Options{Config: cfg, Image: image, PullPolicy: corev1.PullNever,
-		Version: image[strings.LastIndex(image, ":")+1:], ReadyTimeout: time.Minute, Log: &log,
-		Progress: func(done, _ time.Duration) {
-			if done >= 3*time.Second {
-				stopRun()
-			}
-		}})
+	opt := localOptions(cfg, &log)
+	opt.Progress = func(done, _ time.Duration) {
+		if done >= 3*time.Second {
+			stopRun()
+		}
+	}
+	r, err := cluster.Run(stop, sc, opt)
 	t.Log(log.String())
 	if !errors.Is(err, context.Canceled) || r == nil {
 		t.Fatalf("result %v, error %v: want what ran, and the run's context's end", r != nil, err)
@@ -367,6 +375,42 @@ func TestEngineStoppedOnTheLocalCluster(t *testing.T) {
 		list, err := cs.CoreV1().Namespaces().List(ctx, metav1.ListOptions{LabelSelector: manifests.ManagedByLabel + "=" + manifests.ManagedBy})
 		return err == nil && len(list.Items) == 0, err
 	})
+}
+
+// A scenario's rollout is started at its time, as kubectl rollout restart starts
+// one: the Deployment controller replaces the five pods by its RollingUpdate
+// strategy, and the Result's rollout names the five it created and the five it
+// deleted, and when every new pod was available.
+func TestEngineRollsOutOnTheLocalCluster(t *testing.T) {
+	cfg, _ := localCluster(t)
+	sc := load(t, "r1-curl-loop.yaml", "spec.duration=25s", "spec.services[0].rollouts=[{at: 3s}]")
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	var log strings.Builder
+	r, err := cluster.Run(ctx, sc, localOptions(cfg, &log))
+	t.Log(log.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Rollouts) != 1 {
+		t.Fatalf("rollouts %+v: want one", r.Rollouts)
+	}
+	ro := r.Rollouts[0]
+	// The patch is sent at 3 s and answered within a round trip or two.
+	if ro.Service != "webapp1" || ro.Strategy != "RollingUpdate" || ro.StartS < 3 || ro.StartS > 4 ||
+		len(ro.Created) != 5 || len(ro.Deleted) != 5 || ro.DoneS == nil || *ro.DoneS > 25 || len(r.Pods) != 10 {
+		t.Errorf("rollout %+v, %d pods: want webapp1's, started at 3 s, 5 pods created and 5 deleted, done within the run, 10 pods", ro, len(r.Pods))
+	}
+	for _, d := range r.Cluster.Differences {
+		if strings.Contains(d, "rollout") {
+			t.Errorf("said %q of a rollout it started", d)
+		}
+	}
+	// Without a preStop, each old pod's app exits while the nodes' rules may still
+	// send it new connections: R2's refusals, which the fidelity table compares.
+	if ro.DoneS != nil {
+		t.Logf("done at %.1f s; %d failed: %v", *ro.DoneS, r.Requests.Failed, r.Errors)
+	}
 }
 
 // hpaLocal's one pod, limited to 100m and asked for 0.15 cores in the first
@@ -428,7 +472,6 @@ spec:
 // first readings), hence the second phase's 80 s.
 func TestEngineScalesOnTheLocalCluster(t *testing.T) {
 	cfg, _ := localCluster(t)
-	image := os.Getenv("TRAFFICLAB_CLUSTER_IMAGE")
 	for _, tc := range []struct {
 		name     string
 		sets     []string
@@ -447,8 +490,7 @@ func TestEngineScalesOnTheLocalCluster(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 			defer cancel()
 			var log strings.Builder
-			r, err := cluster.Run(ctx, sc, cluster.Options{Config: cfg, Image: image, PullPolicy: corev1.PullNever,
-				Version: image[strings.LastIndex(image, ":")+1:], ReadyTimeout: time.Minute, Log: &log})
+			r, err := cluster.Run(ctx, sc, localOptions(cfg, &log))
 			t.Log(log.String())
 			if err != nil {
 				t.Fatal(err)

@@ -54,6 +54,7 @@ func (e *engine) result(pods []*loadPod, ran time.Duration, cpu *cpuMeter, tl *l
 		reasons = nil // the events are gone or unreadable: scale events keep no reason
 	}
 	r.ScaleEvents = e.watch.scaleEvents(reasons)
+	r.Rollouts = e.watch.rolloutResults()
 	return r
 }
 

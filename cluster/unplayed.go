@@ -19,9 +19,6 @@ func unplayed(sc *scenario.Scenario) []string {
 	}
 	for i := range sc.Spec.Services {
 		s := &sc.Spec.Services[i]
-		if len(s.Rollouts) > 0 {
-			say("service %s: its %d rollout(s) are not started: the cluster engine changes no Deployment during a run", s.Name, len(s.Rollouts))
-		}
 		if s.Sidecar != nil {
 			say("service %s: its pods run without the sidecar proxy the scenario gives them", s.Name)
 		}

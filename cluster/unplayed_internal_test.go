@@ -18,8 +18,8 @@ func TestUnplayed(t *testing.T) {
 	}{
 		{"r1-reused-client-1-thread.yaml", nil, []string{"spec.cluster.network: the cluster's own network carries the traffic, without the scenario's latency 100µs"}},
 		{"r1-reused-client-1-thread.yaml", []string{"spec.cluster.network.latency=0s"}, nil},
-		{"r1-reused-client-1-thread.yaml", []string{"spec.cluster.network.latency=0s", "spec.services[0].rollouts=[{at: 2s}, {at: 5s}]"},
-			[]string{"service webapp1: its 2 rollout(s) are not started"}},
+		// Rollouts are started, as kubectl rollout restart does.
+		{"r1-reused-client-1-thread.yaml", []string{"spec.cluster.network.latency=0s", "spec.services[0].rollouts=[{at: 2s}, {at: 5s}]"}, nil},
 		{"r4-http2-vs-http1-loss.yaml", nil, []string{"spec.cluster.network: the cluster's own network carries the traffic, without the scenario's latency 100µs, 1 link override(s)", "service nginx: its pods run without the sidecar proxy", "client vegeta: its pods run without the sidecar proxy"}},
 		{"r3-noisy-neighbour.yaml", nil, []string{"spec.cluster.network:", "background workload batch-writer is not run"}},
 		{"calls-retry-storm.yaml", nil, []string{"spec.cluster.network:", "fault slow-db (delay at 2s) is not injected"}},

@@ -33,6 +33,7 @@ type watcher struct {
 	byUID    map[string]*podLife
 	replicas map[string]int32 // each Deployment's spec.replicas, last seen
 	scales   []scaleChange
+	rollouts []*rollout      // those the engine started, in order
 	nodeSet  map[string]bool // the nodes any of the run's pods is on
 	start    time.Time       // the load's start, zero until released
 	stopCh   chan struct{}
@@ -162,7 +163,8 @@ func podReady(p *corev1.Pod) bool {
 	return false
 }
 
-// deployment records a change of a Deployment's spec.replicas.
+// deployment records a change of a Deployment's spec.replicas, and the end of a
+// rollout.
 func (w *watcher) deployment(obj any) {
 	d, ok := obj.(*appsv1.Deployment)
 	if !ok || d.Spec.Replicas == nil {
@@ -170,11 +172,12 @@ func (w *watcher) deployment(obj any) {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	n := *d.Spec.Replicas
+	n, now := *d.Spec.Replicas, time.Now()
 	if from, seen := w.replicas[d.Name]; seen && from != n {
-		w.scales = append(w.scales, scaleChange{at: time.Now(), service: d.Name, from: from, to: n})
+		w.scales = append(w.scales, scaleChange{at: now, service: d.Name, from: from, to: n})
 	}
 	w.replicas[d.Name] = n
+	w.rolloutsDone(d, now)
 }
 
 // since is t as seconds since the start, at least 0.

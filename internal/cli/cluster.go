@@ -55,7 +55,8 @@ the cluster shows them, a missing metrics API, and each client library's own CPU
 generator, which pools and connects as the library does. So is each input the engine
 does not carry out: the cluster's own network carries the traffic (no latency, jitter,
 bandwidth or loss is added), and no fault is injected, no background workload run, no
-sidecar proxy put beside a pod, no rollout started. Pods are placed by the cluster's
+sidecar proxy put beside a pod. A rollout (services[].rollouts) is started at its
+time as kubectl rollout restart starts one. Pods are placed by the cluster's
 scheduler: a scenario's nodeSelector, affinity and tolerations go into the pods as
 they are, and trafficlab never changes a node; before the run, the scheduler every
 engine shares places the run's pods on the cluster's nodes (their labels, taints and
@@ -68,9 +69,9 @@ trafficlab.local/trafficlab:VERSION, loaded onto the nodes (imagePullPolicy Neve
 The namespace is deleted at the end, on an error and on Ctrl-C (the load pods are
 stopped first and report what ran). --cleanup deletes what a killed run left, by
 label. It needs, in its namespace: create and delete on namespaces, deployments,
-services, horizontalpodautoscalers and jobs; get, list and watch on pods, deployments
-and events; pods/log and pods/attach; list on nodes, and get on nodes/proxy for the
-CPU figures.`,
+services, horizontalpodautoscalers and jobs; patch on deployments, for rollouts; get,
+list and watch on pods, deployments and events; pods/log and pods/attach; list on
+nodes, and get on nodes/proxy for the CPU figures.`,
 		Example: `  trafficlab image -o trafficlab-image.tar && ctr -n k8s.io images import trafficlab-image.tar
   trafficlab cluster examples/r1-curl-loop.yaml --duration 20s
   trafficlab cluster examples/r1-curl-loop.yaml --context staging -o json > cluster.json
