@@ -140,4 +140,22 @@ func TestCheckTable(t *testing.T) {
 	if strings.Contains(b.String(), "R2") {
 		t.Errorf("a check whose cases did not run is shown:\n%s", b.String())
 	}
+
+	// With the cluster's runs of some cases, a column of its own, "–" where it did
+	// not run a check's cases.
+	rows[0].Cluster = []*result.Result{client(0.4, 0, 0)}
+	rows[1].Cluster = []*result.Result{client(0.1, 0, 0)}
+	b.Reset()
+	if err := CheckTable(&b, rows, true); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"| check | simulate | emulate | cluster | field report |",
+		"| R1 caller CPU, reused client over a new client per request | 6× | 2× | 4× | 5.75× (69 % over 12 %) |",
+		"| R5 share of its schedule a CPU-bound client sent | 50% | 40% | – |",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("checks lack %q:\n%s", want, b.String())
+		}
+	}
 }

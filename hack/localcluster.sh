@@ -9,7 +9,8 @@
 #          TRAFFICLAB_LOCALCLUSTER_NODES says), and prints the admin kubeconfig's
 #          path once every node is Ready and metrics-server reads them; a DNS
 #          server for the pods (trafficlab clusterdns, fed from the API server) and
-#          metrics-server answer on the control plane's address
+#          metrics-server answer on the control plane's address, and kwok keeps
+#          the fake nodes that tests make (annotated kwok.x-k8s.io/node=fake)
 #   down   stops the pods, the components and containerd's shims, and removes the
 #          nodes' network namespaces and cgroups, the pods' network namespaces,
 #          the mounts, the bridge and the state
@@ -23,7 +24,8 @@
 # as ip netns exec does, which mounts a sysfs of its own that hides the cgroups.
 #
 # Addresses: the control plane answers on 198.19.255.1, on a bridge of its own
-# (tlc-br0) where the nodes will join it; Services get 198.19.192.0/20. All of it is
+# (tlc-br0) where the nodes will join it; Services get 198.19.192.0/20, kwok's fake
+# nodes' pods 198.19.96.0/19 (addresses only: nothing routes them). All of it is
 # inside 198.18.0.0/15 and outside what emulate uses (198.18.0.0/16 on interfaces,
 # 198.19.0.0/16 for its ClusterIPs, which only its own namespaces route); emulate
 # refuses to run while this bridge is up, so the two take turns.
@@ -347,6 +349,23 @@ metrics_ready() {
 	((n == NODES))
 }
 
+# kwok keeps fake nodes for the tests that need only the control plane: the nodes
+# annotated kwok.x-k8s.io/node=fake, which a test makes and deletes. It makes them
+# Ready and keeps them so, and runs their pods without containers, by the stages
+# its module ships (kustomize/stage: a node's initialize and heartbeat, a pod's
+# ready, complete and delete), given with --config, which kwok needs. Their pods'
+# addresses are in 198.19.96.0/19, none of the real nodes' or the Services'.
+kwok() {
+	local dir stages=$STATE/kwok-stages.yaml
+	dir=$(cd "$ROOT/src/kwok" && GOFLAGS=-mod=mod go list -m -f '{{.Dir}}' sigs.k8s.io/kwok)
+	for f in node/fast/node-initialize node/heartbeat/node-heartbeat pod/fast/pod-ready pod/fast/pod-complete pod/fast/pod-delete; do
+		cat "$dir/kustomize/stage/$f.yaml"
+		echo ---
+	done >"$stages"
+	start kwok "$BIN/kwok" --kubeconfig "$STATE/admin.kubeconfig" --config "$stages" \
+		--manage-nodes-with-annotation-selector kwok.x-k8s.io/node=fake --cidr 198.19.96.0/19 --node-ip 127.0.0.1
+}
+
 # kube_proxy_config writes the nodes' kube-proxy configuration and publishes it
 # as kubeadm does, in the ConfigMap kube-system/kube-proxy (key config.conf),
 # where trafficlab cluster reads the mode and minSyncPeriod.
@@ -446,6 +465,7 @@ up() {
 	metrics_server
 	wait_for metrics-server 90 metrics_ready
 	log "metrics-server reads every node"
+	kwok
 	echo "$STATE/admin.kubeconfig"
 }
 
