@@ -334,6 +334,10 @@ func TestEngineOnTheLocalCluster(t *testing.T) {
 					!strings.Contains(r.Cluster.Differences[1], "the cluster's own network carries the traffic, without the scenario's latency 100µs") {
 					t.Errorf("engine %q, %+v, %d timeline points, cluster %+v: want the cluster's, none failed, 10 points, kube-proxy as the scenario says, the library's CPU and the network's latency the differences", r.Engine, r.Requests, len(r.Timeline), r.Cluster)
 				}
+				// The load pod's generator says what CPU it spent, however short the run.
+				if c := r.Clients[0]; c.CPUCores <= 0 || c.CPUPerRequestMS <= 0 {
+					t.Errorf("client CPU %g cores, %g ms a request: want what its generator spent", c.CPUCores, c.CPUPerRequestMS)
+				}
 				tc.check(t, r)
 			}
 			// The namespace goes: its objects with it.

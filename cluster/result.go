@@ -35,8 +35,10 @@ func (e *engine) result(pods []*loadPod, ran time.Duration, cpu *cpuMeter, tl *l
 		if p.run.Report != nil {
 			reps = append(reps, p.run.Report)
 		}
-		if cores, ok := cpu.pod(p.pod); ok {
-			p.run.CPUUsed = time.Duration(cores * float64(ran))
+		// The load pods' CPU is their generator's own: the kubelets' figures
+		// come every 10 s or so, too seldom for a run of seconds.
+		if p.run.Report != nil {
+			p.run.CPUUsed = time.Duration(p.run.Report.CPUS * float64(time.Second))
 		}
 		runs = append(runs, p.run)
 	}

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -144,6 +145,21 @@ func TestReuse(t *testing.T) {
 			})
 		}
 	})
+}
+
+// TestReportsItsCPU: the process's CPU over the run is in the report: more than
+// a microsecond a request (a loopback request and its answer cost tens), and no
+// more than every core for the run's wall time, which no process can exceed.
+func TestReportsItsCPU(t *testing.T) {
+	srv := newPods(t, 1, false, nil)
+	c := cfg(srv.URL, 2, 5*time.Second, scenario.ReusePerThread)
+	c.MaxRequests = 2000
+	start := time.Now()
+	rep := run(t, c)
+	wall := time.Since(start).Seconds()
+	if rep.Requests.OK != 2000 || rep.CPUS < 2000e-6 || rep.CPUS > wall*float64(runtime.GOMAXPROCS(0)) {
+		t.Errorf("%d answered, CPU %g s in %g s of wall time: want 2000, more than 2 ms, at most %d cores' worth", rep.Requests.OK, rep.CPUS, wall, runtime.GOMAXPROCS(0))
+	}
 }
 
 // TestPinning: a reused connection stays on the pod it reached first, so the pod

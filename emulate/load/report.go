@@ -24,6 +24,9 @@ type Report struct {
 	DurationS float64 `json:"duration_s"`
 	// EndReason: duration, phases (every phase ran), max_requests or canceled.
 	EndReason string `json:"end_reason"`
+	// CPUS is the CPU the generator's process spent from the start to the load's
+	// end, in seconds.
+	CPUS float64 `json:"cpu_s,omitempty"`
 	// Requests: Total = OK + Failed; InFlight were cut off by the end of the run or
 	// an aborted run; NotSent found no free slot (open loop); Behind were due but not
 	// yet sent when their phase ended (open loop); Retried were resent by Go's
