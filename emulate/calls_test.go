@@ -94,7 +94,7 @@ func TestFiguresAddUp(t *testing.T) {
 		{Pod: "back-0", Service: "back", Requests: 4, Held: bars},
 	}
 	r := &result.Result{Pods: []result.Pod{{Name: "back-0", Service: "back"}, {Name: "back-1", Service: "back"}}}
-	addFigures(r, sc, figs)
+	serve.AddFigures(r, sc, figs)
 	if len(r.Edges) != 1 {
 		t.Fatalf("edges %+v", r.Edges)
 	}
@@ -109,7 +109,7 @@ func TestFiguresAddUp(t *testing.T) {
 	if s := r.Services[0]; s.Name != "front" || !s.Calls || s.Requests != 8 || s.Errors != 1 || s.LatencyMS.Max != 2 || s.OnSigterm == "" {
 		t.Errorf("front %+v: want its pods' figures and its configuration", s)
 	}
-	if l := callLevels(sc); l["front"] != 0 || l["back"] != 1 {
+	if l := sc.CallLevels(); l["front"] != 0 || l["back"] != 1 {
 		t.Errorf("levels %v: the front ends before the back it calls", l)
 	}
 }

@@ -120,7 +120,7 @@ func Run(ctx context.Context, p *Plan, opt Options) (res *result.Result, err err
 			err = errors.Join(err, fmt.Errorf("tearing down: %w (`trafficlab emulate --cleanup` removes what is left)", e))
 		}
 	}()
-	if hasCalls(sc) {
+	if sc.HasCalls() {
 		if c.figures, err = os.MkdirTemp("", "trafficlab-emulate-figures-"); err != nil {
 			return nil, err
 		}

@@ -111,6 +111,27 @@ func (c *Call) Calls() []*Call {
 	return out
 }
 
+// HasCalls tells whether any service's pods call services.
+func (sc *Scenario) HasCalls() bool {
+	return slices.ContainsFunc(sc.Spec.Services, func(s Service) bool { return len(s.Pod.Calls) > 0 })
+}
+
+// CallLevels are each service's place in the calls: 0 for one no service calls,
+// else one more than its furthest caller's. Engines end callers before the
+// services they call, so that no call fails for the run's end.
+func (sc *Scenario) CallLevels() map[string]int {
+	level := map[string]int{}
+	for range sc.Spec.Services { // as many passes as services: validation rules out cycles
+		for i := range sc.Spec.Services {
+			from := sc.Spec.Services[i].Name
+			for _, to := range sc.Spec.Services[i].Pod.Callees() {
+				level[to] = max(level[to], level[from]+1)
+			}
+		}
+	}
+	return level
+}
+
 // SpokenTo tells whether a client of service name, or a service whose pods call it,
 // speaks a protocol that is: the engines' pods answer gRPC when one speaks grpc.
 func (sc *Scenario) SpokenTo(name string, is func(protocol string) bool) bool {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"trafficlab/result"
+	"trafficlab/scenario"
 )
 
 // Figures are what a pod's app did, in a form that adds up across pods: emulate
@@ -84,4 +85,58 @@ func (s *Server) Figures() Figures {
 		f.Calls = append(f.Calls, s.callees[svc].figures(s.cfg.Service, svc))
 	}
 	return f
+}
+
+// AddFigures adds the pods' figures up into r: each service's own, each edge's in
+// the order simulate lists them (services in order, each one's callees as its calls
+// first name them), and the calls each pod answered to its requests.
+func AddFigures(r *result.Result, sc *scenario.Scenario, figs []Figures) {
+	r.Services = sc.ServiceConfigs()
+	answered := map[string]int64{}
+	for i := range r.Services {
+		rs := &r.Services[i]
+		var held result.Latencies
+		for _, f := range figs {
+			if f.Service == rs.Name {
+				rs.Requests += f.Requests
+				rs.Errors += f.Errors
+				f.Held.AddTo(&held)
+			}
+		}
+		lat := held.Latency()
+		rs.Calls, rs.LatencyMS = true, &lat
+	}
+	for i := range sc.Spec.Services {
+		from := sc.Spec.Services[i].Name
+		for _, to := range sc.Spec.Services[i].Pod.Callees() {
+			e := result.Edge{From: from, To: to}
+			var lat result.Latencies
+			reached := map[string]bool{}
+			for _, f := range figs {
+				for _, cf := range f.Calls {
+					if cf.Edge.From != from || cf.Edge.To != to {
+						continue
+					}
+					e.Requests += cf.Edge.Requests
+					e.Attempts += cf.Edge.Attempts
+					e.Retries += cf.Edge.Retries
+					e.Errors.AddAll(cf.Edge.Errors)
+					e.AttemptErrors.AddAll(cf.Edge.AttemptErrors)
+					e.ConnectionsOpened += cf.Edge.ConnectionsOpened
+					e.PeakOpen += cf.Edge.PeakOpen
+					cf.Latency.AddTo(&lat)
+					for pod, n := range cf.Answered {
+						reached[pod] = true
+						answered[pod] += n
+					}
+				}
+			}
+			e.LatencyMS = lat.Latency()
+			e.PodsReached = len(reached)
+			r.Edges = append(r.Edges, e)
+		}
+	}
+	for i := range r.Pods {
+		r.Pods[i].Requests += answered[r.Pods[i].Name]
+	}
 }
