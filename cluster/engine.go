@@ -76,7 +76,13 @@ func Run(ctx context.Context, sc *scenario.Scenario, o Options) (*result.Result,
 	if err := e.apply(ctx, objs); err != nil {
 		return nil, err
 	}
-	w, err := watch(ctx, cs, e.ns, run.Labels(), sc)
+	var onRunning func(pod, service string)
+	if sc.HasCalls() {
+		e.figs = newFigures(cs, ns, sc.Spec.Duration.Duration+2*o.ReadyTimeout+figuresWait)
+		defer e.figs.cancel()
+		onRunning = e.figs.follow
+	}
+	w, err := watch(ctx, cs, e.ns, run.Labels(), sc, onRunning)
 	if err != nil {
 		return nil, err
 	}
@@ -108,6 +114,7 @@ type engine struct {
 	ns    string
 	found *result.ClusterRun
 	watch *watcher
+	figs  *figures // the service pods' own, with calls; else nil
 }
 
 // NewID is a run's ID: five lower-case letters and digits.
@@ -383,6 +390,10 @@ func (e *engine) load(ctx context.Context, pods []*loadPod) (*result.Result, err
 	stopRolling()
 	<-rolled
 	cpu.stop()
+	if e.figs != nil {
+		e.watch.close()
+		e.endServices()
+	}
 	var errs []error
 	for _, p := range pods {
 		if p.stream != nil {

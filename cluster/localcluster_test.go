@@ -417,6 +417,42 @@ func TestEngineRollsOutOnTheLocalCluster(t *testing.T) {
 	}
 }
 
+// A service's calls are counted by the pods that make them: the frontend's pod
+// writes its figures to its log when the run ends it, before webapp1's, and the
+// Result's edge and webapp1's pods' requests come from them, as emulate's do.
+func TestEngineCallsOnTheLocalCluster(t *testing.T) {
+	cfg, _ := localCluster(t)
+	sc := load(t, "r1-in-cluster.yaml", "spec.duration=10s", "spec.cluster.network.latency=0s",
+		"spec.services[0].pod.cpu=200m", "spec.services[1].pod.cpu=200m")
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	var log strings.Builder
+	r, err := cluster.Run(ctx, sc, localOptions(cfg, &log))
+	t.Log(log.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Edges) != 1 || r.Edges[0].From != "frontend" || r.Edges[0].To != "webapp1" {
+		t.Fatalf("edges %+v: want frontend's calls to webapp1", r.Edges)
+	}
+	e := r.Edges[0]
+	var answered int64
+	for _, p := range r.Pods {
+		if p.Service == "webapp1" {
+			answered += p.Requests
+		}
+	}
+	// Every user request the frontend answered made one call, answered by one of
+	// webapp1's pods; none failed. The pods' own counts may add the calls of
+	// requests the run's end cut off.
+	front := r.Services[0]
+	if r.Requests.Failed != 0 || e.Requests < r.Requests.OK || front.Requests < r.Requests.OK || answered != e.Attempts || e.PodsReached < 1 {
+		t.Errorf("users got %d answers (%d failed); frontend answered %d; its calls %d (%d attempts, %d pods reached); webapp1's pods answered %d: want the frontend's and its calls' counts at least the users', the calls' attempts webapp1's",
+			r.Requests.OK, r.Requests.Failed, front.Requests, e.Requests, e.Attempts, e.PodsReached, answered)
+	}
+	t.Logf("users %d answers; frontend %d; calls %d, %d pods reached over %d connections", r.Requests.OK, front.Requests, e.Requests, e.PodsReached, e.ConnectionsOpened)
+}
+
 // hpaLocal's one pod, limited to 100m and asked for 0.15 cores in the first
 // phase, runs at 100 % of its request: the HPA (15 s syncs, metrics-server's 15 s
 // readings) scales it out towards 3. The second phase's 45 requests/s need 1 pod,

@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"trafficlab/emulate/load"
+	"trafficlab/emulate/serve"
 	"trafficlab/model/kubeproxy"
 	"trafficlab/result"
 )
@@ -46,6 +47,9 @@ func (e *engine) result(pods []*loadPod, ran time.Duration, cpu *cpuMeter, tl *l
 	sum.Fill(r, dur)
 	cores := e.nodeCores()
 	r.Pods, r.Nodes = e.podResults(sum.Pods, runs, dur, cores, cpu)
+	if e.figs != nil {
+		serve.AddFigures(r, e.sc, e.figs.all())
+	}
 	load.SlowShares(r.Pods, r.Nodes, sum.Pods)
 	r.Clients = load.Clients(e.sc, runs, dur, cores)
 	r.Timeline = tl.Points(reps, r.TimelineIntervalS, e.watch.replicasAt)

@@ -36,7 +36,13 @@ type watcher struct {
 	rollouts []*rollout      // those the engine started, in order
 	nodeSet  map[string]bool // the nodes any of the run's pods is on
 	start    time.Time       // the load's start, zero until released
-	stopCh   chan struct{}
+	// closed: the run is over, and what the engine then does to end it is not
+	// the run's.
+	closed bool
+	// onRunning hears of each service pod whose app runs, as often as the watch
+	// sees it; nil when nobody asks.
+	onRunning func(pod, service string)
+	stopCh    chan struct{}
 }
 
 // podLife is one service pod's life as the watch saw it; zero times have not
@@ -56,8 +62,9 @@ type scaleChange struct {
 }
 
 // watch starts following the run's objects in namespace ns, the labelled ones.
-func watch(ctx context.Context, cs kubernetes.Interface, ns string, runLabels map[string]string, sc *scenario.Scenario) (*watcher, error) {
-	w := &watcher{services: map[string]bool{}, byUID: map[string]*podLife{}, nodeSet: map[string]bool{}, replicas: map[string]int32{}, stopCh: make(chan struct{})}
+func watch(ctx context.Context, cs kubernetes.Interface, ns string, runLabels map[string]string, sc *scenario.Scenario, onRunning func(pod, service string)) (*watcher, error) {
+	w := &watcher{services: map[string]bool{}, byUID: map[string]*podLife{}, nodeSet: map[string]bool{}, replicas: map[string]int32{},
+		onRunning: onRunning, stopCh: make(chan struct{})}
 	for i := range sc.Spec.Services {
 		w.services[sc.Spec.Services[i].Name] = true
 	}
@@ -105,6 +112,13 @@ func (w *watcher) lives() []*podLife {
 	return slices.Clone(w.pods)
 }
 
+// close ends the run for the watch: it records nothing after.
+func (w *watcher) close() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.closed = true
+}
+
 // startAt sets the load's start, the time every figure counts from.
 func (w *watcher) startAt(t time.Time) {
 	w.mu.Lock()
@@ -124,11 +138,17 @@ func (w *watcher) pod(obj any, deleted bool) {
 	now := time.Now()
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if w.closed {
+		return
+	}
 	if p.Spec.NodeName != "" {
 		w.nodeSet[p.Spec.NodeName] = true
 	}
 	if !w.services[p.Labels["app"]] {
 		return
+	}
+	if w.onRunning != nil && slices.ContainsFunc(p.Status.ContainerStatuses, func(c corev1.ContainerStatus) bool { return c.Name == "app" && c.State.Running != nil }) {
+		w.onRunning(p.Name, p.Labels["app"])
 	}
 	l := w.byUID[string(p.UID)]
 	if l == nil {
@@ -172,6 +192,9 @@ func (w *watcher) deployment(obj any) {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if w.closed {
+		return
+	}
 	n, now := *d.Spec.Replicas, time.Now()
 	if from, seen := w.replicas[d.Name]; seen && from != n {
 		w.scales = append(w.scales, scaleChange{at: now, service: d.Name, from: from, to: n})

@@ -137,6 +137,11 @@ func deployment(sc *scenario.Scenario, s *scenario.Service, run Run, ns string) 
 	for _, to := range pod.Callees() {
 		args = append(args, "--call", to+"="+target(sc, to))
 	}
+	// With calls, each pod's figures (what it answered, its calls and which pods
+	// answered them) go to its log when it exits, where the engine reads them.
+	if sc.HasCalls() {
+		args = append(args, "--figures", "-")
+	}
 	c := corev1.Container{
 		Name: "app", Image: run.Image, ImagePullPolicy: run.PullPolicy,
 		Command: []string{containerimage.Path}, Args: args,

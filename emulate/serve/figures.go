@@ -8,6 +8,10 @@ import (
 	"trafficlab/scenario"
 )
 
+// FiguresLine begins the line of a pod's log that holds its figures (serve
+// --figures -), the rest of the line being their JSON.
+const FiguresLine = "serve: figures "
+
 // Figures are what a pod's app did, in a form that adds up across pods: emulate
 // reads every pod's (`serve --figures FILE`, written when the process exits) into
 // the Result's services[] and edges[], as simulate counts them.

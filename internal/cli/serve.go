@@ -86,7 +86,9 @@ Service's ClusterIP). The request holds its worker meanwhile; a call that still 
 after its retries, unless optional, makes the answer a 503. --figures FILE writes
 what the app did, when the process exits, as JSON: the requests it answered and
 held, and its calls per Service (each as the Result's edge, with its latencies and
-the attempts each pod answered); emulate adds every pod's up.`,
+the attempts each pod answered); emulate adds every pod's up. --figures - writes
+them as one line on stderr, after "serve: figures ", where the cluster engine reads
+them from the pod's log.`,
 		Example: `  trafficlab serve --pod-spec '{serviceTime: {distribution: exponential, mean: 5ms}, concurrency: 4}' --listen 127.0.0.1:8080
   curl -si http://127.0.0.1:8080/
   curl -si --http2-prior-knowledge http://127.0.0.1:8080/
@@ -131,12 +133,15 @@ func serveApp(c *cobra.Command, f *serveFlags, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stderr, "serve: pod %s listening on %s (HTTP/1.1 and h2c)\n", cfg.Name, ln.Addr())
 	err = serveUntilExit(c, s, ln)
-	if f.figures != "" {
-		data, merr := json.Marshal(s.Figures())
-		if merr == nil {
-			merr = os.WriteFile(f.figures, append(data, '\n'), 0o644)
-		}
+	switch data, merr := json.Marshal(s.Figures()); {
+	case f.figures == "":
+	case merr != nil:
 		err = errors.Join(err, merr)
+	case f.figures == "-":
+		// A pod's log is where the cluster engine reads them.
+		fmt.Fprintf(stderr, "%s%s\n", serve.FiguresLine, data)
+	default:
+		err = errors.Join(err, os.WriteFile(f.figures, append(data, '\n'), 0o644))
 	}
 	if o := s.Overhead(); o > 0 {
 		fmt.Fprintf(stderr, "serve: pod %s: its HTTP stack spent %v of CPU a request, taken off the service time\n", cfg.Name, o.Round(time.Microsecond))
@@ -163,7 +168,7 @@ func (f *serveFlags) register(c *cobra.Command) {
 	fl.BoolVar(&f.fullBurn, "full-burn", false, "burn the whole service time, on top of what serve's own HTTP stack spends per request")
 	fl.StringVar(&f.dns, "dns", "", "DNS server IP:PORT that resolves a called Service's name given by --call (default: the system's)")
 	fl.StringArrayVar(&f.calls, "call", nil, "SERVICE=URL: where the pod's calls to SERVICE go, e.g. db=http://198.18.1.5:80/ (repeatable)")
-	fl.StringVar(&f.figures, "figures", "", "write what the app did (requests, time held, calls per Service) as JSON to this file at exit")
+	fl.StringVar(&f.figures, "figures", "", "write what the app did (requests, time held, calls per Service) as JSON to this file at exit (-: a line on stderr)")
 }
 
 // callAddresses reads --call SERVICE=URL flags.
