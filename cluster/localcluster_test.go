@@ -235,6 +235,21 @@ func localOptions(cfg *rest.Config, log io.Writer) cluster.Options {
 		Version: image[strings.LastIndex(image, ":")+1:], ReadyTimeout: time.Minute, Log: log}
 }
 
+// runOnLocal runs sc on the local cluster, within 3 minutes, logging what the
+// engine says.
+func runOnLocal(t *testing.T, cfg *rest.Config, sc *scenario.Scenario) *result.Result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	var log strings.Builder
+	r, err := cluster.Run(ctx, sc, localOptions(cfg, &log))
+	t.Log(log.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
 // until polls cond every half second until it holds, fails, or ctx ends.
 func until(ctx context.Context, t *testing.T, what string, cond func() (bool, error)) {
 	t.Helper()
@@ -388,14 +403,7 @@ func TestEngineStoppedOnTheLocalCluster(t *testing.T) {
 func TestEngineRollsOutOnTheLocalCluster(t *testing.T) {
 	cfg, _ := localCluster(t)
 	sc := load(t, "r1-curl-loop.yaml", "spec.duration=25s", "spec.services[0].rollouts=[{at: 3s}]")
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	var log strings.Builder
-	r, err := cluster.Run(ctx, sc, localOptions(cfg, &log))
-	t.Log(log.String())
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := runOnLocal(t, cfg, sc)
 	if len(r.Rollouts) != 1 {
 		t.Fatalf("rollouts %+v: want one", r.Rollouts)
 	}
@@ -424,14 +432,7 @@ func TestEngineCallsOnTheLocalCluster(t *testing.T) {
 	cfg, _ := localCluster(t)
 	sc := load(t, "r1-in-cluster.yaml", "spec.duration=10s", "spec.cluster.network.latency=0s",
 		"spec.services[0].pod.cpu=200m", "spec.services[1].pod.cpu=200m")
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	var log strings.Builder
-	r, err := cluster.Run(ctx, sc, localOptions(cfg, &log))
-	t.Log(log.String())
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := runOnLocal(t, cfg, sc)
 	if len(r.Edges) != 1 || r.Edges[0].From != "frontend" || r.Edges[0].To != "webapp1" {
 		t.Fatalf("edges %+v: want frontend's calls to webapp1", r.Edges)
 	}

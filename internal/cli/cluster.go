@@ -42,10 +42,14 @@ the load pods are released together at one start time, over kubectl attach.
 
 The result has the same form as simulate's, with "engine": "cluster": every -o format,
 --html and ` + "`trafficlab compare`" + ` work on it. The load pods stream what they measure in
-their logs; their latency histograms are merged, not their percentiles averaged. Pod
+their logs; their latency histograms are merged, not their percentiles averaged. With
+services that call services, each service pod writes what it answered and its calls
+to its log as it exits; at the end the services are ended callers first, and their
+figures make the edges and the called pods' counts. Pod
 and Deployment changes seen by a watch make the timeline's replicas and the
-scale_events, with the HPA's reason from its events. CPU figures are the kubelets'
-(their Summary API, through the API server's node proxy), read every second.
+scale_events, with the HPA's reason from its events. The service pods' and nodes' CPU
+figures are the kubelets' (their Summary API, through the API server's node proxy),
+read every second; a load pod's is what its generator says it spent.
 
 What the cluster decides otherwise than the scenario is said before the run and kept
 in the result (cluster.differences): kube-proxy's mode and minSyncPeriod from its
