@@ -413,6 +413,11 @@ func TestEngineRollsOutOnTheLocalCluster(t *testing.T) {
 		len(ro.Created) != 5 || len(ro.Deleted) != 5 || ro.DoneS == nil || *ro.DoneS > 25 || len(r.Pods) != 10 {
 		t.Errorf("rollout %+v, %d pods: want webapp1's, started at 3 s, 5 pods created and 5 deleted, done within the run, 10 pods", ro, len(r.Pods))
 	}
+	// The timeline's ready endpoints are the EndpointSlice's: the five pods'
+	// before the rollout, and the five new ones' at the end.
+	if first, last := r.Timeline[0], r.Timeline[len(r.Timeline)-1]; first.ReadyEndpoints["webapp1"] != 5 || last.ReadyEndpoints["webapp1"] != 5 {
+		t.Errorf("ready endpoints %v first, %v last: want 5 each", first.ReadyEndpoints, last.ReadyEndpoints)
+	}
 	for _, d := range r.Cluster.Differences {
 		if strings.Contains(d, "rollout") {
 			t.Errorf("said %q of a rollout it started", d)

@@ -33,9 +33,13 @@ type watcher struct {
 	byUID    map[string]*podLife
 	replicas map[string]int32 // each Deployment's spec.replicas, last seen
 	scales   []scaleChange
-	rollouts []*rollout      // those the engine started, in order
-	nodeSet  map[string]bool // the nodes any of the run's pods is on
-	start    time.Time       // the load's start, zero until released
+	rollouts []*rollout // those the engine started, in order
+	// slices are each service's EndpointSlices' ready endpoints, by slice name;
+	// readyChanges their sums' changes, in order.
+	slices       map[string]map[string]int
+	readyChanges []readyChange
+	nodeSet      map[string]bool // the nodes any of the run's pods is on
+	start        time.Time       // the load's start, zero until released
 	// closed: the run is over, and what the engine then does to end it is not
 	// the run's.
 	closed bool
@@ -64,14 +68,14 @@ type scaleChange struct {
 // watch starts following the run's objects in namespace ns, the labelled ones.
 func watch(ctx context.Context, cs kubernetes.Interface, ns string, runLabels map[string]string, sc *scenario.Scenario, onRunning func(pod, service string)) (*watcher, error) {
 	w := &watcher{services: map[string]bool{}, byUID: map[string]*podLife{}, nodeSet: map[string]bool{}, replicas: map[string]int32{},
-		onRunning: onRunning, stopCh: make(chan struct{})}
+		slices: map[string]map[string]int{}, onRunning: onRunning, stopCh: make(chan struct{})}
 	for i := range sc.Spec.Services {
 		w.services[sc.Spec.Services[i].Name] = true
 	}
 	selector := labels.SelectorFromSet(runLabels).String()
 	f := informers.NewSharedInformerFactoryWithOptions(cs, 0, informers.WithNamespace(ns),
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = selector }))
-	pods, deployments := f.Core().V1().Pods().Informer(), f.Apps().V1().Deployments().Informer()
+	pods, deployments, slices := f.Core().V1().Pods().Informer(), f.Apps().V1().Deployments().Informer(), f.Discovery().V1().EndpointSlices().Informer()
 	if _, err := pods.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj any) { w.pod(obj, false) },
 		UpdateFunc: func(_, obj any) { w.pod(obj, false) },
@@ -82,6 +86,13 @@ func watch(ctx context.Context, cs kubernetes.Interface, ns string, runLabels ma
 	if _, err := deployments.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj any) { w.deployment(obj) },
 		UpdateFunc: func(_, obj any) { w.deployment(obj) },
+	}); err != nil {
+		return nil, err
+	}
+	if _, err := slices.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { w.endpointSlice(obj, false) },
+		UpdateFunc: func(_, obj any) { w.endpointSlice(obj, false) },
+		DeleteFunc: func(obj any) { w.endpointSlice(obj, true) },
 	}); err != nil {
 		return nil, err
 	}
@@ -208,8 +219,9 @@ func (w *watcher) since(t time.Time) float64 {
 	return result.Round(max(t.Sub(w.start), 0).Seconds(), 6)
 }
 
-// replicasAt counts each service's pods at d since the start: those created and
-// not yet deleting, and of them the ready ones.
+// replicasAt counts each service's pods at d since the start, those created and
+// not yet deleting, and its ready endpoints then, as its EndpointSlices showed
+// them.
 func (w *watcher) replicasAt(d time.Duration) (replicas, ready map[string]int) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -224,9 +236,9 @@ func (w *watcher) replicasAt(d time.Duration) (replicas, ready map[string]int) {
 			continue
 		}
 		replicas[l.service]++
-		if before(l.ready) && !before(l.gone) {
-			ready[l.service]++
-		}
+	}
+	for s := range w.services {
+		ready[s], _ = w.readyAt(s, at)
 	}
 	return replicas, ready
 }

@@ -45,11 +45,11 @@ The result has the same form as simulate's, with "engine": "cluster": every -o f
 their logs; their latency histograms are merged, not their percentiles averaged. With
 services that call services, each service pod writes what it answered and its calls
 to its log as it exits; at the end the services are ended callers first, and their
-figures make the edges and the called pods' counts. Pod
-and Deployment changes seen by a watch make the timeline's replicas and the
-scale_events, with the HPA's reason from its events. The service pods' and nodes' CPU
-figures are the kubelets' (their Summary API, through the API server's node proxy),
-read every second; a load pod's is what its generator says it spent.
+figures make the edges and the called pods' counts. Pod and Deployment changes seen
+by a watch make the timeline's replicas and the scale_events, with the HPA's reason
+from its events; the EndpointSlices' make its ready endpoints. The service pods' and
+nodes' CPU figures are the kubelets' (their Summary API, through the API server's node
+proxy), read every second; a load pod's is what its generator says it spent.
 
 What the cluster decides otherwise than the scenario is said before the run and kept
 in the result (cluster.differences): kube-proxy's mode and minSyncPeriod from its
@@ -74,8 +74,8 @@ The namespace is deleted at the end, on an error and on Ctrl-C (the load pods ar
 stopped first and report what ran). --cleanup deletes what a killed run left, by
 label. It needs, in its namespace: create and delete on namespaces, deployments,
 services, horizontalpodautoscalers and jobs; patch on deployments, for rollouts; get,
-list and watch on pods, deployments and events; pods/log and pods/attach; list on
-nodes, and get on nodes/proxy for the CPU figures.`,
+list and watch on pods, deployments, endpointslices and events; pods/log and
+pods/attach; list on nodes, and get on nodes/proxy for the CPU figures.`,
 		Example: `  trafficlab image -o trafficlab-image.tar && ctr -n k8s.io images import trafficlab-image.tar
   trafficlab cluster examples/r1-curl-loop.yaml --duration 20s
   trafficlab cluster examples/r1-curl-loop.yaml --context staging -o json > cluster.json
