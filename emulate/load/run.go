@@ -13,9 +13,9 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
+	"trafficlab/emulate/cpuclock"
 	"trafficlab/model/client"
 	"trafficlab/model/dist"
 	"trafficlab/result"
@@ -43,7 +43,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	r.clock = newSleeper()
 	defer r.clock.close()
 	r.waitForStart(ctx)
-	cpuAtStart := processCPU()
+	cpuAtStart := cpuclock.Process()
 	r.stats = newStats(r.start, cfg.Duration)
 	r.stats.cfg = &r.cfg
 	r.stats.onInterval = cfg.OnInterval
@@ -67,20 +67,8 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	ran := end.Sub(r.start)
 	r.stats.collect(min(int64(ran/r.stats.step)+1, r.stats.intervals()))
 	rep := r.report(min(ran, cfg.Duration), r.endReason())
-	rep.CPUS = result.Round((processCPU() - cpuAtStart).Seconds(), 6)
+	rep.CPUS = result.Round((cpuclock.Process() - cpuAtStart).Seconds(), 6)
 	return rep, nil
-}
-
-// processCPU is the CPU this process has spent, user and system
-// (getrusage(RUSAGE_SELF)): a load pod's generator is its one process, so this is
-// what its cgroup counts, read at any instant, where a kubelet's figures come
-// every 10 s or so.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // newRunner checks cfg, fills in its defaults and prepares what every request

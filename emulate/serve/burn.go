@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"sync/atomic"
 	"time"
+	"trafficlab/emulate/cpuclock"
 )
 
 // burn spends d of CPU time on the calling goroutine, measured by its thread's own CPU
@@ -20,7 +21,7 @@ func burn(d time.Duration, stop <-chan struct{}) bool {
 	// thread for the whole burn, or a migration would read another thread's clock.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	start := threadCPU()
+	start := cpuclock.Thread()
 	x := uint64(d) | 1
 	for {
 		// A short stretch of plain arithmetic between clock reads keeps most of the
@@ -30,7 +31,7 @@ func burn(d time.Duration, stop <-chan struct{}) bool {
 			x ^= x >> 7
 			x ^= x << 17
 		}
-		if threadCPU()-start >= d {
+		if cpuclock.Thread()-start >= d {
 			if x == 0 { // never: xorshift does not reach 0 from a non-zero state
 				sink.Store(x)
 			}

@@ -4,6 +4,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"trafficlab/emulate/cpuclock"
 )
 
 // A scenario's serviceTime is a request's whole CPU work on an idle core (scenario
@@ -58,14 +59,14 @@ func (o *overhead) take(d time.Duration) time.Duration {
 func (o *overhead) measure(stop <-chan struct{}) {
 	t := time.NewTicker(overheadPeriod)
 	defer t.Stop()
-	cpu0, burnt0, served0 := processCPU(), o.burnt.Load(), o.served.Load()
+	cpu0, burnt0, served0 := cpuclock.Process(), o.burnt.Load(), o.served.Load()
 	for {
 		select {
 		case <-stop:
 			return
 		case <-t.C:
 		}
-		cpu, burnt, served := processCPU(), o.burnt.Load(), o.served.Load()
+		cpu, burnt, served := cpuclock.Process(), o.burnt.Load(), o.served.Load()
 		n := served - served0
 		if n < overheadSample {
 			continue
