@@ -345,7 +345,6 @@ func (e *engine) load(ctx context.Context, pods []*loadPod) (*result.Result, err
 	rolling, stopRolling := context.WithCancel(ctx)
 	rolled := make(chan struct{})
 	go func() { defer close(rolled); e.rollOut(rolling, start) }()
-	defer func() { stopRolling(); <-rolled }()
 	cpu := newCPUMeter(e.cs, e.ns, e.watch)
 	cpu.start(start)
 	fmt.Fprintf(e.o.Log, "cluster: %d load pods released for %v\n", len(pods), total)

@@ -23,6 +23,7 @@ import (
 
 	"trafficlab/cluster"
 	"trafficlab/cluster/manifests"
+	"trafficlab/containerimage"
 	"trafficlab/emulate/topo"
 	"trafficlab/examples"
 	"trafficlab/report"
@@ -232,14 +233,14 @@ func load(t *testing.T, file string, sets ...string) *scenario.Scenario {
 func localOptions(cfg *rest.Config, log io.Writer) cluster.Options {
 	image := os.Getenv("TRAFFICLAB_CLUSTER_IMAGE")
 	return cluster.Options{Config: cfg, Image: image, PullPolicy: corev1.PullNever,
-		Version: image[strings.LastIndex(image, ":")+1:], ReadyTimeout: time.Minute, Log: log}
+		Version: containerimage.RefVersion(image), ReadyTimeout: time.Minute, Log: log}
 }
 
-// runOnLocal runs sc on the local cluster, within 3 minutes, logging what the
+// runOnLocal runs sc on the local cluster within timeout, logging what the
 // engine says.
-func runOnLocal(t *testing.T, cfg *rest.Config, sc *scenario.Scenario) *result.Result {
+func runOnLocal(t *testing.T, cfg *rest.Config, sc *scenario.Scenario, timeout time.Duration) *result.Result {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	var log strings.Builder
 	r, err := cluster.Run(ctx, sc, localOptions(cfg, &log))
@@ -287,7 +288,7 @@ func cfgHost(t *testing.T, cfg *rest.Config) string {
 func TestEngineOnTheLocalCluster(t *testing.T) {
 	cfg, cs := localCluster(t)
 	image := os.Getenv("TRAFFICLAB_CLUSTER_IMAGE")
-	version := image[strings.LastIndex(image, ":")+1:] // trafficlab.local/trafficlab:VERSION
+	version := containerimage.RefVersion(image)
 	for _, tc := range []struct {
 		name, file string
 		version    string
@@ -403,7 +404,7 @@ func TestEngineStoppedOnTheLocalCluster(t *testing.T) {
 func TestEngineRollsOutOnTheLocalCluster(t *testing.T) {
 	cfg, _ := localCluster(t)
 	sc := load(t, "r1-curl-loop.yaml", "spec.duration=25s", "spec.services[0].rollouts=[{at: 3s}]")
-	r := runOnLocal(t, cfg, sc)
+	r := runOnLocal(t, cfg, sc, 3*time.Minute)
 	if len(r.Rollouts) != 1 {
 		t.Fatalf("rollouts %+v: want one", r.Rollouts)
 	}
@@ -437,7 +438,7 @@ func TestEngineCallsOnTheLocalCluster(t *testing.T) {
 	cfg, _ := localCluster(t)
 	sc := load(t, "r1-in-cluster.yaml", "spec.duration=10s", "spec.cluster.network.latency=0s",
 		"spec.services[0].pod.cpu=200m", "spec.services[1].pod.cpu=200m")
-	r := runOnLocal(t, cfg, sc)
+	r := runOnLocal(t, cfg, sc, 3*time.Minute)
 	if len(r.Edges) != 1 || r.Edges[0].From != "frontend" || r.Edges[0].To != "webapp1" {
 		t.Fatalf("edges %+v: want frontend's calls to webapp1", r.Edges)
 	}
@@ -533,14 +534,7 @@ func TestEngineScalesOnTheLocalCluster(t *testing.T) {
 				t.Fatal(diags)
 			}
 			predicted := simulated(t, sc)
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-			defer cancel()
-			var log strings.Builder
-			r, err := cluster.Run(ctx, sc, localOptions(cfg, &log))
-			t.Log(log.String())
-			if err != nil {
-				t.Fatal(err)
-			}
+			r := runOnLocal(t, cfg, sc, 5*time.Minute)
 			if !r.Cluster.MetricsServer {
 				t.Errorf("cluster %+v: want the metrics API found", r.Cluster)
 			}

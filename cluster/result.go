@@ -33,12 +33,10 @@ func (e *engine) result(pods []*loadPod, ran time.Duration, cpu *cpuMeter, tl *l
 	var reps []*load.Report
 	runs := make([]load.PodRun, 0, len(pods))
 	for _, p := range pods {
-		if p.run.Report != nil {
-			reps = append(reps, p.run.Report)
-		}
 		// The load pods' CPU is their generator's own: the kubelets' figures
 		// come every 10 s or so, too seldom for a run of seconds.
 		if p.run.Report != nil {
+			reps = append(reps, p.run.Report)
 			p.run.CPUUsed = time.Duration(p.run.Report.CPUS * float64(time.Second))
 		}
 		runs = append(runs, p.run)

@@ -17,6 +17,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/google/go-containerregistry/pkg/authn"
@@ -105,6 +106,9 @@ func static(bin []byte) error {
 func Ref(version string) (name.Reference, error) {
 	return name.NewTag("trafficlab.local/trafficlab:" + version)
 }
+
+// RefVersion is the version a reference that Ref made names: its tag.
+func RefVersion(ref string) string { return ref[strings.LastIndex(ref, ":")+1:] }
 
 // PauseRef is the reference of the pause image of version, the binary run as
 // `trafficlab pause`: a pod sandbox's process for a cluster that cannot pull one.

@@ -120,3 +120,19 @@ func TestPauseImage(t *testing.T) {
 		t.Errorf("entrypoint %q, reference %s", got, ref)
 	}
 }
+
+// A reference Ref makes names its version in its tag, registry port or not.
+func TestRefVersion(t *testing.T) {
+	for _, version := range []string{"v0.1.0", "dev-5b772aa1c2d3-dirty"} {
+		ref, err := Ref(version)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := RefVersion(ref.String()); got != version {
+			t.Errorf("RefVersion(%s) = %q, want %q", ref, got, version)
+		}
+	}
+	if got := RefVersion("registry.local:5000/trafficlab:v2"); got != "v2" {
+		t.Errorf("with a registry port: %q", got)
+	}
+}

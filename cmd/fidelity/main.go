@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"trafficlab/cluster"
+	"trafficlab/containerimage"
 	"trafficlab/emulate"
 	"trafficlab/fidelity"
 )
@@ -112,7 +113,7 @@ func runOnCluster(ctx context.Context, rows []fidelity.Row, seeds []int64, durat
 	}
 	// The engine refuses pods of another version than it is told: the image's
 	// tag, trafficlab.local/trafficlab:VERSION, as trafficlab image names it.
-	opt := cluster.Options{Config: cfg, Image: image, PullPolicy: corev1.PullNever, Version: image[strings.LastIndex(image, ":")+1:],
+	opt := cluster.Options{Config: cfg, Image: image, PullPolicy: corev1.PullNever, Version: containerimage.RefVersion(image),
 		ReadyTimeout: time.Minute, Log: os.Stderr}
 	if !strings.HasPrefix(image, "trafficlab.local/") {
 		opt.PullPolicy = corev1.PullIfNotPresent
