@@ -133,20 +133,27 @@ func serveApp(c *cobra.Command, f *serveFlags, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stderr, "serve: pod %s listening on %s (HTTP/1.1 and h2c)\n", cfg.Name, ln.Addr())
 	err = serveUntilExit(c, s, ln)
-	switch data, merr := json.Marshal(s.Figures()); {
-	case f.figures == "":
-	case merr != nil:
-		err = errors.Join(err, merr)
-	case f.figures == "-":
-		// A pod's log is where the cluster engine reads them.
-		fmt.Fprintf(stderr, "%s%s\n", serve.FiguresLine, data)
-	default:
-		err = errors.Join(err, os.WriteFile(f.figures, append(data, '\n'), 0o644))
+	if f.figures != "" {
+		err = errors.Join(err, writeFigures(f.figures, s.Figures(), stderr))
 	}
 	if o := s.Overhead(); o > 0 {
 		fmt.Fprintf(stderr, "serve: pod %s: its HTTP stack spent %v of CPU a request, taken off the service time\n", cfg.Name, o.Round(time.Microsecond))
 	}
 	return err
+}
+
+// writeFigures writes fig as JSON to the file path, or with path "-" as a line on
+// stderr, in the pod's log, where the cluster engine reads it.
+func writeFigures(path string, fig serve.Figures, stderr io.Writer) error {
+	data, err := json.Marshal(fig)
+	switch {
+	case err != nil:
+		return err
+	case path == "-":
+		_, err = fmt.Fprintf(stderr, "%s%s\n", serve.FiguresLine, data)
+		return err
+	}
+	return os.WriteFile(path, append(data, '\n'), 0o644)
 }
 
 // register defines serve's flags.
