@@ -2,8 +2,9 @@
 // manifest files (multi-document YAML, JSON, `kubectl get -o yaml` Lists, the
 // output of kustomize build or helm template) into typed objects, each with the
 // file and line it came from. It keeps the kinds an import reads (Deployments,
-// StatefulSets, Services, HPAs, PDBs, Nodes, ConfigMaps) and lists every other
-// object, so that nothing is dropped without a word.
+// StatefulSets, Jobs, Services, HPAs, PDBs, Nodes, ConfigMaps, Namespaces and Istio's
+// DestinationRules) and lists every other object, so that nothing is dropped
+// without a word.
 package inventory
 
 import (
@@ -19,6 +20,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -27,7 +29,8 @@ import (
 )
 
 // Source is where an object was read: a file (or "-" for stdin) and the line its
-// document starts on; Item is its place in a List, from 0, or -1.
+// document starts on; Item is its place in a List, from 0, or -1. An object read
+// from a cluster has the cluster's name for File and no line.
 type Source struct {
 	File string
 	Line int
@@ -35,6 +38,9 @@ type Source struct {
 }
 
 func (s Source) String() string {
+	if s.Line == 0 {
+		return s.File // read from a cluster
+	}
 	if s.Item >= 0 {
 		return fmt.Sprintf("%s:%d: items[%d]", s.File, s.Line, s.Item)
 	}
@@ -57,14 +63,21 @@ type Other struct {
 type Inventory struct {
 	Deployments  []Object[*appsv1.Deployment]
 	StatefulSets []Object[*appsv1.StatefulSet]
-	Services     []Object[*corev1.Service]
+	// Jobs run pods that call Services, such as a load test's generator.
+	Jobs     []Object[*batchv1.Job]
+	Services []Object[*corev1.Service]
 	// HPAs are autoscaling/v2's; an autoscaling/v1 one is converted, its target
 	// CPU utilization becoming a Resource metric, as the API server converts it.
 	HPAs       []Object[*autoscalingv2.HorizontalPodAutoscaler]
 	PDBs       []Object[*policyv1.PodDisruptionBudget]
 	Nodes      []Object[*corev1.Node]
 	ConfigMaps []Object[*corev1.ConfigMap]
-	Others     []Other
+	// Namespaces carry Istio's injection label.
+	Namespaces       []Object[*corev1.Namespace]
+	DestinationRules []Object[*DestinationRule]
+	Others           []Other
+	// Unread are the cluster-wide reads a cluster forbade, each with its error.
+	Unread []string
 }
 
 // ReadPath reads a file, or every .yaml, .yml and .json file under a directory
@@ -152,6 +165,8 @@ func (inv *Inventory) add(data []byte, src Source) error {
 		keep(&inv.Deployments, o, src)
 	case *appsv1.StatefulSet:
 		keep(&inv.StatefulSets, o, src)
+	case *batchv1.Job:
+		keep(&inv.Jobs, o, src)
 	case *corev1.Service:
 		keep(&inv.Services, o, src)
 	case *autoscalingv2.HorizontalPodAutoscaler:
@@ -164,10 +179,26 @@ func (inv *Inventory) add(data []byte, src Source) error {
 		keep(&inv.Nodes, o, src)
 	case *corev1.ConfigMap:
 		keep(&inv.ConfigMaps, o, src)
+	case *corev1.Namespace:
+		keep(&inv.Namespaces, o, src)
+	case nil:
+		if !strings.HasPrefix(head.APIVersion, istioNetworking) || head.Kind != "DestinationRule" {
+			inv.other(head.APIVersion, head.Kind, head.Metadata.Namespace, head.Metadata.Name, src)
+			break
+		}
+		var dr DestinationRule
+		if err := yaml.Unmarshal(data, &dr); err != nil {
+			return fmt.Errorf("%s: %s %s: %w", src, head.Kind, head.Metadata.Name, err)
+		}
+		keep(&inv.DestinationRules, &dr, src)
 	default:
-		inv.Others = append(inv.Others, Other{APIVersion: head.APIVersion, Kind: head.Kind, Namespace: head.Metadata.Namespace, Name: head.Metadata.Name, Source: src})
+		inv.other(head.APIVersion, head.Kind, head.Metadata.Namespace, head.Metadata.Name, src)
 	}
 	return nil
+}
+
+func (inv *Inventory) other(apiVersion, kind, namespace, name string, src Source) {
+	inv.Others = append(inv.Others, Other{APIVersion: apiVersion, Kind: kind, Namespace: namespace, Name: name, Source: src})
 }
 
 // keep adds o, read at src, to list.

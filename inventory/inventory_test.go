@@ -42,7 +42,19 @@ spec:
 apiVersion: networking.istio.io/v1
 kind: DestinationRule
 metadata: {name: cart, namespace: shop}
-spec: {host: cart}
+spec:
+  host: cart
+  trafficPolicy:
+    connectionPool: {http: {http1MaxPendingRequests: 10}}
+    outlierDetection: {consecutive5xxErrors: 5}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: shop, labels: {istio-injection: enabled}}
+---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {name: web, namespace: shop}
 `
 
 const list = `{"apiVersion": "v1", "kind": "List", "items": [
@@ -82,6 +94,13 @@ func TestRead(t *testing.T) {
 	for _, c := range inv.ConfigMaps {
 		got = append(got, fmt.Sprintf("ConfigMap %s/%s at %s", c.Object.Namespace, c.Object.Name, c.Source))
 	}
+	for _, r := range inv.DestinationRules {
+		got = append(got, fmt.Sprintf("DestinationRule %s host %s pending %d at %s", r.Object.Name, r.Object.Spec.Host,
+			*r.Object.Spec.TrafficPolicy.ConnectionPool.HTTP.HTTP1MaxPendingRequests, r.Source))
+	}
+	for _, n := range inv.Namespaces {
+		got = append(got, fmt.Sprintf("Namespace %s %v at %s", n.Object.Name, n.Object.Labels, n.Source))
+	}
 	for _, o := range inv.Others {
 		got = append(got, fmt.Sprintf("other %s %s %s/%s at %s", o.APIVersion, o.Kind, o.Namespace, o.Name, o.Source))
 	}
@@ -92,7 +111,9 @@ func TestRead(t *testing.T) {
 		"Node pool-0 cpu 4 at -:1: items[0]",
 		"PDB cart minAvailable 2 at -:1: items[1]",
 		"ConfigMap kube-system/kube-proxy at -:1: items[2]",
-		"other networking.istio.io/v1 DestinationRule shop/cart at shop.yaml:30",
+		"DestinationRule cart host cart pending 10 at shop.yaml:30",
+		"Namespace shop map[istio-injection:enabled] at shop.yaml:39",
+		"other networking.k8s.io/v1 Ingress shop/web at shop.yaml:43",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("read\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
