@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/equality"
+
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	"k8s.io/apimachinery/pkg/api/resource"
 )
@@ -282,6 +284,41 @@ func TestGenerateScalingRules(t *testing.T) {
 			}
 			if got.Tolerance != c.tolerance {
 				t.Errorf("tolerance %v, want %v", got.Tolerance, c.tolerance)
+			}
+		})
+	}
+}
+
+// An HPA as the API server stores it, defaulted, reads back as the manifest
+// it came from, and both scale alike.
+func TestUndefaulted(t *testing.T) {
+	i32 := func(v int32) *int32 { return &v }
+	minSel := autoscalingv2.MinChangePolicySelect
+	util := func(u int32) []autoscalingv2.MetricSpec {
+		m := DefaultMetrics()
+		m[0].Resource.Target.AverageUtilization = &u
+		return m
+	}
+	pods := []autoscalingv2.HPAScalingPolicy{{Type: autoscalingv2.PodsScalingPolicy, Value: 2, PeriodSeconds: 60}}
+	for _, tc := range []struct {
+		name     string
+		manifest autoscalingv2.HorizontalPodAutoscalerSpec
+	}{
+		{"bounds only", autoscalingv2.HorizontalPodAutoscalerSpec{MaxReplicas: 5}},
+		{"a CPU target", autoscalingv2.HorizontalPodAutoscalerSpec{MinReplicas: i32(2), MaxReplicas: 5, Metrics: util(60)}},
+		{"a scale-down window", autoscalingv2.HorizontalPodAutoscalerSpec{MaxReplicas: 5,
+			Behavior: &autoscalingv2.HorizontalPodAutoscalerBehavior{ScaleDown: &autoscalingv2.HPAScalingRules{StabilizationWindowSeconds: i32(60)}}}},
+		{"rules of its own", autoscalingv2.HorizontalPodAutoscalerSpec{MaxReplicas: 5,
+			Behavior: &autoscalingv2.HorizontalPodAutoscalerBehavior{ScaleUp: &autoscalingv2.HPAScalingRules{SelectPolicy: &minSel, Policies: pods}}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			stored := defaultSpec(tc.manifest)
+			got := Undefaulted(stored)
+			if !equality.Semantic.DeepEqual(got, tc.manifest) {
+				t.Errorf("Undefaulted(%+v)\n= %+v\nwant %+v", stored, got, tc.manifest)
+			}
+			if again := defaultSpec(got); !equality.Semantic.DeepEqual(again, stored) {
+				t.Errorf("defaulted again %+v, want %+v", again, stored)
 			}
 		})
 	}

@@ -6,6 +6,7 @@ import (
 
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 )
 
 // Limits of pkg/apis/autoscaling/validation/validation.go.
@@ -149,4 +150,47 @@ func tolerancesFor(spec autoscalingv2.HorizontalPodAutoscalerSpec, flag float64)
 		}
 	}
 	return t
+}
+
+// Undefaulted is spec with each value the API server's defaulting would have
+// given it left out: minReplicas 1, the default CPU metric, and each behavior
+// field equal to its default rules'. An HPA read from a cluster, defaulted,
+// and the manifest it was applied from then read alike; the scaling they
+// describe is the same.
+func Undefaulted(spec autoscalingv2.HorizontalPodAutoscalerSpec) autoscalingv2.HorizontalPodAutoscalerSpec {
+	out := *spec.DeepCopy()
+	if out.MinReplicas != nil && *out.MinReplicas == 1 {
+		out.MinReplicas = nil
+	}
+	if equality.Semantic.DeepEqual(out.Metrics, DefaultMetrics()) {
+		out.Metrics = nil
+	}
+	if b := out.Behavior; b != nil {
+		b.ScaleUp = undefaultedRules(b.ScaleUp, scaleUpRulesWithDefaults(nil))
+		b.ScaleDown = undefaultedRules(b.ScaleDown, scaleDownRulesWithDefaults(nil))
+		if b.ScaleUp == nil && b.ScaleDown == nil {
+			out.Behavior = nil
+		}
+	}
+	return out
+}
+
+// undefaultedRules is r without the fields equal to defaults', nil when none is left.
+func undefaultedRules(r, defaults *autoscalingv2.HPAScalingRules) *autoscalingv2.HPAScalingRules {
+	if r == nil {
+		return nil
+	}
+	if equality.Semantic.DeepEqual(r.StabilizationWindowSeconds, defaults.StabilizationWindowSeconds) {
+		r.StabilizationWindowSeconds = nil
+	}
+	if equality.Semantic.DeepEqual(r.SelectPolicy, defaults.SelectPolicy) {
+		r.SelectPolicy = nil
+	}
+	if equality.Semantic.DeepEqual(r.Policies, defaults.Policies) {
+		r.Policies = nil
+	}
+	if r.StabilizationWindowSeconds == nil && r.SelectPolicy == nil && r.Policies == nil && r.Tolerance == nil {
+		return nil
+	}
+	return r
 }
