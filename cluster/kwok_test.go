@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"trafficlab/internal/localcluster"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -72,7 +73,7 @@ var kwokPods = netip.MustParsePrefix("198.19.96.0/19")
 // cluster's nodes, says fit no node, and those simulate leaves pending. kwok runs
 // the placed pods, with addresses from its range.
 func TestPlacementOnTheLocalCluster(t *testing.T) {
-	_, cs := localCluster(t)
+	_, cs := localcluster.Client(t)
 	sc, _, diags := scenario.Load("kwok-placement.yaml", []byte(kwokPlacement), nil)
 	if diags.HasErrors() {
 		t.Fatal(diags)

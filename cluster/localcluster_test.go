@@ -17,15 +17,14 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"trafficlab/cluster"
 	"trafficlab/cluster/manifests"
 	"trafficlab/containerimage"
 	"trafficlab/emulate/topo"
 	"trafficlab/examples"
+	"trafficlab/internal/localcluster"
 	"trafficlab/report"
 	"trafficlab/result"
 	"trafficlab/scenario"
@@ -41,7 +40,7 @@ import (
 // start time, runs and reports through its log. Deleting the namespace takes
 // every object with it.
 func TestOnTheLocalCluster(t *testing.T) {
-	cfg, cs := localCluster(t)
+	cfg, cs := localcluster.Client(t)
 	sc := load(t, "grpc-headless-round-robin.yaml", "spec.duration=10s", "spec.clients[0].replicas=1",
 		"spec.services[0].replicas=2", "spec.services[0].pod.cpu=200m")
 	o, _, err := manifests.Build(sc, manifests.Run{ID: fmt.Sprintf("t%d", time.Now().Unix()%100000), Image: os.Getenv("TRAFFICLAB_CLUSTER_IMAGE"), PullPolicy: corev1.PullNever})
@@ -200,20 +199,6 @@ func TestOnTheLocalCluster(t *testing.T) {
 	}
 }
 
-// localCluster is the local cluster's client, or skips the test without one.
-func localCluster(t *testing.T) (*rest.Config, *kubernetes.Clientset) {
-	t.Helper()
-	kubeconfig := os.Getenv("TRAFFICLAB_CLUSTER_KUBECONFIG")
-	if kubeconfig == "" {
-		t.Skip("no local cluster: ./test.sh runs it with TRAFFICLAB_CLUSTER_KUBECONFIG set (hack/localcluster.sh up)")
-	}
-	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cfg, kubernetes.NewForConfigOrDie(cfg)
-}
-
 // load is an example scenario with overrides, its defaults filled in.
 func load(t *testing.T, file string, sets ...string) *scenario.Scenario {
 	t.Helper()
@@ -286,7 +271,7 @@ func cfgHost(t *testing.T, cfg *rest.Config) string {
 // connection stays on one pod, and pods of another trafficlab version are
 // refused. After each run its namespace goes away.
 func TestEngineOnTheLocalCluster(t *testing.T) {
-	cfg, cs := localCluster(t)
+	cfg, cs := localcluster.Client(t)
 	image := os.Getenv("TRAFFICLAB_CLUSTER_IMAGE")
 	version := containerimage.RefVersion(image)
 	for _, tc := range []struct {
@@ -368,7 +353,7 @@ func TestEngineOnTheLocalCluster(t *testing.T) {
 // Stopped 3 s into its load, a run stops its load pods, which report what ran:
 // the Result covers those seconds, and the namespace goes.
 func TestEngineStoppedOnTheLocalCluster(t *testing.T) {
-	cfg, cs := localCluster(t)
+	cfg, cs := localcluster.Client(t)
 	sc := load(t, "r1-reused-client-1-thread.yaml", "spec.duration=60s", "spec.services[0].replicas=2")
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -402,7 +387,7 @@ func TestEngineStoppedOnTheLocalCluster(t *testing.T) {
 // strategy, and the Result's rollout names the five it created and the five it
 // deleted, and when every new pod was available.
 func TestEngineRollsOutOnTheLocalCluster(t *testing.T) {
-	cfg, _ := localCluster(t)
+	cfg, _ := localcluster.Client(t)
 	sc := load(t, "r1-curl-loop.yaml", "spec.duration=25s", "spec.services[0].rollouts=[{at: 3s}]")
 	r := runOnLocal(t, cfg, sc, 3*time.Minute)
 	if len(r.Rollouts) != 1 {
@@ -435,7 +420,7 @@ func TestEngineRollsOutOnTheLocalCluster(t *testing.T) {
 // writes its figures to its log when the run ends it, before webapp1's, and the
 // Result's edge and webapp1's pods' requests come from them, as emulate's do.
 func TestEngineCallsOnTheLocalCluster(t *testing.T) {
-	cfg, _ := localCluster(t)
+	cfg, _ := localcluster.Client(t)
 	sc := load(t, "r1-in-cluster.yaml", "spec.duration=10s", "spec.cluster.network.latency=0s",
 		"spec.services[0].pod.cpu=200m", "spec.services[1].pod.cpu=200m")
 	r := runOnLocal(t, cfg, sc, 3*time.Minute)
@@ -518,7 +503,7 @@ spec:
 // checked. The HPA's scale-in came 20 to 60 s after the load fell (its new pods'
 // first readings), hence the second phase's 80 s.
 func TestEngineScalesOnTheLocalCluster(t *testing.T) {
-	cfg, _ := localCluster(t)
+	cfg, _ := localcluster.Client(t)
 	for _, tc := range []struct {
 		name     string
 		sets     []string
