@@ -21,10 +21,11 @@ import (
 
 type clusterFlags struct {
 	runFlags
-	kubeconfig, context, namespace string
-	image, pullPolicy              string
-	readyTimeout                   time.Duration
-	cleanup, dryRun                bool
+	kubeconfigFlags
+	namespace         string
+	image, pullPolicy string
+	readyTimeout      time.Duration
+	cleanup, dryRun   bool
 }
 
 func newCluster(stdout, stderr io.Writer) *cobra.Command {
@@ -88,10 +89,9 @@ pods/attach; list on nodes, and get on nodes/proxy for the CPU figures.`,
 			return runCluster(c, args, &f, stdout, stderr)
 		},
 	}
-	f.register(c)
+	f.runFlags.register(c)
+	f.kubeconfigFlags.register(c)
 	fl := c.Flags()
-	fl.StringVar(&f.kubeconfig, "kubeconfig", "", "the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)")
-	fl.StringVar(&f.context, "context", "", "the kubeconfig context to use (default: its current context)")
 	fl.StringVarP(&f.namespace, "namespace", "n", "", "run in this existing namespace, deleting only the run's objects at the end\n(default: a namespace of the run's own, tl-SCENARIO-ID)")
 	fl.StringVar(&f.image, "image", "", "trafficlab's image as the nodes reach it (default: trafficlab.local/trafficlab:VERSION)")
 	fl.StringVar(&f.pullPolicy, "pull-policy", "", "the pods' imagePullPolicy: Never, IfNotPresent or Always\n(default: Never for the default image, loaded onto the nodes; else IfNotPresent)")
@@ -193,16 +193,31 @@ func (f *clusterFlags) imageAndPolicy() (string, corev1.PullPolicy, error) {
 	return "", "", badInput{fmt.Errorf("--pull-policy %q: want Never, IfNotPresent or Always", f.pullPolicy)}
 }
 
-// restConfig is the API server's address and credentials, as kubectl finds them.
-func (f *clusterFlags) restConfig() (*rest.Config, error) {
+// kubeconfigFlags choose a cluster as kubectl does.
+type kubeconfigFlags struct{ kubeconfig, context string }
+
+func (f *kubeconfigFlags) register(c *cobra.Command) {
+	c.Flags().StringVar(&f.kubeconfig, "kubeconfig", "", "the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)")
+	c.Flags().StringVar(&f.context, "context", "", "the kubeconfig context to use (default: its current context)")
+}
+
+// clientConfig is the kubeconfig as kubectl loads it, with --context applied.
+func (f *kubeconfigFlags) clientConfig() clientcmd.ClientConfig {
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
 	rules.ExplicitPath = f.kubeconfig
-	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: f.context}).ClientConfig()
+	return clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: f.context})
+}
+
+// restConfig is the API server's address and credentials, as kubectl finds them.
+func (f *kubeconfigFlags) restConfig() (*rest.Config, error) {
+	cfg, err := f.clientConfig().ClientConfig()
 	if err != nil {
-		return nil, badInput{fmt.Errorf("the cluster's kubeconfig: %w", err)}
+		return nil, badKubeconfig(err)
 	}
 	return cfg, nil
 }
+
+func badKubeconfig(err error) error { return badInput{fmt.Errorf("the cluster's kubeconfig: %w", err)} }
 
 // runClusterCleanup deletes the namespaces and objects runs left, by label.
 func runClusterCleanup(c *cobra.Command, f *clusterFlags, stdout io.Writer) error {
