@@ -49,4 +49,4 @@ hack/localcluster.sh down
 trap 'hack/localcluster.sh down' EXIT
 kubeconfig=$(hack/localcluster.sh up)
 TRAFFICLAB_CLUSTER_KUBECONFIG=$kubeconfig TRAFFICLAB_CLUSTER_IMAGE=$(cat "$(dirname "$kubeconfig")/image") \
-	go test -count=1 -timeout 20m -run 'OnTheLocalCluster' ./cluster/...
+	go test -count=1 -timeout 20m -run 'OnTheLocalCluster' ./cluster/... ./internal/cli/

@@ -288,16 +288,16 @@ func defaultPod(p *Pod) {
 	}
 	if p.Lifecycle != nil && p.Lifecycle.PreStop != nil {
 		if x := p.Lifecycle.PreStop.Exec; x != nil && x.Duration == nil {
-			if d, ok := sleepCommand(x.Command); ok {
+			if d, ok := SleepCommand(x.Command); ok {
 				x.Duration = &metav1.Duration{Duration: d}
 			}
 		}
 	}
 }
 
-// sleepCommand reads the duration of `sleep N`, given directly or as `sh -c "sleep N"`,
+// SleepCommand reads the duration of `sleep N`, given directly or as `sh -c "sleep N"`,
 // the usual preStop hook. N is in seconds, or has GNU sleep's suffix s, m, h or d.
-func sleepCommand(cmd []string) (time.Duration, bool) {
+func SleepCommand(cmd []string) (time.Duration, bool) {
 	if len(cmd) == 3 && cmd[1] == "-c" && strings.HasSuffix(path.Base(cmd[0]), "sh") {
 		cmd = strings.Fields(cmd[2])
 	}

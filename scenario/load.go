@@ -3,6 +3,7 @@ package scenario
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -147,6 +148,9 @@ func parse(file string, data []byte) (*yaml.Node, *Diagnostic) {
 		}
 		return nil, syntaxError(file, data, err)
 	}
+	if d := kubernetesObject(file, doc.Content[0]); d != nil {
+		return nil, d
+	}
 	for {
 		var next yaml.Node
 		err := dec.Decode(&next)
@@ -165,6 +169,37 @@ func parse(file string, data []byte) (*yaml.Node, *Diagnostic) {
 		return nil, &Diagnostic{File: file, Line: 1, Col: 1, Msg: emptyMsg}
 	}
 	return doc.Content[0], nil
+}
+
+// A Kubernetes object's apiVersion (v1, apps/v1, networking.istio.io/v1beta1) and
+// kind (Deployment).
+var (
+	kubernetesAPIVersion = regexp.MustCompile(`^([a-z0-9.-]+/)?v[0-9]+((alpha|beta)[0-9]+)?$`)
+	kubernetesKind       = regexp.MustCompile(`^[A-Z][A-Za-z0-9]*$`)
+)
+
+// kubernetesObject is the diagnostic for a document that is a Kubernetes object
+// rather than a scenario (a Deployment, or the first object of a manifest file):
+// its fields would otherwise come back as a page of unknown-field errors.
+func kubernetesObject(file string, n *yaml.Node) *Diagnostic {
+	if n.Kind != yaml.MappingNode {
+		return nil
+	}
+	var apiVersion, kind *yaml.Node
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		switch n.Content[i].Value {
+		case "apiVersion":
+			apiVersion = n.Content[i+1]
+		case "kind":
+			kind = n.Content[i+1]
+		}
+	}
+	if apiVersion == nil || kind == nil || kind.Value == Kind || !kubernetesKind.MatchString(kind.Value) ||
+		!kubernetesAPIVersion.MatchString(apiVersion.Value) || strings.HasPrefix(apiVersion.Value, "trafficlab/") {
+		return nil
+	}
+	return &Diagnostic{File: file, Line: kind.Line, Col: kind.Column,
+		Msg: fmt.Sprintf("this is a %s (%s), not a Scenario: run `trafficlab import -f %s` to make a scenario from it", kind.Value, apiVersion.Value, file)}
 }
 
 func syntaxError(file string, data []byte, err error) *Diagnostic {

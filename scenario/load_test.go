@@ -387,6 +387,29 @@ func TestLoadErrors(t *testing.T) {
 	}
 }
 
+// A Kubernetes object given as a scenario points at import, at its kind, rather
+// than listing every field as unknown; a scenario with a wrong kind does not.
+func TestLoadKubernetesObject(t *testing.T) {
+	cases := []struct{ name, doc, want string }{
+		{"a Deployment", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec: {replicas: 3}\n",
+			"f.yaml:2:7: this is a Deployment (apps/v1), not a Scenario: run `trafficlab import -f f.yaml` to make a scenario from it"},
+		{"manifests, a Service first", "# web\napiVersion: v1\nkind: Service\nmetadata: {name: web}\n---\napiVersion: apps/v1\nkind: Deployment\n",
+			"f.yaml:3:7: this is a Service (v1), not a Scenario: run `trafficlab import"},
+		{"kubectl get -o yaml", "apiVersion: v1\nitems: []\nkind: List\n",
+			"f.yaml:3:7: this is a List (v1), not a Scenario: run `trafficlab import"},
+		{"a scenario of the wrong kind", "apiVersion: trafficlab/v1alpha1\nkind: Deployment\n",
+			`kind: must be Scenario, got "Deployment"`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, diags := Load("f.yaml", []byte(tc.doc), nil)
+			if got := diags.Error(); !strings.Contains(got, tc.want) || (strings.Contains(tc.want, "import") != strings.Contains(got, "import")) {
+				t.Errorf("diagnostics:\n%s\nwant:\n%s", got, tc.want)
+			}
+		})
+	}
+}
+
 func TestLoadWarnings(t *testing.T) {
 	cases := []struct {
 		name, old, new string
@@ -1011,12 +1034,12 @@ func TestSleepCommand(t *testing.T) {
 		{nil, -1},
 	}
 	for _, tc := range cases {
-		got, ok := sleepCommand(tc.cmd)
+		got, ok := SleepCommand(tc.cmd)
 		if !ok {
 			got = -1
 		}
 		if got != tc.want {
-			t.Errorf("sleepCommand(%q) = %v, %v; want %v", tc.cmd, got, ok, tc.want)
+			t.Errorf("SleepCommand(%q) = %v, %v; want %v", tc.cmd, got, ok, tc.want)
 		}
 	}
 }
