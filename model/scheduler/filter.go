@@ -27,9 +27,10 @@ const (
 // rejects it, the filters running in default_plugins.go order.
 func (s *Scheduler) filter(p *podInfo) (feasible []int, reasons map[string]int) {
 	counts := s.interPodCounts(p)
+	spread := s.spreadFilter(p)
 	reasons = map[string]int{}
 	for i, n := range s.nodes {
-		if r := filterNode(p, n, counts); r != "" {
+		if r := filterNode(p, n, spread, counts); r != "" {
 			reasons[r]++
 			continue
 		}
@@ -39,7 +40,7 @@ func (s *Scheduler) filter(p *podInfo) (feasible []int, reasons map[string]int) 
 }
 
 // filterNode returns why p cannot go to n, or "".
-func filterNode(p *podInfo, n *nodeInfo, counts *interPodCounts) string {
+func filterNode(p *podInfo, n *nodeInfo, spread *spreadFilter, counts *interPodCounts) string {
 	switch {
 	case p.NodeName != "" && p.NodeName != n.Name:
 		return reasonNodeName
@@ -49,6 +50,9 @@ func filterNode(p *podInfo, n *nodeInfo, counts *interPodCounts) string {
 		return reasonNodeAffinity
 	case !fitsCPU(p, n):
 		return reasonCPU
+	}
+	if r := spread.filter(p, n); r != "" {
+		return r
 	}
 	return counts.filter(p, n)
 }

@@ -29,8 +29,9 @@
 //   - Namespaces: all pods share one, so namespace fields of affinity terms
 //     are ignored. matchLabelKeys/mismatchLabelKeys of pod affinity terms are
 //     ignored too: the API server merges them into labelSelector at creation.
-//   - A pod's own topologySpreadConstraints: only the system defaults apply,
-//     selecting the pods of the same Owner (see spreadScores).
+//   - The system default spreading selects the pods of the same Owner, where
+//     kube-scheduler selects by the Services and ReplicaSets matching the pod
+//     (see systemDefaultConstraints).
 //   - Ties: the best node is drawn uniformly with the given rng (see selectHost).
 //   - Invalid selectors are an error from Schedule; the API server would have
 //     rejected such a pod.
@@ -76,6 +77,9 @@ type Pod struct {
 	NodeSelector map[string]string
 	Affinity     *corev1.Affinity
 	Tolerations  []corev1.Toleration
+	// TopologySpreadConstraints are the pod's own; without any, the system
+	// defaults spread the Owner's pods.
+	TopologySpreadConstraints []corev1.TopologySpreadConstraint
 }
 
 // Scheduler holds the nodes and the pods bound to them.

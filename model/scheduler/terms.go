@@ -29,6 +29,8 @@ type podInfo struct {
 	// Inter-pod affinity terms; required ones have weight 0.
 	requiredAffinity, requiredAntiAffinity   []affinityTerm
 	preferredAffinity, preferredAntiAffinity []affinityTerm
+	// The pod's own spread constraints, DoNotSchedule and ScheduleAnyway.
+	hardSpread, softSpread []spreadConstraint
 }
 
 // nodeTerm is a parsed NodeSelectorTerm (component-helpers
@@ -53,11 +55,17 @@ func newPodInfo(p Pod) (*podInfo, error) {
 	if m == 0 {
 		pi.nonZeroMilliCPU = defaultMilliCPURequest
 	}
+	var err error
+	if pi.hardSpread, err = spreadConstraints(&p, corev1.DoNotSchedule); err != nil {
+		return nil, err
+	}
+	if pi.softSpread, err = spreadConstraints(&p, corev1.ScheduleAnyway); err != nil {
+		return nil, err
+	}
 	a := p.Affinity
 	if a == nil {
 		return pi, nil
 	}
-	var err error
 	if na := a.NodeAffinity; na != nil {
 		if req := na.RequiredDuringSchedulingIgnoredDuringExecution; req != nil {
 			pi.hasRequiredNodeTerms = true
