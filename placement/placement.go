@@ -47,6 +47,7 @@ func ServicePod(svc *scenario.Service, name string) scheduler.Pod {
 	pod := &svc.Pod
 	p := schedulerPod("service/"+name, "service/"+svc.Name, withApp(svc.Name, pod.Labels), &pod.Resources)
 	p.NodeName, p.NodeSelector, p.Affinity, p.Tolerations = pod.NodeName, pod.NodeSelector, pod.Affinity, pod.Tolerations
+	p.TopologySpreadConstraints = pod.TopologySpreadConstraints
 	return p
 }
 

@@ -17,6 +17,7 @@ import (
 func TestViews(t *testing.T) {
 	half := corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("500m")}}
 	zone := map[string]string{"zone": "a"}
+	spread := []corev1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: "zone", WhenUnsatisfiable: corev1.DoNotSchedule}}
 	for _, tc := range []struct {
 		name string
 		got  scheduler.Pod
@@ -26,6 +27,8 @@ func TestViews(t *testing.T) {
 			scheduler.Pod{Name: "service/web-3", Owner: "service/web", Labels: map[string]string{"app": "web"}, CPURequest: 0.5, NodeSelector: zone}},
 		{"service pod with its own app label", ServicePod(&scenario.Service{Name: "web", Pod: scenario.Pod{Labels: map[string]string{"app": "shop", "tier": "1"}, NodeName: "n-1"}}, "web-0"),
 			scheduler.Pod{Name: "service/web-0", Owner: "service/web", Labels: map[string]string{"app": "shop", "tier": "1"}, NodeName: "n-1"}},
+		{"service pod spread", ServicePod(&scenario.Service{Name: "web", Pod: scenario.Pod{TopologySpreadConstraints: spread}}, "web-0"),
+			scheduler.Pod{Name: "service/web-0", Owner: "service/web", Labels: map[string]string{"app": "web"}, TopologySpreadConstraints: spread}},
 		{"client pod", ClientPod(&scenario.Client{Name: "caller"}, "caller-2"),
 			scheduler.Pod{Name: "client/caller-2", Owner: "client/caller", Labels: map[string]string{"app": "caller"}}},
 		{"client pod placed", ClientPod(&scenario.Client{Name: "gen", Resources: half, Placement: &scenario.Placement{NodeSelector: zone}}, "gen-0"),

@@ -288,6 +288,14 @@ type Pod struct {
 	Affinity *corev1.Affinity `yaml:"affinity"`
 	// Tolerations let the pods onto nodes with matching taints, as in a Pod spec.
 	Tolerations []corev1.Toleration `yaml:"tolerations"`
+	// TopologySpreadConstraints spread the pods over nodes, zones or any node
+	// label, as in a Pod spec and as kube-scheduler's PodTopologySpread applies
+	// them: DoNotSchedule ones keep a pod off a node that would make the skew
+	// too big (a pod no node takes stays Pending), ScheduleAnyway ones score.
+	// matchLabelKeys join the label selector with the pod's own values; the
+	// pods carry no pod-template-hash label, so a key of it is ignored. Unset:
+	// the system default spreading over hostnames and zones.
+	TopologySpreadConstraints []corev1.TopologySpreadConstraint `yaml:"topologySpreadConstraints"`
 	// NodeName pins every pod to one node (POOL-N), bypassing the scheduler, as in a
 	// Pod spec.
 	NodeName string `yaml:"nodeName"`

@@ -234,6 +234,7 @@ func (v *validator) placed(path string, p *Pod, nodes []string) {
 	}
 	v.fieldErrors(metavalidation.ValidateLabels(p.Labels, field.NewPath(path+".labels")))
 	v.placement(path, p.NodeSelector, p.Affinity, p.Tolerations)
+	v.topologySpread(path+".topologySpreadConstraints", p.TopologySpreadConstraints)
 	if p.NodeName != "" && nodes != nil && !slices.Contains(nodes, p.NodeName) {
 		v.errorf(path+".nodeName", "%s", unknownName("node", p.NodeName, nodes))
 	}
@@ -371,6 +372,50 @@ func (v *validator) rateCurve(path string, c *Client) {
 		}
 		if d.Period.Duration <= 0 {
 			v.errorf(da+".period", "must be greater than 0")
+		}
+	}
+}
+
+// whenUnsatisfiable are a spread constraint's actions.
+var whenUnsatisfiable = []string{string(corev1.DoNotSchedule), string(corev1.ScheduleAnyway)}
+
+// topologySpread checks spread constraints as the API server does
+// (pkg/apis/core/validation validateTopologySpreadConstraints).
+func (v *validator) topologySpread(path string, constraints []corev1.TopologySpreadConstraint) {
+	seen := map[string]int{}
+	for i := range constraints {
+		c := &constraints[i]
+		at := fmt.Sprintf("%s[%d]", path, i)
+		if c.MaxSkew < 1 {
+			v.errorf(at+".maxSkew", "must be at least 1")
+		}
+		if c.TopologyKey == "" {
+			v.errorf(at+".topologyKey", "is required: the node label to spread over, such as %s or %s", corev1.LabelHostname, corev1.LabelTopologyZone)
+		}
+		v.oneOf(at+".whenUnsatisfiable", "action", string(c.WhenUnsatisfiable), whenUnsatisfiable)
+		if key := c.TopologyKey + "/" + string(c.WhenUnsatisfiable); c.TopologyKey != "" {
+			if j, ok := seen[key]; ok {
+				v.errorf(at, "repeats the topologyKey and whenUnsatisfiable of %s[%d]", path, j)
+			}
+			seen[key] = i
+		}
+		if c.MinDomains != nil {
+			switch {
+			case *c.MinDomains < 1:
+				v.errorf(at+".minDomains", "must be at least 1")
+			case c.WhenUnsatisfiable != corev1.DoNotSchedule:
+				v.errorf(at+".minDomains", "applies only with whenUnsatisfiable DoNotSchedule")
+			}
+		}
+		for _, p := range []*corev1.NodeInclusionPolicy{c.NodeAffinityPolicy, c.NodeTaintsPolicy} {
+			if p != nil && *p != corev1.NodeInclusionPolicyHonor && *p != corev1.NodeInclusionPolicyIgnore {
+				v.errorf(at, "node inclusion policy %q: want Honor or Ignore", *p)
+			}
+		}
+		if c.LabelSelector != nil {
+			if _, err := metav1.LabelSelectorAsSelector(c.LabelSelector); err != nil {
+				v.errorf(at+".labelSelector", "%v", err)
+			}
 		}
 	}
 }

@@ -119,3 +119,36 @@ func TestPendingPodsWaitForRoom(t *testing.T) {
 		})
 	}
 }
+
+// A hard spread over hostnames on two nodes, one tainted: with the default
+// nodeTaintsPolicy Ignore the tainted node is a domain of 0 pods, so the second
+// pod fits nowhere and waits Pending with kube-scheduler's reason; with Honor
+// the tainted node is left out and both pods run on the other.
+func TestTopologySpreadOverATaintedNode(t *testing.T) {
+	for _, tc := range []struct {
+		policy  string
+		pending int
+	}{{"", 1}, {", nodeTaintsPolicy: Honor", 0}} {
+		t.Run("policy"+tc.policy, func(t *testing.T) {
+			r := run(t, opts{replicas: 2,
+				nodes: `[{name: a, count: 1, cpu: "4"}, {name: b, count: 1, cpu: "4", taints: [{key: dedicated, value: batch, effect: NoSchedule}]}]`,
+				pod: "      serviceTime: {distribution: exponential, mean: 1ms}\n" +
+					"      topologySpreadConstraints: [{maxSkew: 1, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: web}}" + tc.policy + "}]",
+				client: "    threads: 1"})
+			if len(r.Pending) != tc.pending {
+				t.Fatalf("pending %+v, want %d", r.Pending, tc.pending)
+			}
+			if tc.pending > 0 {
+				want := "0/2 nodes are available: 1 node(s) didn't match pod topology spread constraints, 1 node(s) had untolerated taint(s)."
+				if !strings.Contains(r.Pending[0].Reason, want) {
+					t.Errorf("reason %q, want %q", r.Pending[0].Reason, want)
+				}
+			}
+			for _, p := range r.Pods {
+				if p.Node != "a-0" {
+					t.Errorf("pod %s on %s, want a-0", p.Name, p.Node)
+				}
+			}
+		})
+	}
+}

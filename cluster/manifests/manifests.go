@@ -188,6 +188,7 @@ func deployment(sc *scenario.Scenario, s *scenario.Service, run Run, ns string) 
 					NodeSelector:                  pod.NodeSelector,
 					Affinity:                      pod.Affinity,
 					Tolerations:                   pod.Tolerations,
+					TopologySpreadConstraints:     pod.TopologySpreadConstraints,
 					EnableServiceLinks:            new(bool),
 				},
 			},

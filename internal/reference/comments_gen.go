@@ -1026,6 +1026,7 @@ var generated = Comments{
 			"StartupDelay":                  "StartupDelay is the time from a pod's creation to its app listening: scheduling,\nimage pull and container start. Default: 2s, constant (a typical pod;\nKubernetes' start-up SLO is 5 s at the 99th percentile).",
 			"TerminationGracePeriodSeconds": "TerminationGracePeriodSeconds as Kubernetes counts it: from the deletion,\npreStop included, to SIGKILL. Default: 30.",
 			"Tolerations":                   "Tolerations let the pods onto nodes with matching taints, as in a Pod spec.",
+			"TopologySpreadConstraints":     "TopologySpreadConstraints spread the pods over nodes, zones or any node\nlabel, as in a Pod spec and as kube-scheduler's PodTopologySpread applies\nthem: DoNotSchedule ones keep a pod off a node that would make the skew\ntoo big (a pod no node takes stays Pending), ScheduleAnyway ones score.\nmatchLabelKeys join the label selector with the pod's own values; the\npods carry no pod-template-hash label, so a key of it is ignored. Unset:\nthe system default spreading over hostnames and zones.",
 			"WaitTime":                      "WaitTime is off-CPU time per request that holds a worker but no core, such as\na call to a dependency with its own latency. Unset: none.",
 		},
 	},
