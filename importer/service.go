@@ -92,6 +92,7 @@ func (im *importer) pod(w *workload) (mapping, error) {
 		{"nodeSelector", spec.NodeSelector, len(spec.NodeSelector) > 0},
 		{"affinity", spec.Affinity, spec.Affinity != nil},
 		{"tolerations", spec.Tolerations, len(spec.Tolerations) > 0},
+		{"topologySpreadConstraints", spec.TopologySpreadConstraints, len(spec.TopologySpreadConstraints) > 0},
 	} {
 		if !f.set {
 			continue
@@ -101,9 +102,6 @@ func (im *importer) pod(w *workload) (mapping, error) {
 			return pod, err
 		}
 		pod.set(f.key, compact(n))
-	}
-	if len(spec.TopologySpreadConstraints) > 0 {
-		im.note(w.source, w.String(), "its topologySpreadConstraints are not imported yet: the scheduler spreads its pods by the default constraints")
 	}
 	pod.set("serviceTime", compact(newMapping().set("distribution", str(scenario.DistExponential)).set("mean", str(assumedServiceTime)).node),
 		"ASSUMED: the app's CPU time per request, which manifests do not say. Measure it: the",

@@ -48,7 +48,7 @@ ConfigMap is said on stderr, and the import goes on without it.
 
 From each Deployment or StatefulSet behind a Service it makes a service: replicas,
 the app container's CPU and memory, readiness probe timing, preStop hook, grace
-period, affinity and tolerations, rollout strategy. An HPA joins the service its
+period, affinity, tolerations, topology spread constraints, rollout strategy. An HPA joins the service its
 scaleTargetRef names (autoscaling/v1 and v2; CPU metrics). Nodes become node pools
 (allocatable CPU, labels, taints), kube-proxy's ConfigMap sets the proxy mode.
 Istio's injection (namespace label, pod label or annotation) gives a service an
