@@ -2,7 +2,6 @@ package importer
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -11,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"trafficlab/inventory"
+	"trafficlab/scenario"
 )
 
 // workload is a Deployment, StatefulSet or Job: pods from one template.
@@ -73,16 +73,13 @@ func selects(s *corev1.Service, w *workload) bool {
 	return labels.SelectorFromSet(s.Spec.Selector).Matches(labels.Set(w.template.Labels))
 }
 
-// sidecarContainers are containers a mesh injects, never the app.
-var sidecarContainers = []string{"istio-proxy", "linkerd-proxy", "envoy"}
-
 // appContainer is the container that serves the Service: the only one that is
 // not a mesh's proxy, or the one that listens on the Service's target port.
 // why says how it was chosen when the pod has several.
 func appContainer(w *workload) (c *corev1.Container, why string) {
 	var apps []*corev1.Container
 	for i := range w.template.Spec.Containers {
-		if c := &w.template.Spec.Containers[i]; !slices.Contains(sidecarContainers, c.Name) {
+		if c := &w.template.Spec.Containers[i]; !scenario.MeshProxy(c.Name) {
 			apps = append(apps, c)
 		}
 	}

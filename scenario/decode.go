@@ -258,14 +258,18 @@ func (d *decoder) mapping(n *yaml.Node, v reflect.Value, path string) {
 		d.expected(n, path, "a mapping")
 		return
 	}
-	fields := map[string]int{}
+	fields := map[string][]int{}
 	var names []string
-	for i := range v.NumField() {
-		name := fieldName(v.Type().Field(i))
-		if name != "" && name != "-" {
-			fields[name] = i
-			names = append(names, name)
+	for _, f := range reflect.VisibleFields(v.Type()) {
+		name := fieldName(f)
+		if f.Anonymous || name == "" || name == "-" || fields[name] != nil {
+			continue // an inlined struct's fields are visible in their own right
 		}
+		if len(f.Index) > 1 && !inlined(v.Type(), f.Index) {
+			continue
+		}
+		fields[name] = f.Index
+		names = append(names, name)
 	}
 	where := "in " + path
 	if path == "" {
@@ -288,8 +292,23 @@ func (d *decoder) mapping(n *yaml.Node, v reflect.Value, path string) {
 			d.errorf(key, "", "unknown field %q %s; known fields: %s", key.Value, where, strings.Join(names, ", "))
 			continue
 		}
-		d.value(val, v.Field(f), joinPath(path, key.Value))
+		d.value(val, v.FieldByIndex(f), joinPath(path, key.Value))
 	}
+}
+
+// inlined tells whether the field at index, in a struct embedded in t, is
+// promoted as encoding/json promotes it, and so Kubernetes' JSON: every struct
+// on the way embedded by value without a name of its own (a probe's handler,
+// ProbeHandler).
+func inlined(t reflect.Type, index []int) bool {
+	for _, i := range index[:len(index)-1] {
+		f := t.Field(i)
+		if !f.Anonymous || f.Type.Kind() != reflect.Struct || fieldName(f) != "" {
+			return false
+		}
+		t = f.Type
+	}
+	return true
 }
 
 // fieldName is a struct field's key: its yaml tag, or else its json tag, which is how

@@ -251,6 +251,7 @@ func defaultInt32(p **int32, v int32) {
 }
 
 func defaultPod(p *Pod) {
+	fromAppContainer(p)
 	defaultResources(&p.Resources, p.CPU)
 	if p.Resources.Limits != nil {
 		if q, ok := p.Resources.Limits[corev1.ResourceCPU]; ok && p.CPU == nil {

@@ -218,9 +218,13 @@ type Rollout struct {
 	At metav1.Duration `yaml:"at"`
 }
 
-// Autoscaler is an autoscaling/v2 HorizontalPodAutoscalerSpec without scaleTargetRef
-// (the target is the service's Deployment), plus the controller's settings.
+// Autoscaler is an autoscaling/v2 HorizontalPodAutoscalerSpec on the service's
+// Deployment, plus the controller's settings.
 type Autoscaler struct {
+	// ScaleTargetRef is the HPA's target, accepted as a manifest writes it: it must
+	// name the service's own Deployment (kind Deployment, apiVersion apps/v1).
+	// Unset: that Deployment.
+	ScaleTargetRef *autoscalingv2.CrossVersionObjectReference `yaml:"scaleTargetRef"`
 	// MinReplicas is the HPA's lower bound, at least 1 (scale to zero is an alpha
 	// feature, not modelled). Default: 1.
 	MinReplicas *int32 `yaml:"minReplicas"`
@@ -267,6 +271,16 @@ type HPAController struct {
 
 // Pod is the application container of every replica.
 type Pod struct {
+	// Containers are the pod's containers as a Pod spec lists them, for a pod
+	// copied from a manifest. The app container gives the pod its resources,
+	// readinessProbe and preStop hook, as if they were written here at pod level
+	// (set each in one place); its image, command, env and ports are accepted and
+	// not used. The other containers are not modelled: their CPU is neither
+	// requested nor spent, and validation warns. Unset: the keys below alone.
+	Containers []corev1.Container `yaml:"containers"`
+	// App names the app container among containers. Default: the only one that
+	// is not a mesh's proxy (istio-proxy, linkerd-proxy).
+	App string `yaml:"app"`
 	// CPU is the container's CPU limit in cores, shared by all its running requests,
 	// as resources.limits.cpu (set one of the two), greater than 0. Unset: no limit,
 	// the pod may use every core of its node.
@@ -378,6 +392,17 @@ type HTTP2Windows struct {
 // (period 10, timeout 1, success 1, failure 3). The probe succeeds while the app
 // listens and is not shutting down.
 type Probe struct {
+	// HTTPGet is a Pod spec's HTTP probe handler, accepted as a manifest writes it
+	// (set at most one handler). Whichever handler a probe has, it succeeds while
+	// the app listens and is not shutting down: its timing is what a run plays.
+	// Unset: the same.
+	HTTPGet *corev1.HTTPGetAction `yaml:"httpGet"`
+	// TCPSocket is a Pod spec's TCP probe handler, accepted as HTTPGet is.
+	TCPSocket *corev1.TCPSocketAction `yaml:"tcpSocket"`
+	// Exec is a Pod spec's command probe handler, accepted as HTTPGet is.
+	Exec *corev1.ExecAction `yaml:"exec"`
+	// GRPC is a Pod spec's gRPC health-check probe handler, accepted as HTTPGet is.
+	GRPC *corev1.GRPCAction `yaml:"grpc"`
 	// InitialDelaySeconds after the container starts before the first probe.
 	// Default: 0.
 	InitialDelaySeconds int32 `yaml:"initialDelaySeconds"`

@@ -239,6 +239,7 @@ func (v *validator) services(svcs []Service, duration time.Duration) map[string]
 			v.distribution(pod+".waitTime", s.Pod.WaitTime)
 		}
 		v.podLifecycle(pod, &s.Pod)
+		v.containers(pod, &s.Pod)
 		v.podSizes(pod, &s.Pod)
 		if s.Autoscaler != nil {
 			v.autoscaler(path, s)
@@ -260,6 +261,19 @@ func (v *validator) podLifecycle(pod string, p *Pod) {
 	}
 	if r := p.ReadinessProbe; r != nil {
 		rp := pod + ".readinessProbe"
+		var handlers []string
+		for _, h := range []struct {
+			name string
+			set  bool
+		}{{"httpGet", r.HTTPGet != nil}, {"tcpSocket", r.TCPSocket != nil}, {"exec", r.Exec != nil}, {"grpc", r.GRPC != nil}} {
+			if h.set {
+				handlers = append(handlers, h.name)
+			}
+		}
+		if len(handlers) > 1 {
+			// pkg/apis/core/validation validateHandler: "may not specify more than 1 handler type".
+			v.errorf(rp+"."+handlers[1], "a probe has one handler, and %s is set too", handlers[0])
+		}
 		if r.InitialDelaySeconds < 0 {
 			v.errorf(rp+".initialDelaySeconds", "must not be negative")
 		}
@@ -361,6 +375,16 @@ func (v *validator) autoscaler(svc string, s *Service) {
 		v.errorf(at("minReplicas"), "must be at least 1: minReplicas 0 is Kubernetes' alpha feature HPAScaleToZero (off by default; it also needs an Object or External metric), not modelled")
 	case minR < 0:
 		v.errorf(at("minReplicas"), "must be at least 1")
+	}
+	if ref := a.ScaleTargetRef; ref != nil {
+		switch {
+		case ref.Kind != "Deployment":
+			v.errorf(at("scaleTargetRef.kind"), "must be Deployment: the autoscaler scales service %s's Deployment", s.Name)
+		case ref.Name != s.Name:
+			v.errorf(at("scaleTargetRef.name"), "must be %s: the autoscaler scales the service's own Deployment, named as the service", s.Name)
+		case ref.APIVersion != "" && ref.APIVersion != "apps/v1":
+			v.errorf(at("scaleTargetRef.apiVersion"), "must be apps/v1, a Deployment's, or left out")
+		}
 	}
 	bounds := minR >= 1
 	switch {
