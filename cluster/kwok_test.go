@@ -25,7 +25,10 @@ import (
 // it for the nodes annotated kwok.x-k8s.io/node=fake): two of 1 core for web,
 // whose 400m pods fit two a node, so one of five waits; one of 4 cores tainted
 // for db, whose two 1500m pods tolerate the taint; cache asks for that node
-// without tolerating it, and waits.
+// without tolerating it, and waits. spread's three pods must keep their
+// hostnames level (maxSkew 1) over the kwok nodes: the tainted node, which they
+// do not tolerate, still counts as a domain of none (nodeTaintsPolicy Ignore),
+// so each small node takes one and the third waits.
 const kwokPlacement = `apiVersion: trafficlab/v1alpha1
 kind: Scenario
 metadata: {name: kwok-placement}
@@ -58,6 +61,17 @@ spec:
     pod:
       resources: {requests: {cpu: 100m}}
       nodeSelector: {trafficlab.io/kwok-pool: big}
+      serviceTime: {distribution: constant, value: 1ms}
+  - name: spread
+    replicas: 3
+    pod:
+      resources: {requests: {cpu: 50m}}
+      affinity:
+        nodeAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+            nodeSelectorTerms: [{matchExpressions: [{key: trafficlab.io/kwok-pool, operator: Exists}]}]
+      topologySpreadConstraints:
+      - {maxSkew: 1, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: spread}}}
       serviceTime: {distribution: constant, value: 1ms}
   clients:
   - {name: caller, target: web, threads: 1}
@@ -124,6 +138,10 @@ func TestPlacementOnTheLocalCluster(t *testing.T) {
 	}
 	// Settled: every pod either runs on a node, with an address of kwok's, or is
 	// one the scheduler called unschedulable.
+	replicas := 0
+	for _, s := range sc.Spec.Services {
+		replicas += s.Replicas
+	}
 	var waiting map[string]int
 	until(ctx, t, "every pod running or unschedulable", func() (bool, error) {
 		pods, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
@@ -140,9 +158,9 @@ func TestPlacementOnTheLocalCluster(t *testing.T) {
 				settled++
 			}
 		}
-		return settled == 8 && len(pods.Items) == 8, nil
+		return settled == replicas && len(pods.Items) == replicas, nil
 	})
-	want := map[string]int{"web": 1, "cache": 1}
+	want := map[string]int{"web": 1, "cache": 1, "spread": 1}
 	for _, got := range []struct {
 		name   string
 		counts map[string]int
