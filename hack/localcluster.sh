@@ -302,6 +302,14 @@ clusterDomain: cluster.local
 podCIDR: $cidr
 # Each node's pods' logs under its own state, not the host's /var/log/pods.
 podLogsDir: $dir/pod-logs
+# The disk is the machine's, shared with other work: at the default thresholds
+# (imagefs.available<15%) the nodes went NoSchedule with disk-pressure while
+# the machine still had 37 GB free, and image garbage collection (from 85 %
+# used) would delete the trafficlab image, which the nodes cannot pull back.
+# The runs write little: evict only when the disk is nearly full, never GC.
+evictionHard: {memory.available: 100Mi, nodefs.available: 2%, nodefs.inodesFree: 2%, imagefs.available: 2%}
+imageGCHighThresholdPercent: 100
+imageGCLowThresholdPercent: 99
 KUBELET
 	# --containerd is cAdvisor's flag: where it finds the node's containers for its
 	# per-container metrics (/metrics/cadvisor), by default the one host socket.
