@@ -10,6 +10,7 @@ package inventory
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -76,12 +77,15 @@ type Inventory struct {
 	Namespaces       []Object[*corev1.Namespace]
 	DestinationRules []Object[*DestinationRule]
 	Others           []Other
-	// Unread are the cluster-wide reads a cluster forbade, each with its error.
+	// Unread are the cluster-wide reads a cluster forbade, each with its error,
+	// and the files of a directory that hold no Kubernetes object (a chart's
+	// values.yaml, a template before helm renders it), each with why.
 	Unread []string
 }
 
 // ReadPath reads a file, or every .yaml, .yml and .json file under a directory
-// in lexical order, into inv.
+// in lexical order, into inv. A file of a directory that is no manifest is
+// skipped and recorded in Unread; a file named alone must be one.
 func (inv *Inventory) ReadPath(path string) error {
 	info, err := os.Stat(path)
 	if err != nil {
@@ -97,9 +101,44 @@ func (inv *Inventory) ReadPath(path string) error {
 		if ext := filepath.Ext(p); ext != ".yaml" && ext != ".yml" && ext != ".json" {
 			return nil
 		}
-		return inv.readFile(p)
+		var part Inventory
+		if err := part.readFile(p); err != nil {
+			var not notManifest
+			if !errors.As(err, &not) {
+				return err
+			}
+			inv.Unread = append(inv.Unread, err.Error())
+			return nil
+		}
+		inv.merge(&part)
+		return nil
 	})
 }
+
+// merge appends what other read.
+func (inv *Inventory) merge(other *Inventory) {
+	inv.Deployments = append(inv.Deployments, other.Deployments...)
+	inv.StatefulSets = append(inv.StatefulSets, other.StatefulSets...)
+	inv.Jobs = append(inv.Jobs, other.Jobs...)
+	inv.Services = append(inv.Services, other.Services...)
+	inv.HPAs = append(inv.HPAs, other.HPAs...)
+	inv.PDBs = append(inv.PDBs, other.PDBs...)
+	inv.Nodes = append(inv.Nodes, other.Nodes...)
+	inv.ConfigMaps = append(inv.ConfigMaps, other.ConfigMaps...)
+	inv.Namespaces = append(inv.Namespaces, other.Namespaces...)
+	inv.DestinationRules = append(inv.DestinationRules, other.DestinationRules...)
+	inv.Others = append(inv.Others, other.Others...)
+	inv.Unread = append(inv.Unread, other.Unread...)
+}
+
+// notManifest is a file that holds no Kubernetes object: YAML that does not
+// parse (a Helm template), or documents without apiVersion and kind.
+type notManifest struct{ error }
+
+func (n notManifest) Unwrap() error { return n.error }
+
+// templateHint is what to do with a file that looks like a Helm template.
+const templateHint = " (a Helm template? give `helm template` output: helm template CHART | trafficlab import -f -)"
 
 func (inv *Inventory) readFile(path string) error {
 	f, err := os.Open(path)
@@ -120,12 +159,19 @@ func (inv *Inventory) Read(name string, r io.Reader) error {
 		src := Source{File: name, Line: d.line, Item: -1}
 		data, err := yaml.YAMLToJSON(d.text)
 		if err != nil {
-			return fmt.Errorf("%s: %w", src, err)
+			err = fmt.Errorf("%s: %w", src, err)
+			if bytes.Contains(d.text, []byte("{{")) {
+				err = fmt.Errorf("%w%s", err, templateHint)
+			}
+			return notManifest{err}
 		}
 		if bytes.Equal(bytes.TrimSpace(data), []byte("null")) {
 			continue // only comments
 		}
 		if err := inv.add(data, src); err != nil {
+			if bytes.Contains(d.text, []byte("{{")) {
+				return notManifest{fmt.Errorf("%w%s", err, templateHint)}
+			}
 			return err
 		}
 	}
@@ -146,7 +192,7 @@ func (inv *Inventory) add(data []byte, src Source) error {
 		return fmt.Errorf("%s: %w", src, err)
 	}
 	if head.Kind == "" || head.APIVersion == "" {
-		return fmt.Errorf("%s: not a Kubernetes object: no apiVersion and kind", src)
+		return notManifest{fmt.Errorf("%s: not a Kubernetes object: no apiVersion and kind", src)}
 	}
 	if strings.HasSuffix(head.Kind, "List") && src.Item < 0 {
 		for i, item := range head.Items {

@@ -140,15 +140,20 @@ func TestReadRefuses(t *testing.T) {
 	}
 }
 
-// A directory is read file by file in lexical order, its YAML and JSON files only.
+// A directory is read file by file in lexical order, its YAML and JSON files
+// only; a file in it that holds no object (a chart's values, a template) is
+// skipped with why, and the same file named alone is refused.
 func TestReadPath(t *testing.T) {
 	dir := t.TempDir()
 	for name, text := range map[string]string{
-		"b/svc.yml":  "apiVersion: v1\nkind: Service\nmetadata: {name: b}\n",
-		"a.yaml":     "apiVersion: v1\nkind: Service\nmetadata: {name: a}\n",
-		"c.json":     `{"apiVersion": "v1", "kind": "Service", "metadata": {"name": "c"}}`,
-		"README.md":  "not a manifest",
-		"kustom.txt": "kind: [",
+		"b/svc.yml":                "apiVersion: v1\nkind: Service\nmetadata: {name: b}\n",
+		"a.yaml":                   "apiVersion: v1\nkind: Service\nmetadata: {name: a}\n",
+		"c.json":                   `{"apiVersion": "v1", "kind": "Service", "metadata": {"name": "c"}}`,
+		"README.md":                "not a manifest",
+		"kustom.txt":               "kind: [",
+		"chart/values.yaml":        "replicaCount: 3\n",
+		"chart/templates/cm.yaml":  "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: {{ .Release.Name }}}\n",
+		"chart/templates/svc.yaml": "apiVersion: v1\nkind: Service\nmetadata:\n  name: {{ .Release.Name }}\n  labels: {{- include \"x\" . | nindent 4 }}\n",
 	} {
 		p := filepath.Join(dir, name)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -168,5 +173,13 @@ func TestReadPath(t *testing.T) {
 	}
 	if got := strings.Join(names, ", "); got != "a a.yaml, b svc.yml, c c.json" {
 		t.Errorf("read %s", got)
+	}
+	if len(inv.Unread) != 3 || !strings.Contains(inv.Unread[0], "cm.yaml:1: ") || !strings.Contains(inv.Unread[1], "svc.yaml:1: ") ||
+		!strings.Contains(inv.Unread[1], "a Helm template?") || !strings.Contains(inv.Unread[2], "values.yaml:1: not a Kubernetes object: no apiVersion and kind") {
+		t.Errorf("unread %q, want the template and the values", inv.Unread)
+	}
+	var alone Inventory
+	if err := alone.ReadPath(filepath.Join(dir, "chart/values.yaml")); err == nil || !strings.Contains(err.Error(), "not a Kubernetes object") {
+		t.Errorf("values.yaml named alone: %v, want it refused", err)
 	}
 }

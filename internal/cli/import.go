@@ -37,7 +37,9 @@ func newImport(stdout, stderr io.Writer) *cobra.Command {
 		Long: `import reads the Kubernetes objects a system is written in and prints a scenario
 that validates and runs. It reads multi-document YAML and JSON, the Lists that
 kubectl get -o yaml prints, and what kustomize build or helm template print (give
-- to read stdin). A directory is read file by file.
+- to read stdin). A directory is read file by file; a file in it that holds no
+Kubernetes object (a chart's values.yaml, a template helm has not rendered) is
+skipped and listed on stderr.
 
 With --kubeconfig or --context instead, it reads a live cluster's objects in one
 namespace (-n, default: the context's) or all of them (-A), with get and list
