@@ -40,12 +40,6 @@ const (
 	// a typical pod, not a bound.
 	defaultStartupDelay = 2 * time.Second
 
-	// pkg/apis/core/v1/defaults.go SetDefaults_Pod and SetDefaults_Probe.
-	defaultGracePeriodSeconds = 30
-	defaultProbePeriod        = 10
-	defaultProbeTimeout       = 1
-	defaultProbeSuccess       = 1
-	defaultProbeFailure       = 3
 
 	// kube-controller-manager's HPA flags
 	// (pkg/controller/podautoscaler/config/v1alpha1/defaults.go) and metrics-server's
@@ -99,6 +93,15 @@ const (
 	defaultReportSamples = 10000
 )
 
+// A readinessProbe's defaults, Kubernetes' (pkg/apis/core/v1/defaults.go
+// SetDefaults_Probe): what a probe's unset timing is.
+const (
+	DefaultProbePeriodSeconds    = 10
+	DefaultProbeTimeoutSeconds   = 1
+	DefaultProbeSuccessThreshold = 1
+	DefaultProbeFailureThreshold = 3
+)
+
 // defaultRetryOn is the retryOn of Istio's default retry policy (see defaultRetryAttempts).
 var defaultRetryOn = []string{"connect-failure", "refused-stream", "unavailable", "cancelled", "retriable-status-codes"}
 
@@ -146,7 +149,7 @@ func setDefaults(s *Scenario) {
 		if sc := s.Spec.Services[i].Sidecar; sc != nil {
 			defaultSidecar(sc)
 		}
-		defaultStrategy(&s.Spec.Services[i].Strategy)
+		DefaultStrategy(&s.Spec.Services[i].Strategy)
 	}
 	for i := range s.Spec.Clients {
 		defaultClient(&s.Spec.Clients[i])
@@ -275,13 +278,13 @@ func defaultPod(p *Pod) {
 	}
 	if p.ReadinessProbe != nil {
 		r := p.ReadinessProbe
-		defaultInt32(&r.PeriodSeconds, defaultProbePeriod)
-		defaultInt32(&r.TimeoutSeconds, defaultProbeTimeout)
-		defaultInt32(&r.SuccessThreshold, defaultProbeSuccess)
-		defaultInt32(&r.FailureThreshold, defaultProbeFailure)
+		defaultInt32(&r.PeriodSeconds, DefaultProbePeriodSeconds)
+		defaultInt32(&r.TimeoutSeconds, DefaultProbeTimeoutSeconds)
+		defaultInt32(&r.SuccessThreshold, DefaultProbeSuccessThreshold)
+		defaultInt32(&r.FailureThreshold, DefaultProbeFailureThreshold)
 	}
 	if p.TerminationGracePeriodSeconds == nil {
-		g := int64(defaultGracePeriodSeconds)
+		g := int64(corev1.DefaultTerminationGracePeriodSeconds)
 		p.TerminationGracePeriodSeconds = &g
 	}
 	if p.OnSigterm.Action == "" {

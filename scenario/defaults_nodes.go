@@ -81,9 +81,9 @@ func defaultBackground(b *Background) {
 	}
 }
 
-// defaultStrategy is apps/v1 SetDefaults_Deployment (pkg/apis/apps/v1/defaults.go):
+// DefaultStrategy is apps/v1 SetDefaults_Deployment (pkg/apis/apps/v1/defaults.go):
 // RollingUpdate, with maxSurge and maxUnavailable 25 % each when unset.
-func defaultStrategy(st *appsv1.DeploymentStrategy) {
+func DefaultStrategy(st *appsv1.DeploymentStrategy) {
 	if st.Type == "" {
 		st.Type = appsv1.RollingUpdateDeploymentStrategyType
 	}

@@ -281,10 +281,10 @@ func (v *validator) podLifecycle(pod string, p *Pod) {
 			name       string
 			value, def int32
 		}{
-			{"periodSeconds", *r.PeriodSeconds, defaultProbePeriod},
-			{"timeoutSeconds", *r.TimeoutSeconds, defaultProbeTimeout},
-			{"successThreshold", *r.SuccessThreshold, defaultProbeSuccess},
-			{"failureThreshold", *r.FailureThreshold, defaultProbeFailure},
+			{"periodSeconds", *r.PeriodSeconds, DefaultProbePeriodSeconds},
+			{"timeoutSeconds", *r.TimeoutSeconds, DefaultProbeTimeoutSeconds},
+			{"successThreshold", *r.SuccessThreshold, DefaultProbeSuccessThreshold},
+			{"failureThreshold", *r.FailureThreshold, DefaultProbeFailureThreshold},
 		} {
 			switch {
 			case f.value == 0:
