@@ -68,7 +68,7 @@ func (im *importer) load(client mapping, target string, sidecar bool) *yaml.Node
 	if im.speaksGRPC(target) {
 		client.set("library", str(grpcLibrary), "ASSUMED: the service names its port grpc; "+grpcLibrary+"'s channel is taken.")
 	} else {
-		client.set("connections", compact(newMapping().set("reuse", str(scenario.ReuseShared)).node),
+		client.set("connections", sharedPool(),
 			"ASSUMED: a shared pool of HTTP/1.1 connections; set library to the client's",
 			"own (`trafficlab libraries` lists them).")
 	}

@@ -33,10 +33,6 @@ type Call struct {
 	Source      inventory.Source
 }
 
-func (c Call) String() string {
-	return fmt.Sprintf("%s → %s: %s=%s (%s)", c.From, c.To, c.Where, c.Text, c.Source)
-}
-
 // Note is something about one object the scenario does not carry, or carries
 // by an assumption.
 type Note struct {

@@ -2,6 +2,7 @@ package importer
 
 import (
 	"strconv"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 	sigsyaml "sigs.k8s.io/yaml"
@@ -24,13 +25,7 @@ func flowMapping() mapping {
 
 // set adds key: value, with comment lines above the key.
 func (m mapping) set(key string, value *yaml.Node, comment ...string) mapping {
-	k := &yaml.Node{Kind: yaml.ScalarNode, Value: key}
-	for i, line := range comment {
-		if i > 0 {
-			k.HeadComment += "\n"
-		}
-		k.HeadComment += line
-	}
+	k := &yaml.Node{Kind: yaml.ScalarNode, Value: key, HeadComment: strings.Join(comment, "\n")}
 	m.node.Content = append(m.node.Content, k, value)
 	return m
 }

@@ -7,6 +7,7 @@ import (
 	"unicode"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 )
 
 // A workload's calls are not written anywhere in Kubernetes: they are inferred
@@ -110,7 +111,7 @@ func addresses(m mention) []address {
 				continue // a name outside the cluster: example.com
 			}
 		}
-		if !dnsLabel.MatchString(a.name) || (a.namespace != "" && !dnsLabel.MatchString(a.namespace)) {
+		if validation.IsDNS1123Label(a.name) != nil || (a.namespace != "" && validation.IsDNS1123Label(a.namespace) != nil) {
 			continue
 		}
 		bare := !url && a.port == "" && a.namespace == ""
@@ -121,5 +122,3 @@ func addresses(m mention) []address {
 	}
 	return out
 }
-
-var dnsLabel = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)

@@ -4,17 +4,16 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"trafficlab/model/hpa"
-
-	appsv1 "k8s.io/api/apps/v1"
-	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"gopkg.in/yaml.v3"
+	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	sigsyaml "sigs.k8s.io/yaml"
 
 	"trafficlab/inventory"
+	"trafficlab/model/hpa"
 	"trafficlab/scenario"
 )
 
@@ -24,13 +23,13 @@ func (im *importer) service(w *workload) (*yaml.Node, error) {
 	if w.service.Spec.ClusterIP == corev1.ClusterIPNone {
 		svc.set("clusterIP", str(scenario.ClusterIPNone))
 	}
-	hpa := im.autoscalerOf(w)
+	h := im.autoscalerOf(w)
 	replicas := int32(1) // a Deployment's default
 	if w.replicas != nil {
 		replicas = *w.replicas
 	}
-	if hpa != nil && hpa.Spec.MinReplicas != nil && replicas < *hpa.Spec.MinReplicas {
-		replicas = *hpa.Spec.MinReplicas
+	if h != nil && h.Object.Spec.MinReplicas != nil && replicas < *h.Object.Spec.MinReplicas {
+		replicas = *h.Object.Spec.MinReplicas
 	}
 	svc.set("replicas", integer(replicas))
 	pod, err := im.pod(w)
@@ -38,8 +37,8 @@ func (im *importer) service(w *workload) (*yaml.Node, error) {
 		return nil, err
 	}
 	svc.set("pod", pod.node)
-	if hpa != nil {
-		if a, err := im.autoscaler(w, hpa); err != nil {
+	if h != nil {
+		if a, err := im.autoscaler(w, h); err != nil {
 			return nil, err
 		} else if a != nil {
 			svc.set("autoscaler", a)
@@ -48,7 +47,7 @@ func (im *importer) service(w *workload) (*yaml.Node, error) {
 	if sc := im.sidecar(w); sc != nil {
 		svc.set("sidecar", sc)
 	}
-	if s := w.strategy; s != nil && s.Type != "" && !defaultStrategy(s) {
+	if s := w.strategy; s != nil && !defaultStrategy(s) {
 		n, err := value(s)
 		if err != nil {
 			return nil, err
@@ -120,9 +119,7 @@ func (im *importer) pod(w *workload) (mapping, error) {
 		pod.set("client", im.callClient(calls).node)
 	}
 	if c != nil {
-		if err := im.probe(pod, c); err != nil {
-			return pod, err
-		}
+		probe(pod, c)
 		im.preStop(w, pod, c)
 	}
 	if g := spec.TerminationGracePeriodSeconds; g != nil && *g != corev1.DefaultTerminationGracePeriodSeconds {
@@ -131,14 +128,14 @@ func (im *importer) pod(w *workload) (mapping, error) {
 	return pod, nil
 }
 
-// defaultStrategy tells whether s is the strategy a Deployment gets by default,
-// a rolling update with 25 % surge and unavailable (pkg/apis/apps/v1/defaults.go),
-// which is the scenario's too.
+// defaultStrategy tells whether s, defaulted, is the strategy a Deployment gets
+// by default, which is the scenario's too.
 func defaultStrategy(s *appsv1.DeploymentStrategy) bool {
-	quarter := intstr.FromString("25%")
-	r := s.RollingUpdate
-	return s.Type == appsv1.RollingUpdateDeploymentStrategyType &&
-		(r == nil || ((r.MaxSurge == nil || *r.MaxSurge == quarter) && (r.MaxUnavailable == nil || *r.MaxUnavailable == quarter)))
+	var byDefault appsv1.DeploymentStrategy
+	scenario.DefaultStrategy(&byDefault)
+	got := s.DeepCopy()
+	scenario.DefaultStrategy(got)
+	return equality.Semantic.DeepEqual(*got, byDefault)
 }
 
 // resources are c's requests and limits of cpu and memory, the ones a scenario
@@ -174,44 +171,48 @@ func (im *importer) callClient(calls []Call) mapping {
 		}
 	}
 	client := newMapping()
-	switch grpc {
-	case len(calls):
+	if grpc == len(calls) {
 		client.set("library", str(grpcLibrary),
 			"ASSUMED: the services called name their ports grpc; "+grpcLibrary+"'s channel is taken",
 			"for the pods' library (`trafficlab libraries` lists the others).")
-	case 0:
-		client.set("connections", compact(newMapping().set("reuse", str(scenario.ReuseShared)).node),
-			"ASSUMED: a client library that keeps a shared pool of HTTP/1.1 connections; set",
-			"library to the app's own (`trafficlab libraries` lists them).")
-	default:
-		client.set("connections", compact(newMapping().set("reuse", str(scenario.ReuseShared)).node),
-			"ASSUMED: it calls gRPC and HTTP services, and a scenario's pods have one client:",
-			"a shared pool of HTTP/1.1 connections is taken for all of them.")
+		return client
 	}
+	why := []string{"ASSUMED: a client library that keeps a shared pool of HTTP/1.1 connections; set",
+		"library to the app's own (`trafficlab libraries` lists them)."}
+	if grpc > 0 {
+		why = []string{"ASSUMED: it calls gRPC and HTTP services, and a scenario's pods have one client:",
+			"a shared pool of HTTP/1.1 connections is taken for all of them."}
+	}
+	client.set("connections", sharedPool(), why...)
 	return client
+}
+
+// sharedPool is the connections of a client that shares one pool per pod.
+func sharedPool() *yaml.Node {
+	return compact(newMapping().set("reuse", str(scenario.ReuseShared)).node)
 }
 
 // probe writes the readiness probe's timing, which is what a run plays: it
 // succeeds while the app listens, whatever its handler.
-func (im *importer) probe(pod mapping, c *corev1.Container) error {
+func probe(pod mapping, c *corev1.Container) {
 	p := c.ReadinessProbe
 	if p == nil {
-		return nil
+		return
 	}
 	probe := flowMapping()
 	for _, f := range []struct {
-		key string
-		v   int32
-		// Kubernetes' default, which the scenario's is too (pkg/apis/core/v1/defaults.go)
+		key       string
+		v         int32
 		byDefault int32
-	}{{"initialDelaySeconds", p.InitialDelaySeconds, 0}, {"periodSeconds", p.PeriodSeconds, 10}, {"timeoutSeconds", p.TimeoutSeconds, 1},
-		{"successThreshold", p.SuccessThreshold, 1}, {"failureThreshold", p.FailureThreshold, 3}} {
+	}{{"initialDelaySeconds", p.InitialDelaySeconds, 0}, {"periodSeconds", p.PeriodSeconds, scenario.DefaultProbePeriodSeconds},
+		{"timeoutSeconds", p.TimeoutSeconds, scenario.DefaultProbeTimeoutSeconds},
+		{"successThreshold", p.SuccessThreshold, scenario.DefaultProbeSuccessThreshold},
+		{"failureThreshold", p.FailureThreshold, scenario.DefaultProbeFailureThreshold}} {
 		if f.v != 0 && f.v != f.byDefault {
 			probe.set(f.key, integer(f.v))
 		}
 	}
 	pod.set("readinessProbe", probe.node)
-	return nil
 }
 
 // preStop writes the app container's preStop hook: a sleep, or a command and
@@ -244,11 +245,12 @@ func (im *importer) preStop(w *workload, pod mapping, c *corev1.Container) {
 }
 
 // autoscalerOf is the HPA whose scaleTargetRef is w.
-func (im *importer) autoscalerOf(w *workload) *autoscalingv2.HorizontalPodAutoscaler {
-	for _, h := range im.inv.HPAs {
+func (im *importer) autoscalerOf(w *workload) *inventory.Object[*autoscalingv2.HorizontalPodAutoscaler] {
+	for i := range im.inv.HPAs {
+		h := &im.inv.HPAs[i]
 		ref := h.Object.Spec.ScaleTargetRef
 		if ref.Kind == w.kind && ref.Name == w.name && namespaceOf(h.Object.Namespace) == w.namespace {
-			return h.Object
+			return h
 		}
 	}
 	return nil
@@ -257,10 +259,10 @@ func (im *importer) autoscalerOf(w *workload) *autoscalingv2.HorizontalPodAutosc
 // autoscaler is the HPA as the scenario's autoscaler: its bounds, its CPU
 // metrics and behavior. Metrics other than CPU are left out with a note; an
 // HPA left with none it can compute is not imported.
-func (im *importer) autoscaler(w *workload, h *autoscalingv2.HorizontalPodAutoscaler) (*yaml.Node, error) {
-	src := im.hpaSource(h)
-	subject := "HorizontalPodAutoscaler " + h.Name
-	spec := hpa.Undefaulted(h.Spec)
+func (im *importer) autoscaler(w *workload, h *inventory.Object[*autoscalingv2.HorizontalPodAutoscaler]) (*yaml.Node, error) {
+	src := h.Source
+	subject := "HorizontalPodAutoscaler " + h.Object.Name
+	spec := hpa.Undefaulted(h.Object.Spec)
 	var cpu []autoscalingv2.MetricSpec
 	for _, m := range spec.Metrics {
 		if m.Type == autoscalingv2.ResourceMetricSourceType && m.Resource != nil && m.Resource.Name == corev1.ResourceCPU {
@@ -274,8 +276,9 @@ func (im *importer) autoscaler(w *workload, h *autoscalingv2.HorizontalPodAutosc
 		return nil, nil
 	}
 	c, _ := appContainer(w)
-	if _, ok := resources(c).Requests[corev1.ResourceCPU]; !ok {
-		if _, limit := resources(c).Limits[corev1.ResourceCPU]; !limit && usesUtilization(cpu) {
+	r := resources(c)
+	if _, ok := r.Requests[corev1.ResourceCPU]; !ok {
+		if _, limit := r.Limits[corev1.ResourceCPU]; !limit && usesUtilization(cpu) {
 			im.note(src, subject, "its target is a utilization of the CPU request, and the app container has none: Kubernetes' HPA cannot compute it either, so service %s keeps its replicas", w.as)
 			return nil, nil
 		}
@@ -328,15 +331,6 @@ func metricName(m autoscalingv2.MetricSpec) string {
 		return "External " + m.External.Metric.Name
 	}
 	return string(m.Type)
-}
-
-func (im *importer) hpaSource(h *autoscalingv2.HorizontalPodAutoscaler) inventory.Source {
-	for _, o := range im.inv.HPAs {
-		if o.Object == h {
-			return o.Source
-		}
-	}
-	return inventory.Source{}
 }
 
 // Istio's injection switches and the annotations a sidecar's resources and
@@ -394,9 +388,9 @@ func (im *importer) sidecar(w *workload) *yaml.Node {
 		}
 		for j, a := range c.Args {
 			if a == concurrencyFlag && j+1 < len(c.Args) {
-				sc.set("concurrency", str(c.Args[j+1]))
+				sc.set("concurrency", count(c.Args[j+1]))
 			} else if v, ok := strings.CutPrefix(a, concurrencyFlag+"="); ok {
-				sc.set("concurrency", str(v))
+				sc.set("concurrency", count(v))
 			}
 		}
 	}
@@ -413,13 +407,14 @@ func (im *importer) sidecar(w *workload) *yaml.Node {
 			sc.set("concurrency", integer(*pc.Concurrency))
 		}
 	}
-	// A concurrency written as a string reads as an integer in the scenario.
-	for i := 1; i < len(sc.node.Content); i += 2 {
-		if sc.node.Content[i-1].Value == "concurrency" {
-			if _, err := strconv.Atoi(sc.node.Content[i].Value); err == nil {
-				sc.node.Content[i].Tag = "!!int"
-			}
-		}
-	}
 	return compact(sc.node)
+}
+
+// count is a flag's value as the scenario reads it: an integer when it is one,
+// else the text as given, which validation then refuses with its place.
+func count(v string) *yaml.Node {
+	if n, err := strconv.Atoi(v); err == nil {
+		return integer(n)
+	}
+	return str(v)
 }
