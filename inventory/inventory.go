@@ -15,6 +15,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -115,20 +116,13 @@ func (inv *Inventory) ReadPath(path string) error {
 	})
 }
 
-// merge appends what other read.
+// merge appends what other read, list by list: every field of an Inventory is
+// a list, so a kind added to it is merged without a line here.
 func (inv *Inventory) merge(other *Inventory) {
-	inv.Deployments = append(inv.Deployments, other.Deployments...)
-	inv.StatefulSets = append(inv.StatefulSets, other.StatefulSets...)
-	inv.Jobs = append(inv.Jobs, other.Jobs...)
-	inv.Services = append(inv.Services, other.Services...)
-	inv.HPAs = append(inv.HPAs, other.HPAs...)
-	inv.PDBs = append(inv.PDBs, other.PDBs...)
-	inv.Nodes = append(inv.Nodes, other.Nodes...)
-	inv.ConfigMaps = append(inv.ConfigMaps, other.ConfigMaps...)
-	inv.Namespaces = append(inv.Namespaces, other.Namespaces...)
-	inv.DestinationRules = append(inv.DestinationRules, other.DestinationRules...)
-	inv.Others = append(inv.Others, other.Others...)
-	inv.Unread = append(inv.Unread, other.Unread...)
+	to, from := reflect.ValueOf(inv).Elem(), reflect.ValueOf(other).Elem()
+	for i := range to.NumField() {
+		to.Field(i).Set(reflect.AppendSlice(to.Field(i), from.Field(i)))
+	}
 }
 
 // notManifest is a file that holds no Kubernetes object: YAML that does not
