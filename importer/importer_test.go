@@ -2,35 +2,14 @@ package importer
 
 import (
 	"bytes"
-	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 
+	"trafficlab/internal/golden"
 	"trafficlab/inventory"
 	"trafficlab/scenario"
 	"trafficlab/simulate"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files from this run")
-
-// golden compares got with the file, or rewrites it with -update.
-func golden(t *testing.T, file string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(file, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs (go test ./importer -update rewrites it); got:\n%s", file, got)
-	}
-}
 
 // Each manifest set imports to its golden scenario and summary; the scenario
 // validates, and a simulated minute of it sends requests to every service, so
@@ -53,8 +32,8 @@ func TestImportGolden(t *testing.T) {
 			if err := im.WriteSummary(&summary); err != nil {
 				t.Fatal(err)
 			}
-			golden(t, filepath.Join("testdata", set+".scenario.yaml"), doc.Bytes())
-			golden(t, filepath.Join("testdata", set+".summary.txt"), summary.Bytes())
+			golden.Check(t, filepath.Join("testdata", set+".scenario.yaml"), doc.Bytes())
+			golden.Check(t, filepath.Join("testdata", set+".summary.txt"), summary.Bytes())
 
 			sc, _, diags := scenario.Load(set+".yaml", doc.Bytes(), []string{"spec.duration=60s"})
 			if diags.HasErrors() || len(diags) > 0 {

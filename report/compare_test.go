@@ -2,9 +2,11 @@ package report
 
 import (
 	"bytes"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"trafficlab/internal/golden"
 	"trafficlab/model/kubeproxy"
 	"trafficlab/result"
 )
@@ -215,5 +217,5 @@ func TestCompareGolden(t *testing.T) {
 	if err := Compare(&b, []string{"sim.json", "emu.json"}, []*result.Result{simRun(), emuRun()}); err != nil {
 		t.Fatal(err)
 	}
-	checkGolden(t, "compare-sim-emu.txt", b.Bytes())
+	golden.Check(t, filepath.Join("testdata", "compare-sim-emu.txt"), b.Bytes())
 }

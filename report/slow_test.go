@@ -2,18 +2,16 @@ package report
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"trafficlab/internal/golden"
 	"trafficlab/model/kubeproxy"
 	"trafficlab/result"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // oldStyle is a result as engines made them before the slow-request diagnosis: every
 // older section filled (lives and errors, runs, scale events, sidecars, buckets, TCP,
@@ -41,25 +39,7 @@ func TestOldStyleResultUnchanged(t *testing.T) {
 	if err := Text(&b, oldStyle()); err != nil {
 		t.Fatal(err)
 	}
-	checkGolden(t, "old-style.txt", b.Bytes())
-}
-
-// checkGolden compares got with testdata/name; -update rewrites the file.
-func checkGolden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	golden := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(golden, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(got) != string(want) {
-		t.Errorf("%s changed:\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
+	golden.Check(t, filepath.Join("testdata", "old-style.txt"), b.Bytes())
 }
 
 // r3 is a run like R3's noisy neighbour, by hand: 10 api pods on 5 nodes, a diurnal

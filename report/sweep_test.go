@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/csv"
 	"math"
+	"path/filepath"
 	"testing"
 
+	"trafficlab/internal/golden"
 	"trafficlab/result"
 )
 
@@ -89,7 +91,7 @@ func TestSweepText(t *testing.T) {
 	if err := SweepText(&b, sweepFixture()); err != nil {
 		t.Fatal(err)
 	}
-	checkGolden(t, "sweep.txt", b.Bytes())
+	golden.Check(t, filepath.Join("testdata", "sweep.txt"), b.Bytes())
 }
 
 func TestSweepCSVHasEveryRunAndFigure(t *testing.T) {

@@ -3,20 +3,17 @@ package proxyrules
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"net/netip"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
+	"trafficlab/internal/golden"
 	"trafficlab/model/kubeproxy"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 var (
 	ip   = netip.MustParseAddr
@@ -98,40 +95,9 @@ func TestGolden(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: NftablesScript: %v", c.name, err)
 		}
-		checkGolden(t, c.name+".iptables", ipt)
-		checkGolden(t, c.name+".nft", nft)
+		golden.Check(t, filepath.Join("testdata", c.name+".iptables.golden"), ipt)
+		golden.Check(t, filepath.Join("testdata", c.name+".nft.golden"), nft)
 	}
-}
-
-func checkGolden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if string(got) != string(want) {
-		gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
-		for i := range max(len(gl), len(wl)) {
-			g, w := at(gl, i), at(wl, i)
-			if g != w {
-				t.Fatalf("%s differs at line %d:\n got: %s\nwant: %s", path, i+1, g, w)
-			}
-		}
-	}
-}
-
-func at(lines []string, i int) string {
-	if i < len(lines) {
-		return lines[i]
-	}
-	return "<end>"
 }
 
 // The expected names and lines below are copied from kube-proxy's own tests
