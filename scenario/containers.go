@@ -104,7 +104,7 @@ func (v *validator) containers(path string, p *Pod) {
 		podLevel string
 	}{
 		{"resources", len(c.Resources.Requests)+len(c.Resources.Limits) > 0, "resources"},
-		{"resources.limits.cpu", c.Resources.Limits.Cpu() != nil && !c.Resources.Limits.Cpu().IsZero(), "cpu"},
+		{"resources.limits.cpu", !c.Resources.Limits.Cpu().IsZero(), "cpu"},
 		{"readinessProbe", c.ReadinessProbe != nil, "readinessProbe"},
 		{"lifecycle.preStop", c.Lifecycle != nil && c.Lifecycle.PreStop != nil, "lifecycle"},
 	} {

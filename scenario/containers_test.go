@@ -71,6 +71,8 @@ func TestLoadManifestPodErrors(t *testing.T) {
 			"f.yaml:11:7: spec.services[0].pod.containers: containers server and log-shipper could each be the app: name it with app"},
 		{"app names none", "      containers:\n", "      app: web\n      containers:\n",
 			"f.yaml:10:12: spec.services[0].pod.app: names no container of containers"},
+		{"cpu limit twice", "      containers:\n", "      cpu: \"2\"\n      containers:\n",
+			"spec.services[0].pod.cpu: is set in the app container too (spec.services[0].pod.containers[0].resources.limits.cpu): set it in one place"},
 		{"resources twice", "      containers:\n", "      resources: {requests: {cpu: 100m}}\n      containers:\n",
 			"f.yaml:10:18: spec.services[0].pod.resources: is set in the app container too (spec.services[0].pod.containers[0].resources): set it in one place"},
 	} {
