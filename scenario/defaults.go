@@ -40,7 +40,6 @@ const (
 	// a typical pod, not a bound.
 	defaultStartupDelay = 2 * time.Second
 
-
 	// kube-controller-manager's HPA flags
 	// (pkg/controller/podautoscaler/config/v1alpha1/defaults.go) and metrics-server's
 	// resolution as commonly deployed.
