@@ -442,6 +442,12 @@ func (r *runner) arrivals(pr *phaseRun) {
 			return
 		}
 		at := pr.begun.Add(off)
+		// An arrival due at the run's end or after is not the run's: without this
+		// the one due as the deadline's timer fires could be sent before it stops
+		// the run.
+		if !at.Before(r.start.Add(r.cfg.Duration)) {
+			return
+		}
 		// Every arrival but the phase's first is late when it is due before the
 		// generator is done with the one before it.
 		late := time.Since(at)
