@@ -131,7 +131,7 @@ func writeSidecars(b *strings.Builder, r *result.Result) {
 			limit = fmt.Sprintf("%s of its CPU limit of %g cores is used", percent(s.CPUUtilization, 0), s.CPULimit)
 		}
 		direction := s.Direction
-		if direction == "both" {
+		if direction == result.SidecarBoth {
 			direction = "two-way" // it relays its pod's calls out as well
 		}
 		fmt.Fprintf(b, "%s\n", wrap(fmt.Sprintf("The %s sidecar of %s keeps its %d worker threads busy %s of the time: requests queue for a worker while %s. Raise its concurrency (proxy.istio.io/config: {concurrency: N}, or a higher CPU limit, from which Istio derives it).",

@@ -511,6 +511,13 @@ type Background struct {
 	DiskBytesPerSecond float64 `json:"disk_bytes_per_second"`
 }
 
+// A sidecar's directions (Sidecar.Direction).
+const (
+	SidecarInbound  = "inbound"
+	SidecarOutbound = "outbound"
+	SidecarBoth     = "both"
+)
+
 // Sidecar is one Envoy proxy: how busy its worker threads and its CPU were.
 type Sidecar struct {
 	// Pod the sidecar is in.

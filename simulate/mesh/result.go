@@ -37,14 +37,14 @@ func (m *Mesh) envoyResult(x *envoy, end sim.Time) result.Sidecar {
 		}
 	}
 	r := result.Sidecar{
-		Pod: x.name, Direction: "outbound", Workers: len(x.workers), CPULimit: x.limit,
+		Pod: x.name, Direction: result.SidecarOutbound, Workers: len(x.workers), CPULimit: x.limit,
 		Requests: x.requests, Retries: x.retries, Overflows: x.overflows, HTTP503: x.unavailable,
 	}
 	switch {
 	case x.calls:
-		r.Direction = "both"
+		r.Direction = result.SidecarBoth
 	case x.inbound:
-		r.Direction = "inbound"
+		r.Direction = result.SidecarInbound
 	}
 	if life > 0 {
 		r.WorkerUtilization = result.Round(busy.Seconds()/(life*float64(len(x.workers))), 4)
