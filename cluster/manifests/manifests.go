@@ -265,7 +265,11 @@ func hpa(s *scenario.Service, run Run, ns string) *autoscalingv2.HorizontalPodAu
 // its index as the scenario's client pods are, waiting on stdin for the start time
 // the engine sends once every pod runs.
 func job(sc *scenario.Scenario, c *scenario.Client, run Run, ns string) (*batchv1.Job, error) {
-	spec, err := json.Marshal(c)
+	// The load generator is the client's app; a sidecar would be a container of its
+	// own, which the engine does not run (unplayed says so).
+	app := *c
+	app.Sidecar = nil
+	spec, err := json.Marshal(&app)
 	if err != nil {
 		return nil, err
 	}

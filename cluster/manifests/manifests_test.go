@@ -159,3 +159,26 @@ func TestNamespaceIsADNSLabel(t *testing.T) {
 		t.Errorf("namespace %q (%d characters)", ns, len(ns))
 	}
 }
+
+// A client's load pods run its app, the load generator, which refuses a client
+// spec with a sidecar: the Job's --client-json leaves the sidecar out (the engine
+// runs none and says so) and keeps the rest.
+func TestLoadPodsGetTheClientWithoutItsSidecar(t *testing.T) {
+	sc := load(t, "r5-sidecar-concurrency.yaml")
+	o, _, err := Build(sc, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c scenario.Client
+	args := o.Jobs[0].Spec.Template.Spec.Containers[0].Args
+	if err := json.Unmarshal([]byte(argAfter(args, "--client-json")), &c); err != nil {
+		t.Fatal(err)
+	}
+	want := sc.Spec.Clients[0]
+	want.Sidecar = nil
+	got, _ := json.Marshal(c)
+	wanted, _ := json.Marshal(want)
+	if string(got) != string(wanted) || sc.Spec.Clients[0].Sidecar == nil {
+		t.Errorf("--client-json reads back as\n%s\nwant the scenario's client without its sidecar, the scenario untouched:\n%s", got, wanted)
+	}
+}
