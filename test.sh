@@ -23,6 +23,21 @@ done
 if ((${#missing[@]})); then
 	apt_get update -qq && apt_get install -y -qq "${missing[@]}" >/dev/null
 fi
+# emulate runs an Istio sidecar as nginx with its Lua module (emulate/sidecar). The
+# package's maintainer scripts would start nginx as a service on the host's port 80:
+# policy-rc.d (invoke-rc.d's hook, exit 101: action forbidden) keeps it stopped.
+if ! dpkg -s nginx libnginx-mod-http-lua >/dev/null 2>&1; then
+	if [[ -e /usr/sbin/policy-rc.d ]]; then
+		apt_get update -qq && apt_get install -y -qq nginx libnginx-mod-http-lua >/dev/null
+	else
+		printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d
+		chmod +x /usr/sbin/policy-rc.d
+		trap 'rm -f /usr/sbin/policy-rc.d' EXIT
+		apt_get update -qq && apt_get install -y -qq nginx libnginx-mod-http-lua >/dev/null
+		rm -f /usr/sbin/policy-rc.d
+		trap - EXIT
+	fi
+fi
 export TRAFFICLAB_EMULATE_TEST=require
 # The HTML report's browser test opens the page in headless Chromium (Debian's
 # package); here it must run, so a missing browser fails it instead of skipping it.

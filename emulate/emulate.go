@@ -21,6 +21,7 @@ import (
 	"io"
 	"maps"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -82,6 +83,10 @@ func Check(sc *scenario.Scenario) (*Plan, error) {
 	}
 	e.Run(nil)
 	rp := replayOf(sc, e.Result(), l)
+	if path := sidecarPath(sc); path != "" && (len(rp.events) > 0 || slices.ContainsFunc(sc.Spec.Services, func(s scenario.Service) bool { return s.Autoscaler != nil })) {
+		return nil, &scenario.FieldError{Path: path, Err: errors.New(
+			"a sidecar with pods created or deleted during the run is not emulated yet (nginx, which stands in for Envoy, would need a reload for each change); `trafficlab simulate` runs it")}
+	}
 	if len(rp.events) > 0 && delays(sc) {
 		return nil, &scenario.FieldError{Path: "spec.cluster.network", Err: errors.New(
 			"delay together with pods created or deleted during the run is not emulated yet; `trafficlab simulate` runs it")}
@@ -180,6 +185,9 @@ type cluster struct {
 	// figures is where each pod writes what its app did when it exits, when services
 	// call services (calls.go); "" without calls.
 	figures string
+	// sidecars are the pods' sidecars; sidecarDir holds their files ("" without).
+	sidecars   []*podSidecar
+	sidecarDir string
 
 	// mu guards servers, their state, errs and closing once the run has begun.
 	mu      sync.Mutex
@@ -238,7 +246,11 @@ func (c *cluster) build(ctx context.Context) (err error) {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		client := &spec.Clients[p.Index]
+		// The load generator is the client's app; its sidecar is started beside it
+		// (startSidecars).
+		app := spec.Clients[p.Index]
+		app.Sidecar = nil
+		client := &app
 		svc := services[serviceIndex(c.sc, client.Target)]
 		target, dns := fmt.Sprintf("http://%s:%d/", svc.ClusterIP, svc.Port), ""
 		if !svc.ClusterIP.IsValid() {
@@ -255,6 +267,12 @@ func (c *cluster) build(ctx context.Context) (err error) {
 		c.clients = append(c.clients, cp)
 	}
 	c.logf("client pods ready: %d", len(c.clients))
+	if err := c.startSidecars(ctx, services); err != nil {
+		return err
+	}
+	if len(c.sidecars) > 0 {
+		c.logf("sidecars (nginx in Envoy's place) ready: %d", len(c.sidecars))
+	}
 	if err := c.applyLoss(ctx); err != nil {
 		return err
 	}
@@ -280,6 +298,13 @@ func (c *cluster) run(ctx context.Context) {
 		s.bandwidthAtStart, _ = s.group.Stat()
 	}
 	c.mu.Unlock()
+	if len(c.sidecars) > 0 {
+		// Marked at the load's start, as the client pods' CPU is.
+		go func() {
+			time.Sleep(time.Until(c.start))
+			c.markSidecars(true)
+		}()
+	}
 	replayCtx, stopReplay := context.WithCancel(ctx)
 	c.replayDone.Add(2)
 	go func() {
@@ -321,6 +346,8 @@ func (c *cluster) run(ctx context.Context) {
 	for {
 		select {
 		case <-done:
+			c.markSidecars(false)
+			c.readSidecarStats(context.WithoutCancel(ctx))
 			// A run that was not stopped lasts its duration, as in simulate, even if
 			// every client's phases ended before.
 			c.ran = total
@@ -525,6 +552,9 @@ func (c *cluster) teardown() error {
 			errs = append(errs, d.Close())
 		}
 	}
+	for _, ps := range c.sidecars {
+		errs = append(errs, ps.proxy.Stop())
+	}
 	for _, s := range servers {
 		errs = append(errs, s.kill())
 	}
@@ -534,6 +564,9 @@ func (c *cluster) teardown() error {
 	}
 	if c.figures != "" {
 		errs = append(errs, os.RemoveAll(c.figures))
+	}
+	if c.sidecarDir != "" {
+		errs = append(errs, os.RemoveAll(c.sidecarDir))
 	}
 	return errors.Join(errs...)
 }

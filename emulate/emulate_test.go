@@ -33,7 +33,10 @@ func TestUnsupportedNamesThePath(t *testing.T) {
 		path string
 	}{
 		{"r1-curl-loop.yaml", []string{"spec.cluster.proxyMode=ipvs"}, "spec.cluster.proxyMode"},
-		{"r5-sidecar-concurrency.yaml", nil, "spec.services[0].sidecar"},
+		{"r5-sidecar-concurrency.yaml", []string{"spec.clients[0].sidecar.upstreamProtocol=http2"}, "spec.clients[0].sidecar.upstreamProtocol"},
+		{"r5-sidecar-concurrency.yaml", []string{"spec.clients[0].sidecar.circuitBreakers.maxRequests=100"}, "spec.clients[0].sidecar.circuitBreakers"},
+		{"r5-sidecar-concurrency.yaml", []string{"spec.clients[0].sidecar.retries.retryOn=[5xx]"}, "spec.clients[0].sidecar.retries.retryOn"},
+		{"hpa-scale-out-pooled-clients.yaml", []string{"spec.services[0].sidecar={}"}, "spec.services[0].sidecar"},
 		{"r3-noisy-neighbour.yaml", nil, "spec.cluster.nodes[0].disk"},
 		{"r1-curl-loop.yaml", []string{"spec.cluster.network.bandwidth=1gbit"}, "spec.cluster.network.bandwidth"},
 		{"r1-curl-loop.yaml", []string{"faults"}, "spec.faults[1].kind"},

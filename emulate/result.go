@@ -39,6 +39,7 @@ func (c *cluster) result() *result.Result {
 	r.Clients = load.Clients(c.sc, pods, dur, nodeCores(c))
 	r.Timeline = c.tl.Points(reps, r.TimelineIntervalS, c.replicasAt)
 	r.ScaleEvents, r.Rollouts = c.replayedUntil(c.ran)
+	r.Sidecars = c.sidecarResults()
 	return r
 }
 
@@ -91,11 +92,14 @@ func (c *cluster) podResults(perPod map[string]load.Pod, dur float64) ([]result.
 		}
 		pods = append(pods, rp)
 	}
-	// Client pods spend their node's CPU too, as in simulate.
+	// Client pods and sidecars spend their node's CPU too, as in simulate.
 	clientUsed := map[string]float64{}
 	for _, cp := range c.clients {
 		clientUsed[cp.placed.Node] += cp.cpuUsed.Seconds()
 		nodeUsed[cp.placed.Node] += cp.cpuUsed.Seconds()
+	}
+	for _, ps := range c.sidecars {
+		nodeUsed[ps.node] += (ps.cpuAtEnd - ps.cpuAtStart).Seconds()
 	}
 	var nodes []result.Node
 	for _, n := range c.layout.Nodes {

@@ -39,8 +39,12 @@ func unsupported(sc *scenario.Scenario) error {
 		s := &spec.Services[i]
 		path := fmt.Sprintf("spec.services[%d]", i)
 		switch {
-		case s.Sidecar != nil:
-			return not(path+".sidecar", "an Envoy sidecar is")
+		case s.Sidecar != nil && len(s.Pod.Calls) > 0:
+			return not(path+".sidecar", "a sidecar on a service that calls services is")
+		case s.Sidecar != nil && !grpcCallers(sc, s.Name) && http2Callers(sc, s.Name):
+			return not(path+".sidecar", "a sidecar in front of HTTP/2 or gRPC is")
+		case s.Sidecar != nil && grpcCallers(sc, s.Name):
+			return not(path+".sidecar", "a sidecar in front of HTTP/2 or gRPC is")
 		case s.Pod.Client != nil && s.Pod.Client.PropagateDeadline:
 			return not(path+".pod.client.propagateDeadline", "a deadline propagated with the calls is")
 		case s.Pod.Client != nil && s.Pod.Client.Connections.MaxLifetime != nil && s.Pod.Client.Connections.MaxLifetime.Duration > 0:
@@ -55,8 +59,11 @@ func unsupported(sc *scenario.Scenario) error {
 	}
 	for i := range spec.Clients {
 		c := &spec.Clients[i]
-		if c.Sidecar != nil {
-			return not(fmt.Sprintf("spec.clients[%d].sidecar", i), "an Envoy sidecar is")
+		if c.Sidecar != nil && c.Connections.Protocol != scenario.ProtocolHTTP1 {
+			return not(fmt.Sprintf("spec.clients[%d].sidecar", i), "a sidecar in front of HTTP/2 or gRPC is")
+		}
+		if c.Sidecar != nil && sc.Spec.Services[serviceIndex(sc, c.Target)].Headless() {
+			return not(fmt.Sprintf("spec.clients[%d].sidecar", i), "a sidecar calling a headless Service is")
 		}
 		if c.EntryNode != "" {
 			return not(fmt.Sprintf("spec.clients[%d].entryNode", i), "a client's entry node (ExternalIP or NodePort traffic) is")
@@ -70,8 +77,64 @@ func unsupported(sc *scenario.Scenario) error {
 	if err := unsupportedFaults(sc); err != nil {
 		return err
 	}
+	if err := unsupportedSidecars(sc); err != nil {
+		return err
+	}
 	if len(spec.Background) > 0 {
 		return not("spec.background", "a background workload is")
+	}
+	return nil
+}
+
+// unsupportedSidecars: a sidecar is emulated by nginx (emulate/sidecar), with
+// Istio's default retries and circuit breakers, over HTTP/1.1; Check also wants its
+// pods to stay as they started.
+func unsupportedSidecars(sc *scenario.Scenario) error {
+	for i := range sc.Spec.Services {
+		if s := sc.Spec.Services[i].Sidecar; s != nil {
+			if err := unsupportedSidecar(s, fmt.Sprintf("spec.services[%d].sidecar", i)); err != nil {
+				return err
+			}
+		}
+	}
+	for i := range sc.Spec.Clients {
+		if s := sc.Spec.Clients[i].Sidecar; s != nil {
+			if err := unsupportedSidecar(s, fmt.Sprintf("spec.clients[%d].sidecar", i)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// sidecarPath is the first sidecar of sc, or "" if it has none.
+func sidecarPath(sc *scenario.Scenario) string {
+	for i := range sc.Spec.Services {
+		if sc.Spec.Services[i].Sidecar != nil {
+			return fmt.Sprintf("spec.services[%d].sidecar", i)
+		}
+	}
+	for i := range sc.Spec.Clients {
+		if sc.Spec.Clients[i].Sidecar != nil {
+			return fmt.Sprintf("spec.clients[%d].sidecar", i)
+		}
+	}
+	return ""
+}
+
+func unsupportedSidecar(s *scenario.Sidecar, path string) error {
+	not := func(field, what string) error {
+		return &scenario.FieldError{Path: path + "." + field, Err: fmt.Errorf("%s not emulated yet; `trafficlab simulate` runs it", what)}
+	}
+	switch {
+	case s.UpstreamProtocol != scenario.ProtocolHTTP1:
+		return not("upstreamProtocol", "a sidecar's HTTP/2 upstream is")
+	case !s.CircuitBreakers.Unlimited():
+		return not("circuitBreakers", "a sidecar's circuit breakers are")
+	case s.Retries.PerTryTimeout != nil:
+		return not("retries.perTryTimeout", "a sidecar's per-try timeout is")
+	case !s.Retries.IstioRetryOn():
+		return not("retries.retryOn", "retry conditions other than Istio's default are")
 	}
 	return nil
 }

@@ -104,6 +104,19 @@ const (
 // defaultRetryOn is the retryOn of Istio's default retry policy (see defaultRetryAttempts).
 var defaultRetryOn = []string{"connect-failure", "refused-stream", "unavailable", "cancelled", "retriable-status-codes"}
 
+// IstioRetryOn tells whether the retry conditions are Istio's default ones.
+func (r *Retries) IstioRetryOn() bool { return slices.Equal(r.RetryOn, defaultRetryOn) }
+
+// Unlimited tells whether every threshold is Istio's default, in effect none.
+func (c *CircuitBreakers) Unlimited() bool {
+	for _, t := range []*int64{c.MaxConnections, c.MaxPendingRequests, c.MaxRequests, c.MaxRetries} {
+		if t != nil && *t != defaultCircuitBreaker {
+			return false
+		}
+	}
+	return true
+}
+
 // setDefaults fills the fields the user left out. Fields that only mean something in one
 // mode (ipvsScheduler with ipvs, arrival with an open loop) are defaulted only in that
 // mode, so validation can still tell that a user set them where they do nothing.

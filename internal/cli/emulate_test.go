@@ -16,7 +16,8 @@ func TestEmulateRefusesWithReasons(t *testing.T) {
 	}{
 		{[]string{ipvs}, "ipvs.yaml:15:24: spec.cluster.proxyMode: ipvs: this kernel has no IPVS"},
 		{[]string{file, "--set", "spec.cluster.proxyMode=ipvs"}, "--set spec.cluster.proxyMode=ipvs: spec.cluster.proxyMode: ipvs: this kernel"},
-		{[]string{"../../examples/r5-sidecar-concurrency.yaml"}, "spec.services[0].sidecar: an Envoy sidecar is not emulated yet; `trafficlab simulate` runs it"},
+		{[]string{"../../examples/r5-sidecar-concurrency.yaml", "--set", "spec.clients[0].sidecar.upstreamProtocol=http2"}, "spec.clients[0].sidecar.upstreamProtocol: a sidecar's HTTP/2 upstream is not emulated yet; `trafficlab simulate` runs it"},
+		{[]string{"../../examples/r5-sidecar-concurrency.yaml"}, "10000 requests per second of open-loop load; emulate runs at most 5000 on one machine: try --scale 0.5"},
 		{[]string{file, "--set", "spec.services[0].replicas=60"}, "the scenario has 61 pods; emulate runs at most 40 on one machine: try --scale 0.65"},
 		{[]string{file, "--scale", "0"}, "--scale 0: want a factor above 0"},
 		{[]string{file, "--requests", "r.csv"}, "--requests: emulate does not record single requests yet"},
