@@ -208,7 +208,11 @@ func warnings(sc *scenario.Scenario) []string {
 		out = append(out, fmt.Sprintf("the nodes have %g cores in all, this machine %d: pods share its cores, node CPU is not enforced", cores, runtime.NumCPU()))
 	}
 	if used := simulatedCores(sc); used > machineShare*float64(runtime.NumCPU()) {
-		out = append(out, fmt.Sprintf("simulate has the pods using %.1f cores; this machine has %d, shared with the load generator: the run will measure this machine's CPU, and get less throughput and more latency than simulate (--scale or fewer threads fit it)", used, runtime.NumCPU()))
+		what := "the pods"
+		if sidecarPath(sc) != "" {
+			what = "the pods and their sidecars"
+		}
+		out = append(out, fmt.Sprintf("simulate has %s using %.1f cores; this machine has %d, shared with the load generator: the run will measure this machine's CPU, and get less throughput and more latency than simulate (--scale or fewer threads fit it)", what, used, runtime.NumCPU()))
 	}
 	return out
 }
@@ -231,9 +235,9 @@ func delayed(latency time.Duration, jitter *metav1.Duration) bool {
 // the rest.
 const machineShare = 0.6
 
-// simulatedCores is the cores sc's service pods use in a simulation of its first
-// 30 s (a fraction of a second to run): what the emulated pods will ask of this
-// machine.
+// simulatedCores is the cores sc's service pods and sidecars use in a simulation of
+// its first 30 s (a fraction of a second to run): what the emulated pods will ask
+// of this machine.
 func simulatedCores(sc *scenario.Scenario) float64 {
 	short := *sc
 	short.Spec.Duration.Duration = min(short.Spec.Duration.Duration, 30*time.Second)
@@ -243,8 +247,12 @@ func simulatedCores(sc *scenario.Scenario) float64 {
 	}
 	e.Run(nil)
 	used := 0.0
-	for _, p := range e.Result().Pods {
+	r := e.Result()
+	for _, p := range r.Pods {
 		used += p.CPUCores
+	}
+	for _, s := range r.Sidecars {
+		used += s.CPUCores
 	}
 	return used
 }

@@ -1,9 +1,10 @@
 // Package fidelity measures how far simulate is from emulate and from a real
 // cluster: a fixed set of scenarios (R1's rows and R1 inside the cluster, a
 // frontend calling webapp1; R2's scale-in under iptables and userspace, and its
-// relay's CPU; R4's loss case; gRPC channels behind a ClusterIP and over a
-// headless Service) runs in every engine with the same seeds, those a cluster can
-// run in the cluster engine too, and a table sets them side by side.
+// relay's CPU; R4's loss case; R5's client sidecar with one and two workers;
+// gRPC channels behind a ClusterIP and over a headless Service) runs in every
+// engine with the same seeds, those a cluster can run in the cluster engine too,
+// and a table sets them side by side.
 // `make fidelity` prints it; the README keeps a copy.
 package fidelity
 
@@ -49,6 +50,8 @@ const (
 	// noLoss: the cluster's own network carries the traffic, and the cluster
 	// engine adds no loss to it.
 	noLoss = "the cluster engine adds no packet loss to the cluster's network"
+	// noSidecar: the cluster engine runs the pods without the scenario's sidecars.
+	noSidecar = "the cluster engine runs no sidecar proxy"
 )
 
 // The R1 examples' inputs that this machine cannot run as they are, overridden in
@@ -114,6 +117,11 @@ var Cases = []Case{
 	// Issue 20's R5 check: an open loop whose CPU limit cannot carry its rate falls
 	// behind and sends the share its CPU affords.
 	{Name: "R5 client CPU-bound, 60m limit", File: "r5-client-cpu.yaml"},
+	// Issue 24's R5 sidecar: nginx in Envoy's place in emulate (emulate/sidecar).
+	// One client-sidecar worker at 5.5 ms a request cannot carry 200 requests a
+	// second and its queue passes the client's timeout; two workers carry them.
+	{Name: "R5 sidecar, 1 worker", File: "r5-sidecar.yaml", NotOnCluster: noSidecar},
+	{Name: "R5 sidecar, 2 workers", File: "r5-sidecar.yaml", Sets: []string{"spec.clients[0].sidecar.concurrency=2"}, NotOnCluster: noSidecar},
 	// One retransmission timeout stalls every stream of R4's one HTTP/2 connection
 	// for 200 ms or more, some 50 requests at 200/s; in 10 s (2,000 requests) that
 	// alone decides the p99, and simulate had one in 2 of 10 seeds. 30 s runs.
