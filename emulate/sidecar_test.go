@@ -10,8 +10,9 @@ import (
 )
 
 // R5 at a scale this machine runs: an open loop through a client sidecar whose
-// workers each spend 5 ms a request, 1.25 cores of work at 250 requests a second.
-// Service pods have inbound sidecars too.
+// workers each spend 5.5 ms a request, 1.1 cores of work at 200 requests a second
+// (with the rest, under the 1.2 cores over which emulate warns that a run measures
+// this machine). Service pods have inbound sidecars too.
 const sidecarR5 = `apiVersion: trafficlab/v1alpha1
 kind: Scenario
 metadata: {name: sidecar}
@@ -28,19 +29,19 @@ spec:
   clients:
   - name: vegeta
     target: add
-    rate: 250/s
+    rate: 200/s
     timeout: 100ms
     library: vegeta
-    sidecar: {concurrency: %d, perRequestCPU: 5ms}
+    sidecar: {concurrency: %d, perRequestCPU: 5500us}
 `
 
-// R5's shape for real, with nginx in Envoy's place: one worker cannot carry 1.25
-// cores of work, so its queue grows past the client's timeout and almost every
-// request times out while it stays busy; two workers carry it, and hardly any
-// request times out. Once the queue holds more than the timeout, every request
-// waits longer than 100 ms in it, for its first half or its answer: what gets
-// through is the first 0.4 s or so (the queue grows by 0.25 s a second) and what
-// the queue's swings let by. Both sidecars' figures come from the run: requests
+// R5's shape for real, with nginx in Envoy's place: one worker cannot carry 1.1
+// cores of work, so its queue grows past the client's timeout and most requests
+// time out while it stays busy; two workers carry it, and hardly any request times
+// out. Once the queue holds more than the timeout, every request waits longer than
+// 100 ms in it, for its first half or its answer: what gets through is the first
+// second or so (the queue grows by 0.1 s a second) and what the queue's swings let
+// by. Both sidecars' figures come from the run: requests
 // counted by nginx, CPU from their control groups.
 func TestSidecarWorkersForReal(t *testing.T) {
 	emutest.NeedRoot(t, "ip", "iptables-restore")
@@ -63,27 +64,27 @@ func TestSidecarWorkersForReal(t *testing.T) {
 			if out == nil || inbound != 2 {
 				t.Fatalf("sidecars %+v: want one outbound, two inbound", r.Sidecars)
 			}
-			if out.Workers != workers || out.Requests < 1000 {
-				t.Errorf("outbound sidecar %+v: want %d workers and the run's requests", *out, workers)
+			if out.Workers != workers || out.Requests < r.Requests.Total*9/10 {
+				t.Errorf("outbound sidecar %+v: want %d workers and nearly every request sent", *out, workers)
 			}
 			timedOut := float64(r.Errors.Timeout) / float64(r.Requests.Total)
 			t.Logf("%d workers: %+v; requests %+v; %.1f%% timed out", workers, *out, r.Requests, 100*timedOut)
 			switch workers {
 			case 1:
-				if timedOut < 0.75 || out.WorkerUtilization < 0.9 {
+				if timedOut < 0.6 || out.WorkerUtilization < 0.9 {
 					t.Errorf("one worker: %.0f%% timed out, worker busy %.0f%%; want most timed out, the worker busy", 100*timedOut, 100*out.WorkerUtilization)
 				}
 			case 2:
-				// 62.5% of each worker's time is work; what the machine adds is noise.
-				if timedOut > 0.05 || out.WorkerUtilization < 0.5 || out.WorkerUtilization > 0.8 {
-					t.Errorf("two workers: %.1f%% timed out, workers busy %.0f%%; want hardly any, about 62%%", 100*timedOut, 100*out.WorkerUtilization)
+				// 55% of each worker's time is work; what the machine adds is noise.
+				if timedOut > 0.05 || out.WorkerUtilization < 0.45 || out.WorkerUtilization > 0.7 {
+					t.Errorf("two workers: %.1f%% timed out, workers busy %.0f%%; want hardly any, about 55%%", 100*timedOut, 100*out.WorkerUtilization)
 				}
-				// The 5 ms asked, and nginx's own proxying on top: under 0.2 ms, as
+				// The 5.5 ms asked, and nginx's own proxying on top: under 0.2 ms, as
 				// the docs say (70–80 µs here).
 				perRequest := time.Duration(out.CPUCores * r.DurationS / float64(out.Requests) * 1e9)
 				t.Logf("the outbound sidecar's CPU a request: %v", perRequest)
-				if perRequest < 5*time.Millisecond || perRequest > 5200*time.Microsecond {
-					t.Errorf("the outbound sidecar spent %v a request; want 5 ms and nginx's own under 0.2 ms", perRequest)
+				if perRequest < 5500*time.Microsecond || perRequest > 5700*time.Microsecond {
+					t.Errorf("the outbound sidecar spent %v a request; want 5.5 ms and nginx's own under 0.2 ms", perRequest)
 				}
 			}
 			reached := 0
