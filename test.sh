@@ -14,10 +14,10 @@ fi
 if ! command -v make >/dev/null 2>&1; then
 	apt_get update -qq && apt_get install -y -qq make >/dev/null
 fi
-# emulate's tests build network namespaces and apply kube-proxy's rules for real (as
+# emulate's tests build network namespaces and loop devices and apply kube-proxy's rules for real (as
 # root, which CI is) and compare the load generator with wrk.
 missing=()
-for tool in ip:iproute2 nft:nftables iptables:iptables conntrack:conntrack wrk:wrk; do
+for tool in ip:iproute2 nft:nftables iptables:iptables conntrack:conntrack wrk:wrk losetup:mount mkfs.ext4:e2fsprogs; do
 	command -v "${tool%%:*}" >/dev/null 2>&1 || missing+=("${tool#*:}")
 done
 if ((${#missing[@]})); then

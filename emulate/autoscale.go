@@ -255,7 +255,7 @@ func (c *cluster) startPod(ctx context.Context, a *autoscaled, name, node string
 			if cancelled {
 				return
 			}
-			s, err := startServer(ctx, c.spawner.start, c.net, c.opt.Exe, name, a.spec.Name, node, &a.spec.Pod, c.sc.Spec.Seed, c.serveArgs(a.spec.Name, name), c.exited)
+			s, err := startServer(ctx, c.spawner.start, c.net, c.opt.Exe, name, a.spec.Name, node, &a.spec.Pod, c.sc.Spec.Seed, c.serveArgs(a.spec.Name, name), c.podLogFile(name, node, &a.spec.Pod), c.exited)
 			if err != nil {
 				c.fail(err)
 				break

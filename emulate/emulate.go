@@ -4,7 +4,9 @@
 // a `trafficlab serve` process under the CPU limit its spec gives (emulate/cgroup),
 // every client pod a `trafficlab load` process (emulate/load) in its namespace and a
 // control group of its own (clients.go), and the scenario's packet loss and delay on the pods' veths
-// (emulate/faults, emulate/delay). Pods are placed where a simulation of the scenario places them
+// (emulate/faults, emulate/delay); a node's disk a throttled loop device
+// (emulate/disk) where the pods' access logs go (emulate/containerlog), and a
+// sidecar nginx in Envoy's place (emulate/sidecar). Pods are placed where a simulation of the scenario places them
 // (its Engine.Layout), and the pod changes of that simulation are replayed. The run fills the same result.Result as simulate, with
 // engine "emulate", so every report and compare read it.
 //
@@ -21,6 +23,7 @@ import (
 	"io"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"sync"
 	"time"
@@ -29,6 +32,7 @@ import (
 
 	"trafficlab/emulate/cgroup"
 	"trafficlab/emulate/delay"
+	"trafficlab/emulate/disk"
 	"trafficlab/emulate/faults"
 	"trafficlab/emulate/load"
 	"trafficlab/emulate/topo"
@@ -142,6 +146,9 @@ func Run(ctx context.Context, p *Plan, opt Options) (res *result.Result, err err
 	if c.figures != "" {
 		c.addCalls(res) // it ends the pods: after the result took their state
 	}
+	if len(c.disks) > 0 {
+		c.addLogWaits(res) // it ends the pods too
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return res, errors.Join(c.errs...)
@@ -185,6 +192,8 @@ type cluster struct {
 	// figures is where each pod writes what its app did when it exits, when services
 	// call services (calls.go); "" without calls.
 	figures string
+	// disks are the nodes' volumes, by node, for those whose disk has a limit.
+	disks map[string]*nodeDisk
 	// sidecars are the pods' sidecars; sidecarDir holds their files ("" without).
 	sidecars   []*podSidecar
 	sidecarDir string
@@ -205,6 +214,9 @@ func (c *cluster) build(ctx context.Context) (err error) {
 		return err
 	}
 	c.logf("nodes as network namespaces %s*: %d", c.net.Prefix(), len(c.layout.Nodes))
+	if err := c.makeDisks(); err != nil {
+		return err
+	}
 	if anyHeadless(c.sc) {
 		// First: the pods calling a headless Service are told where it answers.
 		dns, err := startDNS(c)
@@ -220,7 +232,7 @@ func (c *cluster) build(ctx context.Context) (err error) {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		s, err := startServer(ctx, c.spawner.start, c.net, c.opt.Exe, p.Name, p.Owner, p.Node, &spec.Services[p.Index].Pod, spec.Seed, c.serveArgs(p.Owner, p.Name), c.exited)
+		s, err := startServer(ctx, c.spawner.start, c.net, c.opt.Exe, p.Name, p.Owner, p.Node, &spec.Services[p.Index].Pod, spec.Seed, c.serveArgs(p.Owner, p.Name), c.podLogFile(p.Name, p.Node, &spec.Services[p.Index].Pod), c.exited)
 		if err != nil {
 			return err
 		}
@@ -296,6 +308,9 @@ func (c *cluster) run(ctx context.Context) {
 	for _, s := range c.servers {
 		s.cpuAtStart, _ = s.group.Usage()
 		s.bandwidthAtStart, _ = s.group.Stat()
+	}
+	for _, nd := range c.disks {
+		nd.atStart, _ = nd.volume.Stats()
 	}
 	c.mu.Unlock()
 	if len(c.sidecars) > 0 {
@@ -558,6 +573,7 @@ func (c *cluster) teardown() error {
 	for _, s := range servers {
 		errs = append(errs, s.kill())
 	}
+	errs = append(errs, c.closeDisks()) // after the pods and their log writers
 	c.spawner.close()
 	if c.net != nil {
 		errs = append(errs, c.net.Close())
@@ -580,5 +596,9 @@ func Cleanup() ([]string, error) {
 	for _, g := range groups {
 		namespaces = append(namespaces, "cgroup "+cgroup.Parent+"/"+g)
 	}
-	return namespaces, errors.Join(err, gerr)
+	disks, derr := disk.Cleanup(DisksDir, topo.Stale)
+	for _, d := range disks {
+		namespaces = append(namespaces, "disk "+filepath.Join(DisksDir, d))
+	}
+	return namespaces, errors.Join(err, gerr, derr)
 }

@@ -37,7 +37,7 @@ func TestUnsupportedNamesThePath(t *testing.T) {
 		{"r5-sidecar-concurrency.yaml", []string{"spec.clients[0].sidecar.circuitBreakers.maxRequests=100"}, "spec.clients[0].sidecar.circuitBreakers"},
 		{"r5-sidecar-concurrency.yaml", []string{"spec.clients[0].sidecar.retries.retryOn=[5xx]"}, "spec.clients[0].sidecar.retries.retryOn"},
 		{"hpa-scale-out-pooled-clients.yaml", []string{"spec.services[0].sidecar={}"}, "spec.services[0].sidecar"},
-		{"r3-noisy-neighbour.yaml", nil, "spec.cluster.nodes[0].disk"},
+		{"r3-noisy-neighbour.yaml", nil, "spec.background"},
 		{"r1-curl-loop.yaml", []string{"spec.cluster.network.bandwidth=1gbit"}, "spec.cluster.network.bandwidth"},
 		{"r1-curl-loop.yaml", []string{"faults"}, "spec.faults[1].kind"},
 		{"r2-ab-pods-on-3-nodes.yaml", nil, "spec.clients[0].entryNode"},

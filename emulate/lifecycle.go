@@ -154,7 +154,7 @@ func (c *cluster) runReplay(ctx context.Context) {
 func (c *cluster) apply(ctx context.Context, ev podEvent) error {
 	switch ev.kind {
 	case podCreated:
-		s, err := startServer(ctx, c.spawner.start, c.net, c.opt.Exe, ev.pod, ev.service, ev.node, &c.sc.Spec.Services[ev.index].Pod, c.sc.Spec.Seed, c.serveArgs(ev.service, ev.pod), c.exited)
+		s, err := startServer(ctx, c.spawner.start, c.net, c.opt.Exe, ev.pod, ev.service, ev.node, &c.sc.Spec.Services[ev.index].Pod, c.sc.Spec.Seed, c.serveArgs(ev.service, ev.pod), c.podLogFile(ev.pod, ev.node, &c.sc.Spec.Services[ev.index].Pod), c.exited)
 		if err != nil {
 			return err
 		}

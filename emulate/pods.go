@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/netip"
@@ -39,6 +40,9 @@ type server struct {
 	cmd                 *exec.Cmd
 	stderr              *tail
 	exited              chan struct{} // closed once the process has ended and been waited for
+	// log is the runtime's writer of its stdout to its node's disk; nil when its
+	// access log goes nowhere.
+	log *podLog
 	// cpuAtStart and bandwidthAtStart are the group's CPU use and throttling when
 	// the load started (or the pod did, if later).
 	cpuAtStart       time.Duration
@@ -58,8 +62,9 @@ func (s *server) addr() netip.AddrPort { return netip.AddrPortFrom(s.net.IP, pod
 // emulate/cgroup), and its app listening on podPort.
 // spawn starts the process (spawner.start); exited is called once the app has
 // ended, for whatever reason, if it got as far as listening. args are more flags of
-// `trafficlab serve` (its calls: cluster.serveArgs).
-func startServer(ctx context.Context, spawn func(*exec.Cmd) error, net *topo.Topology, exe, name, service, nodeName string, pod *scenario.Pod, seed int64, args []string, exited func(*server)) (s *server, err error) {
+// `trafficlab serve` (its calls: cluster.serveArgs). logFile is where the runtime
+// writes the app's stdout, its access log, on the node's disk; "" discards it.
+func startServer(ctx context.Context, spawn func(*exec.Cmd) error, net *topo.Topology, exe, name, service, nodeName string, pod *scenario.Pod, seed int64, args []string, logFile string, exited func(*server)) (s *server, err error) {
 	s = &server{name: name, service: service, node: nodeName, stderr: &tail{}, exited: make(chan struct{}), readyAt: -1}
 	if s.net, err = net.AddPod(name, nodeName); err != nil {
 		return nil, err
@@ -78,7 +83,13 @@ func startServer(ctx context.Context, spawn func(*exec.Cmd) error, net *topo.Top
 	}
 	s.cmd = exec.Command("ip", append([]string{"netns", "exec", s.net.NS, exe, "serve", "--pod-json", string(spec),
 		"--name", name, "--seed", strconv.FormatInt(seed, 10), "--listen", fmt.Sprintf(":%d", podPort)}, args...)...)
-	s.cmd.Stdout = io.Discard // the access log: the scenario's disk is not emulated
+	s.cmd.Stdout = io.Discard // the access log, when no disk of the scenario's takes it
+	if logFile != "" {
+		if s.log, err = startPodLog(spawn, exe, logFile, s.cmd); err != nil {
+			s.group.Remove()
+			return nil, fmt.Errorf("pod %s: %w", name, err)
+		}
+	}
 	// A pod must not outlive the run: if this process dies, the kernel kills it.
 	s.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	errPipe, err := s.cmd.StderrPipe()
@@ -86,7 +97,11 @@ func startServer(ctx context.Context, spawn func(*exec.Cmd) error, net *topo.Top
 		s.group.Remove()
 		return nil, err
 	}
-	if err := spawn(s.cmd); err != nil {
+	err = spawn(s.cmd)
+	if s.log != nil {
+		s.log.started() // the app has its end of the pipe, or failed to start
+	}
+	if err != nil {
 		s.group.Remove()
 		return nil, fmt.Errorf("pod %s: %w", name, err)
 	}
@@ -173,8 +188,15 @@ func (t *tail) read(r io.Reader, marker string, seen chan<- struct{}) {
 	}
 }
 
-// kill ends the app at once (SIGKILL), waits for it and removes its group.
-func (s *server) kill() error { return stopPod(s.cmd, s.exited, s.group) }
+// kill ends the app at once (SIGKILL), waits for it and removes its group, then
+// waits for the runtime's writer of its log to finish.
+func (s *server) kill() error {
+	err := stopPod(s.cmd, s.exited, s.group)
+	if s.log != nil {
+		err = errors.Join(err, s.log.wait())
+	}
+	return err
+}
 
 // stopPod ends a pod's process at once (SIGKILL) if it started, waits until it has
 // been waited for (exited closes), then kills whatever is left in its group and

@@ -35,6 +35,7 @@ func (c *cluster) result() *result.Result {
 	sum := load.Add(reps)
 	sum.Fill(r, dur)
 	r.Pods, r.Nodes = c.podResults(sum.Pods, dur)
+	c.diskResults(r.Nodes, dur)
 	load.SlowShares(r.Pods, r.Nodes, sum.Pods)
 	r.Clients = load.Clients(c.sc, pods, dur, nodeCores(c))
 	r.Timeline = c.tl.Points(reps, r.TimelineIntervalS, c.replicasAt)

@@ -310,8 +310,8 @@ func emulateDoc(t *testing.T, name, doc string) *result.Result {
 	return r
 }
 
-// checkNothingLeft: no namespace, control group or process of this test process's
-// runs remains.
+// checkNothingLeft: no namespace, control group, node disk or process of this test
+// process's runs remains.
 func checkNothingLeft(t *testing.T) {
 	t.Helper()
 	mine := fmt.Sprintf("tl-%d-", os.Getpid())
@@ -329,6 +329,15 @@ func checkNothingLeft(t *testing.T) {
 				t.Errorf("cgroup left behind: %s", filepath.Join(dir, e.Name()))
 			}
 		}
+	}
+	disks, _ := os.ReadDir(DisksDir)
+	for _, e := range disks {
+		if strings.HasPrefix(e.Name(), mine) {
+			t.Errorf("node disk left behind: %s", filepath.Join(DisksDir, e.Name()))
+		}
+	}
+	if loops, _ := exec.Command("losetup", "--list", "--noheadings", "--output", "BACK-FILE").Output(); strings.Contains(string(loops), filepath.Join(DisksDir, mine)) {
+		t.Errorf("loop devices left behind:\n%s", loops)
 	}
 	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
 	for _, p := range procs {

@@ -3,6 +3,7 @@ package emulate
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -26,8 +27,6 @@ func unsupported(sc *scenario.Scenario) error {
 	for i := range spec.Cluster.Nodes {
 		pool := &spec.Cluster.Nodes[i]
 		switch {
-		case pool.Disk != nil:
-			return not(fmt.Sprintf("spec.cluster.nodes[%d].disk", i), "a node's disk is")
 		case pool.Bandwidth != nil:
 			return not(fmt.Sprintf("spec.cluster.nodes[%d].bandwidth", i), "a node's bandwidth is")
 		}
@@ -197,6 +196,11 @@ func warnings(sc *scenario.Scenario) []string {
 			out = append(out, fmt.Sprintf("spec.services[%d].pod.idleTimeout: the app (Go's net/http) closes idle HTTP/2 connections too, with GOAWAY; simulate applies it to HTTP/1.1 only", i))
 		}
 	}
+	for i, pool := range sc.Spec.Cluster.Nodes {
+		if d := pool.Disk; d != nil && (d.WriteBytesPerSecond != nil || d.IOPS > 0) && accessLogs(sc) {
+			out = append(out, fmt.Sprintf("spec.cluster.nodes[%d].disk: the access logs go through the node's page cache, as containerd writes them, and wait for the disk only when the kernel throttles writers whose dirty pages pass this machine's limits (vm.dirty_ratio of its memory); simulate has every log write wait behind the writes queued for the disk", i))
+		}
+	}
 	cores := 0.0
 	for _, pool := range sc.Spec.Cluster.Nodes {
 		if pool.CPU == nil {
@@ -215,6 +219,11 @@ func warnings(sc *scenario.Scenario) []string {
 		out = append(out, fmt.Sprintf("simulate has %s using %.1f cores; this machine has %d, shared with the load generator: the run will measure this machine's CPU, and get less throughput and more latency than simulate (--scale or fewer threads fit it)", what, used, runtime.NumCPU()))
 	}
 	return out
+}
+
+// accessLogs tells whether any service's pods write an access log.
+func accessLogs(sc *scenario.Scenario) bool {
+	return slices.ContainsFunc(sc.Spec.Services, func(s scenario.Service) bool { return s.Pod.AccessLog != nil })
 }
 
 // minDelay is the smallest latency emulate adds. The userspace relay that delays

@@ -121,6 +121,9 @@ func Create(parent, name string, size int64, lim Limits) (d *Disk, err error) {
 // Dir is where the volume is mounted.
 func (d *Disk) Dir() string { return d.dir }
 
+// Limits are the volume's limits.
+func (d *Disk) Limits() Limits { return d.lim }
+
 // Device is the loop device, /dev/loopN.
 func (d *Disk) Device() string { return d.dev }
 

@@ -73,9 +73,15 @@ breakers and retry conditions, in front of pods that do not change during the ru
 and not on a service that calls services; nginx's own proxying adds under 0.2ms a
 request to perRequestCPU.
 
+A node whose disk has limits gets a loop device with ext4 throttled to them (root's
+blkio.throttle, cgroup v1), and each pod's access log reaches it as containerd writes
+it: a pipe, a log writer process, CRI-format lines in the page cache, which wait for
+the disk only when the kernel throttles dirty pages (simulate has every log write
+wait behind the disk's queue: a warning says so).
+
 Not emulated yet (emulate says so, at the scenario line): IPVS (this kernel has no
 ip_vs), bandwidth faults and limits, faults or links between two sets of
-pods (peer), loss correlation, background workloads, node disks, delay together with
+pods (peer), loss correlation, background workloads, delay together with
 pods changing during the run, a delay fault over another delay, rollouts and
 pod-kills of an autoscaled service. Latency under 1ms is
 not added (one packet's wake-up in the relay varies by about 0.2ms): a warning says so.

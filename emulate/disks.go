@@ -1,0 +1,134 @@
+package emulate
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+
+	"trafficlab/emulate/disk"
+	"trafficlab/result"
+	"trafficlab/scenario"
+)
+
+// DisksDir holds the nodes' volumes of every run (emulate/disk), each named after
+// its run's prefix and its node, so that Cleanup finds a killed run's.
+var DisksDir = filepath.Join(os.TempDir(), "trafficlab-emulate-disks")
+
+// diskSize is a node volume's image, sparse: it takes on this machine's disk only
+// what is written, and bounds it.
+const diskSize = 2 << 30
+
+// makeDisks gives every node whose pool's disk has a limit its volume, limited as
+// the scenario says. Other nodes' writes never wait, as in simulate, and go
+// nowhere.
+func (c *cluster) makeDisks() error {
+	i := 0
+	for _, pool := range c.sc.Spec.Cluster.Nodes {
+		for range pool.Count {
+			name := c.layout.Nodes[i]
+			i++
+			d := pool.Disk
+			if d == nil || (d.WriteBytesPerSecond == nil && d.IOPS == 0) {
+				continue
+			}
+			lim := disk.Limits{WriteIOPS: d.IOPS}
+			if d.WriteBytesPerSecond != nil {
+				lim.WriteBytesPerSecond = d.WriteBytesPerSecond.Value()
+			}
+			if err := os.MkdirAll(DisksDir, 0o755); err != nil {
+				return err
+			}
+			v, err := disk.Create(DisksDir, c.net.Prefix()+name, diskSize, lim)
+			if err != nil {
+				return err
+			}
+			if c.disks == nil {
+				c.disks = map[string]*nodeDisk{}
+			}
+			c.disks[name] = &nodeDisk{volume: v}
+		}
+	}
+	if len(c.disks) > 0 {
+		c.logf("node disks (loop devices, throttled): %d", len(c.disks))
+	}
+	return nil
+}
+
+// nodeDisk is a node's volume and its counts when the load started.
+type nodeDisk struct {
+	volume  *disk.Disk
+	atStart disk.Stats
+}
+
+// podLogFile is where the runtime writes pod's access log on node's disk, as the
+// kubelet lays out container logs (/var/log/pods/…/CONTAINER/0.log); "" when the pod
+// logs nothing or its node's writes never wait.
+func (c *cluster) podLogFile(pod, node string, spec *scenario.Pod) string {
+	nd := c.disks[node]
+	if nd == nil || spec.AccessLog == nil {
+		return ""
+	}
+	return filepath.Join(nd.volume.Dir(), "var/log/pods", pod, "app", "0.log")
+}
+
+// diskResults adds to the nodes how busy their disks were over dur seconds: the
+// share of the volume's limits used, bytes written over the byte limit or
+// operations over the IOPS limit, whichever is more, as model/disk counts a write's
+// time. (The device's own busy time says nothing here: a throttled write waits
+// above it, in the block layer's throttle.)
+func (c *cluster) diskResults(nodes []result.Node, dur float64) {
+	for i := range nodes {
+		nd := c.disks[nodes[i].Name]
+		if nd == nil || dur <= 0 {
+			continue
+		}
+		st, err := nd.volume.Stats()
+		if err != nil {
+			continue
+		}
+		lim := nd.volume.Limits()
+		used := 0.0
+		if lim.WriteBytesPerSecond > 0 {
+			used = float64(st.Bytes-nd.atStart.Bytes) / float64(lim.WriteBytesPerSecond)
+		}
+		if lim.WriteIOPS > 0 {
+			used = max(used, float64(st.Writes-nd.atStart.Writes)/float64(lim.WriteIOPS))
+		}
+		nodes[i].DiskUtilization = result.Round(min(1, used/dur), 4)
+	}
+}
+
+// addLogWaits ends the pods whose logs go to a disk and adds, once their log
+// writers have written what was left, the longest write of a log line on each
+// node's disk. It ends the pods: after the result took their state.
+func (c *cluster) addLogWaits(r *result.Result) {
+	c.mu.Lock()
+	servers := append([]*server(nil), c.servers...)
+	c.closing = true // the pods' exits are the run's end, not pod changes
+	c.mu.Unlock()
+	for _, s := range servers {
+		if s.log == nil {
+			continue
+		}
+		if err := s.kill(); err != nil {
+			c.mu.Lock()
+			c.errs = append(c.errs, err)
+			c.mu.Unlock()
+			continue
+		}
+		for i := range r.Nodes {
+			if r.Nodes[i].Name == s.node {
+				r.Nodes[i].DiskMaxWaitMS = max(r.Nodes[i].DiskMaxWaitMS, result.Round(float64(s.log.stats.MaxWriteWait)/1e6, 3))
+			}
+		}
+	}
+}
+
+// closeDisks removes the nodes' volumes, once nothing writes to them.
+func (c *cluster) closeDisks() error {
+	var errs []error
+	for _, nd := range c.disks {
+		errs = append(errs, nd.volume.Close())
+	}
+	return errors.Join(errs...)
+}
