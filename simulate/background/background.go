@@ -7,6 +7,7 @@ package background
 
 import (
 	"math"
+	"time"
 
 	"trafficlab/model/disk"
 	"trafficlab/model/node"
@@ -84,9 +85,9 @@ func (ws *Workloads) CPUChanged(g *node.Group, at sim.Time) bool {
 func (ws *Workloads) onCPU(ev sim.Event) {
 	w := &ws.list[ev.Obj]
 	now := ws.k.Now()
-	w.CPU.SetDemand(now, w.cores*intensity(w.Spec.Schedule, now))
+	w.CPU.SetDemand(now, w.cores*w.Spec.Schedule.Intensity(time.Duration(now)))
 	if s := w.Spec.Schedule; s != nil {
-		if next := nextChange(s, now); next < ws.end {
+		if next := sim.Time(s.NextChange(time.Duration(now))); next < ws.end {
 			ws.k.At(next, ws.evCPU, ev.Obj, 0)
 		}
 	}
@@ -104,9 +105,9 @@ func (ws *Workloads) onQuota(ev sim.Event) {
 func (ws *Workloads) onWrite(ev sim.Event) {
 	w := &ws.list[ev.Obj]
 	now := ws.k.Now()
-	f := intensity(w.Spec.Schedule, now)
+	f := w.Spec.Schedule.Intensity(time.Duration(now))
 	if f == 0 {
-		if next := nextChange(w.Spec.Schedule, now); next < ws.end {
+		if next := sim.Time(w.Spec.Schedule.NextChange(time.Duration(now))); next < ws.end {
 			ws.k.At(next, ws.evWrite, ev.Obj, 0)
 		}
 		return
@@ -115,7 +116,7 @@ func (ws *Workloads) onWrite(ev sim.Event) {
 	// A slow pace set at a low intensity ends when the schedule changes.
 	paced := now + sim.Time(float64(w.chunk)/(w.rate*f)*1e9)
 	if s := w.Spec.Schedule; s != nil {
-		paced = min(paced, nextChange(s, now))
+		paced = min(paced, sim.Time(s.NextChange(time.Duration(now))))
 	}
 	ws.k.At(max(done, paced), ws.evWrite, ev.Obj, 0)
 }

@@ -16,44 +16,6 @@ import (
 
 func dur(d time.Duration) metav1.Duration { return metav1.Duration{Duration: d} }
 
-func TestIntensityAndNextChange(t *testing.T) {
-	one := 1.0
-	bursts := &scenario.Schedule{Bursts: &scenario.Bursts{Every: dur(10 * time.Second), Length: dur(2 * time.Second), Start: dur(5 * time.Second)}}
-	diurnal := &scenario.Schedule{Diurnal: &scenario.DiurnalFactor{Min: 0.2, Max: &one, Period: dur(24 * time.Hour)}}
-	step := sim.Duration(24*time.Hour) / scenario.DiurnalSteps
-	cases := []struct {
-		name      string
-		s         *scenario.Schedule
-		at        time.Duration
-		want      float64
-		wantNext  time.Duration
-		checkNext bool
-	}{
-		{"no schedule is full intensity", nil, 3 * time.Second, 1, 0, false},
-		{"before the first burst", bursts, 4 * time.Second, 0, 5 * time.Second, true},
-		{"in a burst", bursts, 6 * time.Second, 1, 7 * time.Second, true},
-		{"between bursts", bursts, 8 * time.Second, 0, 15 * time.Second, true},
-		{"at a burst's end", bursts, 17 * time.Second, 0, 25 * time.Second, true},
-		{"diurnal peak", diurnal, 0, 1, time.Duration(step), true},
-		{"diurnal trough", diurnal, 12 * time.Hour, 0.2, 12*time.Hour + time.Duration(step), true},
-		// Halfway between: the cosine is at 0, so the middle of min and max.
-		{"diurnal quarter", diurnal, 6 * time.Hour, 0.6, 0, false},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			at := sim.Duration(c.at)
-			if got := intensity(c.s, at); math.Abs(got-c.want) > 1e-12 {
-				t.Errorf("intensity = %v, want %v", got, c.want)
-			}
-			if c.checkNext {
-				if got := nextChange(c.s, at); got != sim.Duration(c.wantNext) {
-					t.Errorf("nextChange = %v, want %v", time.Duration(got), c.wantNext)
-				}
-			}
-		})
-	}
-}
-
 // TestWorkloadsBurnAndWrite runs a burner and a writer in bursts of 2 s every
 // 10 s for 60 s: the burner uses its cores for 12 s, and the writer writes its
 // rate for those 12 s, on a disk that never makes it wait.
