@@ -18,22 +18,31 @@ var DisksDir = filepath.Join(os.TempDir(), "trafficlab-emulate-disks")
 // what is written, and bounds it.
 const diskSize = 2 << 30
 
-// makeDisks gives every node whose pool's disk has a limit its volume, limited as
-// the scenario says. Other nodes' writes never wait, as in simulate, and go
-// nowhere.
+// makeDisks gives every node whose pool's disk has a limit, or that a background
+// workload writes to, its volume, limited as the scenario says. Other nodes' writes
+// never wait, as in simulate, and go nowhere.
 func (c *cluster) makeDisks() error {
+	written := map[string]bool{}
+	for _, p := range c.layout.Background {
+		if c.sc.Spec.Background[p.Index].DiskWriteBytesPerSecond != nil {
+			written[p.Node] = true
+		}
+	}
 	i := 0
 	for _, pool := range c.sc.Spec.Cluster.Nodes {
 		for range pool.Count {
 			name := c.layout.Nodes[i]
 			i++
-			d := pool.Disk
-			if d == nil || (d.WriteBytesPerSecond == nil && d.IOPS == 0) {
-				continue
+			var lim disk.Limits
+			if d := pool.Disk; d != nil {
+				lim.WriteIOPS = d.IOPS
+				if d.WriteBytesPerSecond != nil {
+					lim.WriteBytesPerSecond = d.WriteBytesPerSecond.Value()
+				}
 			}
-			lim := disk.Limits{WriteIOPS: d.IOPS}
-			if d.WriteBytesPerSecond != nil {
-				lim.WriteBytesPerSecond = d.WriteBytesPerSecond.Value()
+			limited := lim != disk.Limits{}
+			if !limited && !written[name] {
+				continue
 			}
 			if err := os.MkdirAll(DisksDir, 0o755); err != nil {
 				return err
@@ -45,11 +54,11 @@ func (c *cluster) makeDisks() error {
 			if c.disks == nil {
 				c.disks = map[string]*nodeDisk{}
 			}
-			c.disks[name] = &nodeDisk{volume: v}
+			c.disks[name] = &nodeDisk{volume: v, limited: limited}
 		}
 	}
 	if len(c.disks) > 0 {
-		c.logf("node disks (loop devices, throttled): %d", len(c.disks))
+		c.logf("node disks (loop devices, throttled to their limits): %d", len(c.disks))
 	}
 	return nil
 }
@@ -57,6 +66,7 @@ func (c *cluster) makeDisks() error {
 // nodeDisk is a node's volume and its counts when the load started.
 type nodeDisk struct {
 	volume  *disk.Disk
+	limited bool // it has a limit: its writes can wait
 	atStart disk.Stats
 }
 
@@ -65,7 +75,7 @@ type nodeDisk struct {
 // logs nothing or its node's writes never wait.
 func (c *cluster) podLogFile(pod, node string, spec *scenario.Pod) string {
 	nd := c.disks[node]
-	if nd == nil || spec.AccessLog == nil {
+	if nd == nil || !nd.limited || spec.AccessLog == nil {
 		return ""
 	}
 	return filepath.Join(nd.volume.Dir(), "var/log/pods", pod, "app", "0.log")
@@ -79,7 +89,7 @@ func (c *cluster) podLogFile(pod, node string, spec *scenario.Pod) string {
 func (c *cluster) diskResults(nodes []result.Node, dur float64) {
 	for i := range nodes {
 		nd := c.disks[nodes[i].Name]
-		if nd == nil || dur <= 0 {
+		if nd == nil || !nd.limited || dur <= 0 {
 			continue
 		}
 		st, err := nd.volume.Stats()

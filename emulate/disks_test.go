@@ -43,3 +43,46 @@ spec:
 		}
 	}
 }
+
+// A background workload runs for real on the node the simulation places it: a
+// writer of 2 MiB/s in 512 KiB chunks writes one every 250 ms, 12 in 3 s, to its
+// node's volume; a burner of half a core uses about that in its control group.
+func TestBackgroundWorkloadsRunForReal(t *testing.T) {
+	emutest.NeedRoot(t, "ip", "iptables-restore", "losetup", "mkfs.ext4", "mount")
+	r := emulateDoc(t, "background.yaml", `apiVersion: trafficlab/v1alpha1
+kind: Scenario
+metadata: {name: background}
+spec:
+  duration: 3s
+  seed: 1
+  cluster:
+    nodes: [{name: pool, count: 2}]
+  services:
+  - name: api
+    replicas: 2
+    pod: {serviceTime: {distribution: constant, value: 300us}}
+  clients:
+  - {name: users, target: api, rate: 100/s}
+  background:
+  - {name: writer, node: pool-1, diskWriteBytesPerSecond: 2Mi, diskWriteChunkBytes: 524288}
+  - {name: burner, node: pool-0, cpu: 500m}
+`)
+	if len(r.Background) != 2 {
+		t.Fatalf("background %+v: want the writer and the burner", r.Background)
+	}
+	for _, b := range r.Background {
+		switch b.Name {
+		case "writer":
+			if b.Node != "pool-1" || b.DiskWrittenBytes != 12*524288 || b.CPUCores != 0 {
+				t.Errorf("writer %+v: want 12 chunks of 512 KiB on pool-1", b)
+			}
+		case "burner":
+			// Its duty cycle is on the wall clock: it does not make up what other
+			// processes take, so not above half a core, and not far below on a
+			// machine with a core to spare.
+			if b.Node != "pool-0" || b.CPUCores < 0.3 || b.CPUCores > 0.6 || b.DiskWrittenBytes != 0 {
+				t.Errorf("burner %+v: want about 0.5 cores on pool-0", b)
+			}
+		}
+	}
+}

@@ -192,8 +192,10 @@ type cluster struct {
 	// figures is where each pod writes what its app did when it exits, when services
 	// call services (calls.go); "" without calls.
 	figures string
-	// disks are the nodes' volumes, by node, for those whose disk has a limit.
-	disks map[string]*nodeDisk
+	// disks are the nodes' volumes, by node, for those whose disk has a limit or
+	// that a background workload writes to; backgrounds are those workloads.
+	disks       map[string]*nodeDisk
+	backgrounds []*backgroundPod
 	// sidecars are the pods' sidecars; sidecarDir holds their files ("" without).
 	sidecars   []*podSidecar
 	sidecarDir string
@@ -312,6 +314,9 @@ func (c *cluster) run(ctx context.Context) {
 	for _, nd := range c.disks {
 		nd.atStart, _ = nd.volume.Stats()
 	}
+	if err := c.startBackgrounds(); err != nil {
+		c.errs = append(c.errs, err)
+	}
 	c.mu.Unlock()
 	if len(c.sidecars) > 0 {
 		// Marked at the load's start, as the client pods' CPU is.
@@ -361,6 +366,9 @@ func (c *cluster) run(ctx context.Context) {
 	for {
 		select {
 		case <-done:
+			c.mu.Lock()
+			c.stopBackgrounds()
+			c.mu.Unlock()
 			c.markSidecars(false)
 			c.readSidecarStats(context.WithoutCancel(ctx))
 			// A run that was not stopped lasts its duration, as in simulate, even if
@@ -573,7 +581,8 @@ func (c *cluster) teardown() error {
 	for _, s := range servers {
 		errs = append(errs, s.kill())
 	}
-	errs = append(errs, c.closeDisks()) // after the pods and their log writers
+	errs = append(errs, c.killBackgrounds())
+	errs = append(errs, c.closeDisks()) // after the pods, their log writers and the workloads
 	c.spawner.close()
 	if c.net != nil {
 		errs = append(errs, c.net.Close())

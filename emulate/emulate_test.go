@@ -37,7 +37,6 @@ func TestUnsupportedNamesThePath(t *testing.T) {
 		{"r5-sidecar-concurrency.yaml", []string{"spec.clients[0].sidecar.circuitBreakers.maxRequests=100"}, "spec.clients[0].sidecar.circuitBreakers"},
 		{"r5-sidecar-concurrency.yaml", []string{"spec.clients[0].sidecar.retries.retryOn=[5xx]"}, "spec.clients[0].sidecar.retries.retryOn"},
 		{"hpa-scale-out-pooled-clients.yaml", []string{"spec.services[0].sidecar={}"}, "spec.services[0].sidecar"},
-		{"r3-noisy-neighbour.yaml", nil, "spec.background"},
 		{"r1-curl-loop.yaml", []string{"spec.cluster.network.bandwidth=1gbit"}, "spec.cluster.network.bandwidth"},
 		{"r1-curl-loop.yaml", []string{"faults"}, "spec.faults[1].kind"},
 		{"r2-ab-pods-on-3-nodes.yaml", nil, "spec.clients[0].entryNode"},
@@ -63,6 +62,12 @@ func TestUnsupportedNamesThePath(t *testing.T) {
 	}
 	if plan, err := Check(example(t, "r1-curl-loop.yaml")); err != nil || len(plan.Warnings) != 2 {
 		t.Errorf("r1-curl-loop: %v, plan %+v; want it accepted with the latency and cores warnings", err, plan)
+	}
+	plan, err := Check(example(t, "r3-noisy-neighbour.yaml", "spec.duration=60s"))
+	if err != nil || !slices.ContainsFunc(plan.Warnings, func(w string) bool {
+		return strings.HasPrefix(w, "spec.cluster.nodes[0].disk: the access logs go through the node's page cache")
+	}) {
+		t.Errorf("r3-noisy-neighbour: %v, plan %+v; want it accepted, warned that the logs go through the page cache", err, plan)
 	}
 }
 

@@ -41,6 +41,7 @@ func (c *cluster) result() *result.Result {
 	r.Timeline = c.tl.Points(reps, r.TimelineIntervalS, c.replicasAt)
 	r.ScaleEvents, r.Rollouts = c.replayedUntil(c.ran)
 	r.Sidecars = c.sidecarResults()
+	r.Background = c.backgroundResults(dur)
 	return r
 }
 

@@ -79,9 +79,6 @@ func unsupported(sc *scenario.Scenario) error {
 	if err := unsupportedSidecars(sc); err != nil {
 		return err
 	}
-	if len(spec.Background) > 0 {
-		return not("spec.background", "a background workload is")
-	}
 	return nil
 }
 
@@ -199,6 +196,11 @@ func warnings(sc *scenario.Scenario) []string {
 	for i, pool := range sc.Spec.Cluster.Nodes {
 		if d := pool.Disk; d != nil && (d.WriteBytesPerSecond != nil || d.IOPS > 0) && accessLogs(sc) {
 			out = append(out, fmt.Sprintf("spec.cluster.nodes[%d].disk: the access logs go through the node's page cache, as containerd writes them, and wait for the disk only when the kernel throttles writers whose dirty pages pass this machine's limits (vm.dirty_ratio of its memory); simulate has every log write wait behind the writes queued for the disk", i))
+		}
+	}
+	for i, b := range sc.Spec.Background {
+		if b.DiskIOBytes != nil && *b.DiskIOBytes > 0 {
+			out = append(out, fmt.Sprintf("spec.background[%d].diskIOBytes %d is not played: the workload's chunks go through the page cache, and the kernel's writeback decides the sizes of the I/Os", i, *b.DiskIOBytes))
 		}
 	}
 	cores := 0.0

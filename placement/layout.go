@@ -8,6 +8,9 @@ type Layout struct {
 	Nodes   []string
 	Pods    []PlacedPod
 	Clients []PlacedPod
+	// Background are the background workloads' pods, Owner and Name the workload's
+	// name, Index its index in spec.background.
+	Background []PlacedPod
 	// Pending are service pods no node could take at the start.
 	Pending []string
 }

@@ -21,6 +21,9 @@ func (e *Engine) Layout() *placement.Layout {
 		spec := e.deps[c.dep].spec
 		l.Clients = append(l.Clients, placement.PlacedPod{Name: c.name, Owner: spec.Name, Node: l.Nodes[c.node], Index: int(c.dep)})
 	}
+	for i, w := range e.backgrounds.All() {
+		l.Background = append(l.Background, placement.PlacedPod{Name: w.Spec.Name, Owner: w.Spec.Name, Node: l.Nodes[w.Node], Index: i})
+	}
 	for _, pp := range e.life.Pending() {
 		l.Pending = append(l.Pending, pp.Name)
 	}

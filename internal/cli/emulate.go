@@ -77,11 +77,13 @@ A node whose disk has limits gets a loop device with ext4 throttled to them (roo
 blkio.throttle, cgroup v1), and each pod's access log reaches it as containerd writes
 it: a pipe, a log writer process, CRI-format lines in the page cache, which wait for
 the disk only when the kernel throttles dirty pages (simulate has every log write
-wait behind the disk's queue: a warning says so).
+wait behind the disk's queue: a warning says so). A background workload is a
+process on its node, under its CPU limit, burning its cores and writing its chunks
+to the node's volume on its schedule.
 
 Not emulated yet (emulate says so, at the scenario line): IPVS (this kernel has no
 ip_vs), bandwidth faults and limits, faults or links between two sets of
-pods (peer), loss correlation, background workloads, delay together with
+pods (peer), loss correlation, delay together with
 pods changing during the run, a delay fault over another delay, rollouts and
 pod-kills of an autoscaled service. Latency under 1ms is
 not added (one packet's wake-up in the relay varies by about 0.2ms): a warning says so.

@@ -121,7 +121,7 @@ requests, with what latency, and why.`,
 	})
 	root.AddCommand(newSimulate(stdout, stderr), newEmulate(stdout, stderr), newCluster(stdout, stderr), newSweep(stdout, stderr), newValidate(stderr), newReport(stdout), newCompare(stdout),
 		newVersion(stdout), newExamples(stdout), newLibraries(stdout), newServe(stdout, stderr), newLoad(stdout, stderr))
-	root.AddCommand(newImport(stdout, stderr), newSchema(stdout), newImage(stdout), newPause(), newClusterDNS(), newContainerLog(stdout))
+	root.AddCommand(newImport(stdout, stderr), newSchema(stdout), newImage(stdout), newPause(), newClusterDNS(), newContainerLog(stdout), newBackground(stdout))
 	// A wrong number of arguments is bad input too.
 	for _, c := range root.Commands() {
 		if check := c.Args; check != nil {
