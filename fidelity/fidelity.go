@@ -1,10 +1,10 @@
 // Package fidelity measures how far simulate is from emulate and from a real
 // cluster: a fixed set of scenarios (R1's rows and R1 inside the cluster, a
 // frontend calling webapp1; R2's scale-in under iptables and userspace, and its
-// relay's CPU; R4's loss case; R5's client sidecar with one and two workers;
-// gRPC channels behind a ClusterIP and over a headless Service) runs in every
-// engine with the same seeds, those a cluster can run in the cluster engine too,
-// and a table sets them side by side.
+// relay's CPU; R3's noisy neighbour on a throttled disk; R4's loss case; R5's
+// client sidecar with one and two workers; gRPC channels behind a ClusterIP and
+// over a headless Service) runs in every engine with the same seeds, those a
+// cluster can run in the cluster engine too, and a table sets them side by side.
 // `make fidelity` prints it; the README keeps a copy.
 package fidelity
 
@@ -52,6 +52,9 @@ const (
 	noLoss = "the cluster engine adds no packet loss to the cluster's network"
 	// noSidecar: the cluster engine runs the pods without the scenario's sidecars.
 	noSidecar = "the cluster engine runs no sidecar proxy"
+	// noNodeDisk: the cluster engine changes no node, and runs no background
+	// workload.
+	noNodeDisk = "the cluster engine changes no node's disk and runs no background workload"
 )
 
 // The R1 examples' inputs that this machine cannot run as they are, overridden in
@@ -117,6 +120,10 @@ var Cases = []Case{
 	// Issue 20's R5 check: an open loop whose CPU limit cannot carry its rate falls
 	// behind and sends the share its CPU affords.
 	{Name: "R5 client CPU-bound, 60m limit", File: "r5-client-cpu.yaml"},
+	// Issue 24's R3: the nodes' disks throttled, the access logs on them, and a
+	// neighbour writing in 40 MiB chunks on node-1 (emulate/disk, containerlog,
+	// background).
+	{Name: "R3 noisy neighbour's disk", File: "r3-disk.yaml", NotOnCluster: noNodeDisk},
 	// Issue 24's R5 sidecar: nginx in Envoy's place in emulate (emulate/sidecar).
 	// One client-sidecar worker at 5.5 ms a request cannot carry 200 requests a
 	// second and its queue passes the client's timeout; two workers carry them.
