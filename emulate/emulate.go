@@ -215,6 +215,10 @@ func (c *cluster) build(ctx context.Context) (err error) {
 	if c.net, err = topo.Build(c.layout.Nodes); err != nil {
 		return err
 	}
+	// TCP as the scenario's nodes run it, not as this host does.
+	if err := c.net.SetCongestionControl(spec.Cluster.Network.CongestionControl); err != nil {
+		return err
+	}
 	c.logf("nodes as network namespaces %s*: %d", c.net.Prefix(), len(c.layout.Nodes))
 	if err := c.makeDisks(); err != nil {
 		return err

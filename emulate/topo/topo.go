@@ -15,6 +15,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -44,6 +45,9 @@ type Pod struct {
 type Topology struct {
 	prefix string
 	fabric string
+	// cc is every node's and pod's TCP congestion control; "" leaves the host's.
+	// allowed is the algorithm the run added to the host's allowed list, if any.
+	cc, allowed string
 
 	mu    sync.Mutex
 	nodes []node
@@ -216,6 +220,9 @@ func (t *Topology) AddPod(name, nodeName string) (*Pod, error) {
 		fmt.Sprintf("link set %s up", veth),
 		fmt.Sprintf("route add %s/32 dev %s", p.IP, veth),
 	})
+	if err == nil && t.cc != "" {
+		err = sysctl(p.NS, "net/ipv4/tcp_congestion_control", t.cc)
+	}
 	if err == nil {
 		err = ipBatch(p.NS, []string{
 			"link set lo up",
@@ -233,6 +240,36 @@ func (t *Topology) AddPod(name, nodeName string) (*Pod, error) {
 	n.slots[slot] = true
 	t.pods[name] = p
 	return p, nil
+}
+
+// SetCongestionControl makes name (cubic, reno) the TCP congestion control of every
+// node's namespace and of every pod's added from now on. A new namespace takes the
+// host's (net.ipv4.tcp_congestion_control is per namespace since Linux 4.15 and
+// starts from the initial namespace's), which may be another, such as bbr. A
+// namespace other than the initial one may only choose an algorithm the host lists
+// in net.ipv4.tcp_allowed_congestion_control (tcp_cong.c,
+// tcp_set_default_congestion_control: EPERM otherwise); one it does not list is
+// added for the run, and Close takes it out again.
+func (t *Topology) SetCongestionControl(name string) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	allowed, err := os.ReadFile(allowedCC)
+	if err != nil {
+		return err
+	}
+	if !slices.Contains(strings.Fields(string(allowed)), name) {
+		if err := os.WriteFile(allowedCC, []byte(strings.TrimSpace(string(allowed))+" "+name), 0o644); err != nil {
+			return fmt.Errorf("allowing congestion control %s: %w", name, err)
+		}
+		t.allowed = name
+	}
+	for _, n := range t.nodes {
+		if err := sysctl(n.ns, "net/ipv4/tcp_congestion_control", name); err != nil {
+			return fmt.Errorf("congestion control %s: %w", name, err)
+		}
+	}
+	t.cc = name
+	return nil
 }
 
 // RemovePod disconnects a pod and deletes its namespace. The veth goes first, at
@@ -268,7 +305,31 @@ func (t *Topology) Close() error {
 		}
 	}
 	t.pods = map[string]*Pod{}
+	if t.allowed != "" {
+		if e := disallow(t.allowed); e != nil && err == nil {
+			err = e
+		}
+		t.allowed = ""
+	}
 	return err
+}
+
+// allowedCC lists the congestion control algorithms namespaces may choose.
+const allowedCC = "/proc/sys/net/ipv4/tcp_allowed_congestion_control"
+
+// disallow takes name out of the host's allowed congestion control algorithms.
+func disallow(name string) error {
+	data, err := os.ReadFile(allowedCC)
+	if err != nil {
+		return err
+	}
+	var keep []string
+	for _, a := range strings.Fields(string(data)) {
+		if a != name {
+			keep = append(keep, a)
+		}
+	}
+	return os.WriteFile(allowedCC, []byte(strings.Join(keep, " ")), 0o644)
 }
 
 // sysctl sets a network sysctl (a path under /proc/sys) inside namespace ns: the

@@ -152,3 +152,45 @@ func TestCleanupRemovesOnlyDeadRunsLeftovers(t *testing.T) {
 		t.Errorf("the live run's namespace was removed")
 	}
 }
+
+// A run's nodes and pods use the scenario's congestion control, not the host's (a
+// new namespace starts with the host's, bbr on some); an algorithm the host does
+// not allow namespaces to choose is allowed for the run only.
+func TestCongestionControlIsTheScenarios(t *testing.T) {
+	emutest.NeedRoot(t, "ip")
+	before, err := os.ReadFile(allowedCC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cc := range []string{"reno", "cubic"} {
+		top, err := Build([]string{"n0"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := top.SetCongestionControl(cc); err != nil {
+			top.Close()
+			t.Fatal(err)
+		}
+		p, err := top.AddPod("a", "n0")
+		if err != nil {
+			top.Close()
+			t.Fatal(err)
+		}
+		var node, pod []byte
+		InNetns(top.NodeNS("n0"), func() error {
+			node, _ = os.ReadFile("/proc/sys/net/ipv4/tcp_congestion_control")
+			return nil
+		})
+		InNetns(p.NS, func() error {
+			pod, _ = os.ReadFile("/proc/sys/net/ipv4/tcp_congestion_control")
+			return nil
+		})
+		if err := top.Close(); err != nil {
+			t.Fatal(err)
+		}
+		after, _ := os.ReadFile(allowedCC)
+		if strings.TrimSpace(string(node)) != cc || strings.TrimSpace(string(pod)) != cc || string(after) != string(before) {
+			t.Errorf("%s: node %q, pod %q; allowed %q after the run, %q before: want %s in both, the host's list as it was", cc, node, pod, after, before, cc)
+		}
+	}
+}
