@@ -2,10 +2,13 @@ package emulate
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"trafficlab/emulate/disk"
+	"trafficlab/placement"
 	"trafficlab/result"
 	"trafficlab/scenario"
 )
@@ -18,44 +21,80 @@ var DisksDir = filepath.Join(os.TempDir(), "trafficlab-emulate-disks")
 // what is written, and bounds it.
 const diskSize = 2 << 30
 
-// makeDisks gives every node whose pool's disk has a limit, or that a background
-// workload writes to, its volume, limited as the scenario says. Other nodes' writes
-// never wait, as in simulate, and go nowhere.
-func (c *cluster) makeDisks() error {
+// volume is a node that gets a volume, and its limits.
+type volume struct {
+	node    string
+	lim     disk.Limits
+	limited bool // it has a limit: its writes can wait
+}
+
+// volumes are the nodes that get a volume: those whose pool's disk has a limit, or
+// that a background workload writes to (unlimited if the pool sets none). Other
+// nodes' writes never wait, as in simulate, and go nowhere.
+func volumes(sc *scenario.Scenario, l *placement.Layout) []volume {
 	written := map[string]bool{}
-	for _, p := range c.layout.Background {
-		if c.sc.Spec.Background[p.Index].DiskWriteBytesPerSecond != nil {
+	for _, p := range l.Background {
+		if sc.Spec.Background[p.Index].DiskWriteBytesPerSecond != nil {
 			written[p.Node] = true
 		}
 	}
+	var out []volume
 	i := 0
-	for _, pool := range c.sc.Spec.Cluster.Nodes {
+	for _, pool := range sc.Spec.Cluster.Nodes {
 		for range pool.Count {
-			name := c.layout.Nodes[i]
+			v := volume{node: l.Nodes[i]}
 			i++
-			var lim disk.Limits
 			if d := pool.Disk; d != nil {
-				lim.WriteIOPS = d.IOPS
+				v.lim.WriteIOPS = d.IOPS
 				if d.WriteBytesPerSecond != nil {
-					lim.WriteBytesPerSecond = d.WriteBytesPerSecond.Value()
+					v.lim.WriteBytesPerSecond = d.WriteBytesPerSecond.Value()
 				}
 			}
-			limited := lim != disk.Limits{}
-			if !limited && !written[name] {
-				continue
+			v.limited = v.lim != disk.Limits{}
+			if v.limited || written[v.node] {
+				out = append(out, v)
 			}
-			if err := os.MkdirAll(DisksDir, 0o755); err != nil {
-				return err
-			}
-			v, err := disk.Create(DisksDir, c.net.Prefix()+name, diskSize, lim)
-			if err != nil {
-				return err
-			}
-			if c.disks == nil {
-				c.disks = map[string]*nodeDisk{}
-			}
-			c.disks[name] = &nodeDisk{volume: v, limited: limited}
 		}
+	}
+	return out
+}
+
+// Disks names the nodes that would get a volume, with their limits.
+func (p *Plan) Disks() []string {
+	var out []string
+	for _, v := range volumes(p.Scenario, p.Layout) {
+		lim := "no limit"
+		if v.limited {
+			var parts []string
+			if b := v.lim.WriteBytesPerSecond; b > 0 && b%(1<<20) == 0 {
+				parts = append(parts, fmt.Sprintf("%d MiB/s", b>>20))
+			} else if b > 0 {
+				parts = append(parts, fmt.Sprintf("%d bytes/s", b))
+			}
+			if v.lim.WriteIOPS > 0 {
+				parts = append(parts, fmt.Sprintf("%d IOPS", v.lim.WriteIOPS))
+			}
+			lim = strings.Join(parts, ", ")
+		}
+		out = append(out, fmt.Sprintf("%s (%s)", v.node, lim))
+	}
+	return out
+}
+
+// makeDisks gives each node volumes names its volume, limited as the scenario says.
+func (c *cluster) makeDisks() error {
+	for _, v := range volumes(c.sc, c.layout) {
+		if err := os.MkdirAll(DisksDir, 0o755); err != nil {
+			return err
+		}
+		d, err := disk.Create(DisksDir, c.net.Prefix()+v.node, diskSize, v.lim)
+		if err != nil {
+			return err
+		}
+		if c.disks == nil {
+			c.disks = map[string]*nodeDisk{}
+		}
+		c.disks[v.node] = &nodeDisk{volume: d, limited: v.limited}
 	}
 	if len(c.disks) > 0 {
 		c.logf("node disks (loop devices, throttled to their limits): %d", len(c.disks))

@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"trafficlab/emulate"
-	"trafficlab/placement"
 	"trafficlab/result"
 	"trafficlab/scenario"
 )
@@ -210,16 +210,36 @@ func emulateInputError(err error, pos scenario.Positions) error {
 // printPlan shows where each pod would run and what emulate would not model.
 func printPlan(w io.Writer, p *emulate.Plan) {
 	l, sc := p.Layout, p.Scenario
-	fmt.Fprintf(w, "%s: %s, %s, %s, kube-proxy %s\n", sc.Metadata.Name,
-		count(len(l.Nodes), "node"), count(len(l.Pods), "service pod"), count(len(l.Clients), "client pod"), sc.Spec.Cluster.ProxyMode)
+	pods := []string{count(len(l.Nodes), "node"), count(len(l.Pods), "service pod"), count(len(l.Clients), "client pod")}
+	if len(l.Background) > 0 {
+		pods = append(pods, count(len(l.Background), "background pod"))
+	}
+	fmt.Fprintf(w, "%s: %s, kube-proxy %s\n", sc.Metadata.Name, strings.Join(pods, ", "), sc.Spec.Cluster.ProxyMode)
+	var sidecars []string
 	for _, n := range l.Nodes {
 		var pods []string
-		for _, p := range append(append([]placement.PlacedPod(nil), l.Pods...), l.Clients...) {
+		for _, p := range slices.Concat(l.Pods, l.Clients, l.Background) {
 			if p.Node == n {
 				pods = append(pods, p.Name)
 			}
 		}
 		fmt.Fprintf(w, "  %-12s %s\n", n, strings.Join(pods, ", "))
+	}
+	for _, p := range l.Pods {
+		if sc.Spec.Services[p.Index].Sidecar != nil {
+			sidecars = append(sidecars, p.Name)
+		}
+	}
+	for _, p := range l.Clients {
+		if sc.Spec.Clients[p.Index].Sidecar != nil {
+			sidecars = append(sidecars, p.Name)
+		}
+	}
+	if len(sidecars) > 0 {
+		fmt.Fprintf(w, "sidecars, nginx in Envoy's place: %s\n", strings.Join(sidecars, ", "))
+	}
+	if disks := p.Disks(); len(disks) > 0 {
+		fmt.Fprintf(w, "node disks, throttled loop devices: %s\n", strings.Join(disks, ", "))
 	}
 	if name, node, ok := p.DNSPod(); ok {
 		fmt.Fprintf(w, "cluster DNS for the headless Services: pod %s on %s\n", name, node)

@@ -66,3 +66,35 @@ func TestEmulateDryRunShowsClusterDNS(t *testing.T) {
 		}
 	}
 }
+
+// The plan lists the background pods on their nodes, the sidecars and the node
+// disks a run would make, and none of them where the scenario has none.
+func TestEmulateDryRunShowsDisksSidecarsAndBackground(t *testing.T) {
+	for _, tc := range []struct {
+		args      []string
+		want, not []string
+	}{
+		{[]string{"../../examples/r3-noisy-neighbour.yaml", "--duration", "30s"},
+			[]string{", 1 background pod, ", "pool-2       api-4, api-9, batch-writer", "node disks, throttled loop devices: pool-0 (11 MiB/s, 150 IOPS), pool-1"},
+			[]string{"sidecars"}},
+		{[]string{"../../fidelity/scenarios/r5-sidecar.yaml"},
+			[]string{"sidecars, nginx in Envoy's place: add-0, add-1, vegeta-0"},
+			[]string{"node disks", "background pod"}},
+		{[]string{"../../examples/r1-curl-loop.yaml"}, nil, []string{"sidecars", "node disks", "background pod"}},
+	} {
+		code, stdout, stderr := runCLI(append([]string{"emulate", "--dry-run"}, tc.args...)...)
+		if code != exitOK {
+			t.Fatalf("%v: exit %d: %s", tc.args, code, stderr)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(stdout, w) {
+				t.Errorf("%v: no %q in\n%s", tc.args, w, stdout)
+			}
+		}
+		for _, n := range tc.not {
+			if strings.Contains(stdout, n) {
+				t.Errorf("%v: %q in\n%s", tc.args, n, stdout)
+			}
+		}
+	}
+}
