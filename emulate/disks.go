@@ -39,21 +39,17 @@ func volumes(sc *scenario.Scenario, l *placement.Layout) []volume {
 		}
 	}
 	var out []volume
-	i := 0
-	for _, pool := range sc.Spec.Cluster.Nodes {
-		for range pool.Count {
-			v := volume{node: l.Nodes[i]}
-			i++
-			if d := pool.Disk; d != nil {
-				v.lim.WriteIOPS = d.IOPS
-				if d.WriteBytesPerSecond != nil {
-					v.lim.WriteBytesPerSecond = d.WriteBytesPerSecond.Value()
-				}
+	for i, pool := range nodePools(sc) {
+		v := volume{node: l.Nodes[i]}
+		if d := pool.Disk; d != nil {
+			v.lim.WriteIOPS = d.IOPS
+			if d.WriteBytesPerSecond != nil {
+				v.lim.WriteBytesPerSecond = d.WriteBytesPerSecond.Value()
 			}
-			v.limited = v.lim != disk.Limits{}
-			if v.limited || written[v.node] {
-				out = append(out, v)
-			}
+		}
+		v.limited = v.lim != disk.Limits{}
+		if v.limited || written[v.node] {
+			out = append(out, v)
 		}
 	}
 	return out

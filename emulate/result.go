@@ -7,6 +7,7 @@ import (
 	"trafficlab/emulate/load"
 	"trafficlab/model/node"
 	"trafficlab/result"
+	"trafficlab/scenario"
 )
 
 // result fills the Result simulate fills, from the client pods' reports and the
@@ -130,13 +131,22 @@ func since(now, start cgroup.Bandwidth) cgroup.Bandwidth {
 // nodeCores is each node's allocatable CPU in cores; 0 when unset.
 func nodeCores(c *cluster) map[string]float64 {
 	out := map[string]float64{}
-	i := 0
-	for _, pool := range c.sc.Spec.Cluster.Nodes {
+	for i, pool := range nodePools(c.sc) {
+		if pool.CPU != nil {
+			out[c.layout.Nodes[i]] = pool.CPU.AsApproximateFloat64()
+		}
+	}
+	return out
+}
+
+// nodePools is the pool of each node, in the order the layout names the nodes:
+// POOL-0, POOL-1, … pool by pool.
+func nodePools(sc *scenario.Scenario) []*scenario.NodePool {
+	var out []*scenario.NodePool
+	for i := range sc.Spec.Cluster.Nodes {
+		pool := &sc.Spec.Cluster.Nodes[i]
 		for range pool.Count {
-			if pool.CPU != nil {
-				out[c.layout.Nodes[i]] = pool.CPU.AsApproximateFloat64()
-			}
-			i++
+			out = append(out, pool)
 		}
 	}
 	return out

@@ -4,13 +4,13 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"trafficlab/emulate/cpuclock"
 	"trafficlab/scenario"
 )
 
@@ -41,20 +41,12 @@ func TestWriterFollowsItsSchedule(t *testing.T) {
 // not make up), and not much less on a machine with a core to spare.
 func TestBurnerUsesItsCores(t *testing.T) {
 	half := resource.MustParse("500m")
-	before := cpu(t)
+	before := cpuclock.Process()
 	if _, err := Run(context.Background(), Config{Spec: &scenario.Background{Name: "burn", CPU: &half}, Start: time.Now(), Duration: time.Second}); err != nil {
 		t.Fatal(err)
 	}
-	used := cpu(t) - before
+	used := cpuclock.Process() - before
 	if used < 250*time.Millisecond || used > 600*time.Millisecond {
 		t.Errorf("used %v of CPU in 1 s; want about 500ms", used)
 	}
-}
-
-func cpu(t *testing.T) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		t.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

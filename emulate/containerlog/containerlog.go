@@ -24,7 +24,6 @@ package containerlog
 
 import (
 	"bytes"
-	"errors"
 	"io"
 	"os"
 	"time"
@@ -95,7 +94,7 @@ func Run(stdout io.Reader, path string) (Stats, error) {
 		}
 		partial = append(partial[:0], data...)
 		if rerr == io.EOF {
-			return st, errors.Join(<-shim)
+			return st, <-shim
 		}
 		if rerr != nil {
 			return st, rerr

@@ -28,6 +28,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"trafficlab/emulate/cgroup"
 )
 
 // Limits of one volume; 0 is unlimited.
@@ -36,14 +38,10 @@ type Limits struct {
 	WriteIOPS           int64
 }
 
-// Root is where the cgroup file systems are mounted; a variable so the layout can
-// be found (and is only read) in one place, as emulate/cgroup's.
-var Root = "/sys/fs/cgroup"
-
 // throttleFiles are the root group's v1 throttle files, for bytes and for
 // operations per second.
 func throttleFiles() (bps, iops string, err error) {
-	dir := filepath.Join(Root, "blkio")
+	dir := filepath.Join(cgroup.Root, "blkio")
 	bps = filepath.Join(dir, "blkio.throttle.write_bps_device")
 	if _, err := os.Stat(bps); err != nil {
 		return "", "", errors.New("a node's disk needs cgroup v1's blkio controller (blkio.throttle.write_bps_device), which this host does not mount")
@@ -53,10 +51,10 @@ func throttleFiles() (bps, iops string, err error) {
 
 // Disk is one node's volume.
 type Disk struct {
-	name, image, dir string
-	dev              string // /dev/loopN
-	majMin           string // the device's number, MAJ:MIN
-	lim              Limits
+	image, dir string
+	dev        string // /dev/loopN
+	majMin     string // the device's number, MAJ:MIN
+	lim        Limits
 }
 
 // Create makes the volume name under parent: a sparse image of size bytes, a loop
@@ -67,7 +65,7 @@ func Create(parent, name string, size int64, lim Limits) (d *Disk, err error) {
 	if err != nil {
 		return nil, err
 	}
-	d = &Disk{name: name, image: filepath.Join(parent, name+".img"), dir: filepath.Join(parent, name), lim: lim}
+	d = &Disk{image: filepath.Join(parent, name+".img"), dir: filepath.Join(parent, name), lim: lim}
 	defer func() {
 		if err != nil {
 			err = errors.Join(err, d.Close())
@@ -203,7 +201,7 @@ func Cleanup(parent string, stale func(name string) bool) ([]string, error) {
 		if !ok || !stale(name) {
 			continue
 		}
-		d := &Disk{name: name, image: filepath.Join(parent, e.Name()), dir: filepath.Join(parent, name)}
+		d := &Disk{image: filepath.Join(parent, e.Name()), dir: filepath.Join(parent, name)}
 		if out, err := output("losetup", "--list", "--noheadings", "--output", "NAME", "--associated", d.image); err == nil {
 			if dev := strings.TrimSpace(out); dev != "" {
 				d.dev = strings.Fields(dev)[0]

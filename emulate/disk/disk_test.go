@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"trafficlab/emulate/cgroup"
 	"trafficlab/emulate/emutest"
 )
 
@@ -158,7 +159,7 @@ func TestCleanupRemovesStaleVolumes(t *testing.T) {
 		t.Fatalf("Cleanup: %v, %v; want [gone]", done, err)
 	}
 	out, _ := output("losetup", "--list", "--noheadings", "--output", "NAME")
-	rules, _ := os.ReadFile(filepath.Join(Root, "blkio", "blkio.throttle.write_iops_device"))
+	rules, _ := os.ReadFile(filepath.Join(cgroup.Root, "blkio", "blkio.throttle.write_iops_device"))
 	if _, err := os.Stat(stale.image); !os.IsNotExist(err) || mounted(stale.dir) ||
 		containsField(out, stale.dev) || containsField(string(rules), stale.majMin) || !containsField(string(rules), live.majMin) {
 		t.Errorf("after Cleanup: image %v, mounted %v, loop devices %q, rules %q; want only the live volume's", err, mounted(stale.dir), out, rules)

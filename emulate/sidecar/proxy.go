@@ -31,7 +31,6 @@ const startTimeout = 15 * time.Second
 // group of their own.
 type Proxy struct {
 	cfg     Config
-	dir     string
 	cmd     *exec.Cmd
 	group   *cgroup.Group
 	stderr  output
@@ -40,9 +39,16 @@ type Proxy struct {
 	admin   *http.Client
 }
 
-// Find returns nginx's executable and the directory of its dynamic modules, which
-// must hold the Lua module.
-func Find() (exe, modules string, err error) {
+// find is nginx's executable and the directory of its dynamic modules, which must
+// hold the Lua module; looked up once, as every sidecar of a run uses the same.
+var find = sync.OnceValues(func() (nginx, error) {
+	exe, modules, err := lookUp()
+	return nginx{exe, modules}, err
+})
+
+type nginx struct{ exe, modules string }
+
+func lookUp() (exe, modules string, err error) {
 	// Debian installs it in /usr/sbin, which a user's PATH may not have.
 	if exe, err = exec.LookPath("nginx"); err != nil {
 		if exe, err = exec.LookPath("/usr/sbin/nginx"); err != nil {
@@ -69,14 +75,14 @@ func Find() (exe, modules string, err error) {
 // through spawn (the caller's way to start a pod's processes). It returns once every
 // worker runs. On an error nothing of it is left running.
 func Start(ctx context.Context, spawn func(*exec.Cmd) error, ns, dir, groupName string, milliCPU int64, cfg Config) (p *Proxy, err error) {
-	exe, modules, err := Find()
+	n, err := find()
 	if err != nil {
 		return nil, err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	conf, err := cfg.nginxConf(dir, modules)
+	conf, err := cfg.nginxConf(dir, n.modules)
 	if err != nil {
 		return nil, err
 	}
@@ -88,7 +94,7 @@ func Start(ctx context.Context, spawn func(*exec.Cmd) error, ns, dir, groupName 
 	if out, err := restore.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("sidecar's interception rules: %v: %s", err, bytes.TrimSpace(out))
 	}
-	p = &Proxy{cfg: cfg, dir: dir, exited: make(chan struct{})}
+	p = &Proxy{cfg: cfg, exited: make(chan struct{})}
 	if p.group, err = cgroup.Create(groupName, milliCPU); err != nil {
 		return nil, err
 	}
@@ -97,7 +103,7 @@ func Start(ctx context.Context, spawn func(*exec.Cmd) error, ns, dir, groupName 
 		var d net.Dialer
 		return d.DialContext(ctx, "unix", sock)
 	}}}
-	p.cmd = exec.Command("ip", "netns", "exec", ns, exe, "-p", dir, "-e", "stderr", "-c", filepath.Join(dir, "nginx.conf"))
+	p.cmd = exec.Command("ip", "netns", "exec", ns, n.exe, "-p", dir, "-e", "stderr", "-c", filepath.Join(dir, "nginx.conf"))
 	p.cmd.Stderr = &p.stderr
 	p.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := spawn(p.cmd); err != nil {
