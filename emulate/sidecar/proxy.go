@@ -89,7 +89,9 @@ func Start(ctx context.Context, spawn func(*exec.Cmd) error, ns, dir, groupName 
 	if err := os.WriteFile(filepath.Join(dir, "nginx.conf"), []byte(conf), 0o644); err != nil {
 		return nil, err
 	}
-	restore := exec.Command("ip", "netns", "exec", ns, "iptables-restore", "--noflush")
+	// -w: the xtables lock is the host's, shared with every namespace's rules, as
+	// emulate/proxyrules waits for it (iptablesWait).
+	restore := exec.Command("ip", "netns", "exec", ns, "iptables-restore", "-w", "5", "--noflush")
 	restore.Stdin = strings.NewReader(cfg.rules())
 	if out, err := restore.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("sidecar's interception rules: %v: %s", err, bytes.TrimSpace(out))
